@@ -1,0 +1,165 @@
+/**
+ * The reconciler's configuration, from environment variables, parsed once with zod.
+ *
+ * The CDK construct (`lib/`) sets these on the function; `ecsr reconcile` and the local run read
+ * the same variables. Every name is exported in {@link ENV} so the construct and this parser
+ * cannot drift apart.
+ */
+import { z } from 'zod';
+import { DEFAULT_PLAN_OPTIONS, type PlanOptions } from './core/options';
+
+/** Environment variable names. */
+export const ENV = {
+  specsTable: 'SPECS_TABLE',
+  managedClusters: 'MANAGED_CLUSTERS',
+  defaultSubnets: 'DEFAULT_SUBNETS',
+  defaultSecurityGroups: 'DEFAULT_SECURITY_GROUPS',
+  defaultAssignPublicIp: 'DEFAULT_ASSIGN_PUBLIC_IP',
+  defaultExecutionRoleArn: 'DEFAULT_EXECUTION_ROLE_ARN',
+  logGroupPrefix: 'LOG_GROUP_PREFIX',
+  defaultLagGraceSeconds: 'DEFAULT_LAG_GRACE_SECONDS',
+  ownerId: 'OWNER_ID',
+  dryRun: 'DRY_RUN',
+  prune: 'PRUNE',
+  maxDeletesPerPass: 'MAX_DELETES_PER_PASS',
+  apiBudgetFraction: 'API_BUDGET_FRACTION',
+  allowedTaskRoleArns: 'ALLOWED_TASK_ROLE_ARNS',
+  allowedExecutionRoleArns: 'ALLOWED_EXECUTION_ROLE_ARNS',
+  allowedImageRegistries: 'ALLOWED_IMAGE_REGISTRIES',
+  metricsNamespace: 'METRICS_NAMESPACE',
+  region: 'AWS_REGION',
+} as const;
+
+const csv = z
+  .string()
+  .optional()
+  .transform((s) =>
+    (s ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0),
+  );
+
+const bool = (dflt: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+    .optional()
+    .transform((s) => (s === undefined || s === '' ? dflt : s === 'true' || s === '1' || s === 'yes'));
+
+const int = (dflt: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return dflt;
+      const n = Number(s);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}, got "${s}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const envSchema = z.object({
+  [ENV.specsTable]: z.string({ error: 'is required (the DynamoDB table of service specs)' }).min(3, 'must name a DynamoDB table (3+ characters)'),
+  [ENV.managedClusters]: csv,
+  [ENV.defaultSubnets]: csv,
+  [ENV.defaultSecurityGroups]: csv,
+  [ENV.defaultAssignPublicIp]: bool(false),
+  [ENV.defaultExecutionRoleArn]: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, 'must be an IAM role ARN (arn:aws:iam::123456789012:role/NAME)')
+    .optional(),
+  [ENV.logGroupPrefix]: z.string().optional(),
+  [ENV.defaultLagGraceSeconds]: int(300, 0, 86_400),
+  [ENV.ownerId]: z
+    .string()
+    .regex(/^[A-Za-z0-9+\-=._:/@ ]{1,256}$/, 'must be a valid ECS tag value (1-256 characters)')
+    .optional()
+    .default(DEFAULT_PLAN_OPTIONS.ownerId),
+  [ENV.dryRun]: bool(false),
+  [ENV.prune]: bool(true),
+  [ENV.maxDeletesPerPass]: int(5, 0, 1000),
+  [ENV.apiBudgetFraction]: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return 0.5;
+      const n = Number(s);
+      if (!(n > 0 && n <= 1)) {
+        ctx.addIssue({ code: 'custom', message: `must be a fraction in (0, 1], got "${s}"` });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  [ENV.allowedTaskRoleArns]: csv,
+  [ENV.allowedExecutionRoleArns]: csv,
+  [ENV.allowedImageRegistries]: csv,
+  [ENV.metricsNamespace]: z.string().optional().default('EcsReconciler'),
+  [ENV.region]: z.string().optional(),
+});
+
+/** The validated configuration of a pass. */
+export interface ReconcilerConfig {
+  readonly specsTable: string;
+  readonly dryRun: boolean;
+  /** Fraction (0, 1] of ECS's documented API rates the reconciler may use (ECS-FACTS §2). */
+  readonly apiBudgetFraction: number;
+  readonly metricsNamespace: string;
+  readonly plan: PlanOptions;
+}
+
+/** Thrown by {@link loadConfig}; the message names every bad variable. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly variables: string[],
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the reconciler configuration from `env` (default `process.env`).
+ * @throws ConfigError naming each invalid or missing variable, e.g.
+ *   `SPECS_TABLE is required (the DynamoDB table of service specs)`.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): ReconcilerConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${String(i.path[0] ?? '?')} ${i.message}`);
+    throw new ConfigError(
+      `Invalid configuration: ${lines.join('; ')}`,
+      parsed.error.issues.map((i) => String(i.path[0] ?? '?')),
+    );
+  }
+  const e = parsed.data;
+  const nonEmpty = (xs: string[]) => (xs.length > 0 ? xs : undefined);
+  return {
+    specsTable: e[ENV.specsTable],
+    dryRun: e[ENV.dryRun],
+    apiBudgetFraction: e[ENV.apiBudgetFraction],
+    metricsNamespace: e[ENV.metricsNamespace],
+    plan: {
+      ownerId: e[ENV.ownerId],
+      managedClusters: e[ENV.managedClusters],
+      prune: e[ENV.prune],
+      maxDeletesPerPass: e[ENV.maxDeletesPerPass],
+      defaultLagGraceSeconds: e[ENV.defaultLagGraceSeconds],
+      defaults: {
+        subnets: e[ENV.defaultSubnets],
+        securityGroups: e[ENV.defaultSecurityGroups],
+        assignPublicIp: e[ENV.defaultAssignPublicIp],
+        executionRoleArn: e[ENV.defaultExecutionRoleArn],
+        logGroupPrefix: e[ENV.logGroupPrefix],
+        region: e[ENV.region],
+      },
+      allow: {
+        taskRoleArns: nonEmpty(e[ENV.allowedTaskRoleArns]),
+        executionRoleArns: nonEmpty(e[ENV.allowedExecutionRoleArns]),
+        imageRegistries: nonEmpty(e[ENV.allowedImageRegistries]),
+      },
+    },
+  };
+}

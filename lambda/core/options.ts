@@ -1,0 +1,55 @@
+/**
+ * Options of the planner and of a pass, shared by every caller (Lambda handler, `ecsr`, local run).
+ */
+
+/** Values used when a spec leaves a field to the reconciler. */
+export interface ReconcilerDefaults {
+  /** awsvpc subnets for specs that name none. */
+  readonly subnets: string[];
+  /** awsvpc security groups for specs that name none. */
+  readonly securityGroups: string[];
+  /** assignPublicIp for specs that do not say (default false). */
+  readonly assignPublicIp?: boolean;
+  /** Task execution role for specs that name none (needed for awslogs and image pulls). */
+  readonly executionRoleArn?: string;
+  /**
+   * CloudWatch Logs group prefix: when set, rendered task definitions log with awslogs to
+   * `${logGroupPrefix}${cluster}`, stream prefix = service name.
+   */
+  readonly logGroupPrefix?: string;
+  /** Region for the awslogs driver (`awslogs-region`). */
+  readonly region?: string;
+}
+
+/** Allow-lists; an empty/undefined list means "anything". */
+export interface AllowLists {
+  readonly taskRoleArns?: string[];
+  readonly executionRoleArns?: string[];
+  /** Registry host names, e.g. `123456789012.dkr.ecr.eu-west-1.amazonaws.com`, `public.ecr.aws`. */
+  readonly imageRegistries?: string[];
+}
+
+export interface PlanOptions {
+  /** Value of the owner tag on services this reconciler owns. */
+  readonly ownerId: string;
+  /** Clusters managed even when no spec names them (for pruning). */
+  readonly managedClusters: string[];
+  /** Delete owned services that have no spec. Default true. */
+  readonly prune: boolean;
+  /** At most this many deletes per pass (default 5). */
+  readonly maxDeletesPerPass: number;
+  /** Seconds of lag tolerated for specs that set no `lagGraceSeconds` (default 300). */
+  readonly defaultLagGraceSeconds: number;
+  readonly defaults: ReconcilerDefaults;
+  readonly allow: AllowLists;
+}
+
+export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
+  ownerId: 'ecs-reconciler',
+  managedClusters: [],
+  prune: true,
+  maxDeletesPerPass: 5,
+  defaultLagGraceSeconds: 300,
+  defaults: { subnets: [], securityGroups: [] },
+  allow: {},
+};

@@ -1,0 +1,461 @@
+/**
+ * The shared vocabulary of the reconciler core: the desired spec, the observed state of ECS, the
+ * plan's actions and the status written back per service.
+ *
+ * Everything here is plain data. The core never imports `@aws-sdk/*`; the shapes that have an ECS
+ * counterpart use ECS's own field names (Amazon ECS API reference, DescribeServices /
+ * DescribeTaskDefinition / RegisterTaskDefinition), so an adapter maps SDK output in by copying.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Keys
+// ---------------------------------------------------------------------------------------------
+
+/** The DynamoDB key of a spec item and the identity of an ECS service. */
+export interface ServiceKey {
+  /** ECS cluster name (not ARN). */
+  readonly cluster: string;
+  /** ECS service name. */
+  readonly service: string;
+}
+
+/** `cluster/service`, the key used for maps of per-service data throughout the core. */
+export type ServiceId = string;
+
+export function serviceId(key: ServiceKey): ServiceId {
+  return `${key.cluster}/${key.service}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Desired state: the validated spec
+// ---------------------------------------------------------------------------------------------
+
+export type CapacityProvider = 'FARGATE' | 'FARGATE_SPOT';
+export type CpuArchitecture = 'X86_64' | 'ARM64';
+
+/** Container health check, mapped to ECS `healthCheck` (times in seconds). */
+export interface HealthCheckSpec {
+  /** e.g. `["CMD-SHELL", "curl -f http://localhost/ || exit 1"]`. */
+  readonly command: string[];
+  readonly intervalSeconds?: number;
+  readonly timeoutSeconds?: number;
+  readonly retries?: number;
+  readonly startPeriodSeconds?: number;
+}
+
+export interface LoadBalancerSpec {
+  readonly targetGroupArn: string;
+  readonly containerPort: number;
+}
+
+export interface DeploymentSpec {
+  /** Percent of desiredCount kept RUNNING during a rollout (ECS default 100). */
+  readonly minimumHealthyPercent?: number;
+  /** Upper limit in percent of desiredCount during a rollout (ECS default 200). */
+  readonly maximumPercent?: number;
+  readonly circuitBreaker?: { readonly enable: boolean; readonly rollback: boolean };
+}
+
+/**
+ * A valid, normalized service spec: one DynamoDB item (partition key `cluster`, sort key
+ * `service`). Defaults are already applied by the parser (see `lambda/core/spec.ts`).
+ */
+export interface ServiceSpec extends ServiceKey {
+  /** Container image reference, e.g. `public.ecr.aws/nginx/nginx:1.27`. */
+  readonly image: string;
+  /** Tasks wanted. Undefined only when `autoscaled` is true. */
+  readonly desiredCount?: number;
+  /** Task CPU in vCPU units (1024 = 1 vCPU); one of Fargate's valid values. */
+  readonly cpu: number;
+  /** Task memory in MiB; valid for `cpu` on Fargate. */
+  readonly memory: number;
+  /** TCP port the container listens on. */
+  readonly containerPort?: number;
+  readonly environment: Readonly<Record<string, string>>;
+  /** Environment variable name -> SSM parameter or Secrets Manager ARN. */
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly command?: string[];
+  /** awsvpc subnets; undefined means "use the reconciler's defaults". */
+  readonly subnets?: string[];
+  /** awsvpc security groups; undefined means "use the reconciler's defaults". */
+  readonly securityGroups?: string[];
+  /** Undefined means the reconciler's default (`ReconcilerDefaults.assignPublicIp`, false). */
+  readonly assignPublicIp?: boolean;
+  readonly capacityProvider: CapacityProvider;
+  readonly cpuArchitecture: CpuArchitecture;
+  readonly taskRoleArn?: string;
+  readonly executionRoleArn?: string;
+  readonly healthCheck?: HealthCheckSpec;
+  readonly loadBalancer?: LoadBalancerSpec;
+  readonly deployment?: DeploymentSpec;
+  /** `absent` means: delete this service. */
+  readonly state: 'present' | 'absent';
+  /** Take ownership of an existing service of this name. */
+  readonly adopt: boolean;
+  /** Application Auto Scaling owns desiredCount: it is never sent. */
+  readonly autoscaled: boolean;
+  /**
+   * Seconds running may lag desired before the service counts as lagging; undefined means the
+   * reconciler's default (`PlanOptions.defaultLagGraceSeconds`, 300 unless configured).
+   */
+  readonly lagGraceSeconds?: number;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** One problem with one attribute of a spec item. */
+export interface SpecError {
+  /** Attribute path, e.g. `healthCheck.retries` or `environment.MY VAR`. */
+  readonly path: string;
+  /** The offending value, shortened for display (at most ~80 characters). */
+  readonly value: string;
+  /** What is wrong and what is allowed. */
+  readonly message: string;
+}
+
+/** Result of parsing one spec item; parsing never throws. */
+export type SpecParseResult =
+  | {
+      readonly ok: true;
+      readonly key: ServiceKey;
+      readonly spec: ServiceSpec;
+      /** Stable content hash of the spec (hex), independent of key order. */
+      readonly hash: string;
+    }
+  | {
+      readonly ok: false;
+      /** Null only when the item has no usable `cluster` / `service` strings. */
+      readonly key: ServiceKey | null;
+      readonly errors: SpecError[];
+    };
+
+// ---------------------------------------------------------------------------------------------
+// Task definitions (ECS shapes, the subset the reconciler renders and compares)
+// ---------------------------------------------------------------------------------------------
+
+export interface KeyValuePair {
+  name?: string;
+  value?: string;
+}
+
+export interface PortMapping {
+  containerPort?: number;
+  hostPort?: number;
+  protocol?: string;
+  name?: string;
+  appProtocol?: string;
+}
+
+export interface ContainerDefinition {
+  name?: string;
+  image?: string;
+  essential?: boolean;
+  cpu?: number;
+  memory?: number;
+  memoryReservation?: number;
+  command?: string[];
+  entryPoint?: string[];
+  environment?: KeyValuePair[];
+  secrets?: { name?: string; valueFrom?: string }[];
+  portMappings?: PortMapping[];
+  mountPoints?: unknown[];
+  volumesFrom?: unknown[];
+  systemControls?: unknown[];
+  healthCheck?: {
+    command?: string[];
+    interval?: number;
+    timeout?: number;
+    retries?: number;
+    startPeriod?: number;
+  };
+  logConfiguration?: {
+    logDriver?: string;
+    options?: Record<string, string>;
+    secretOptions?: unknown[];
+  };
+  [extra: string]: unknown;
+}
+
+/**
+ * A task definition as RegisterTaskDefinition takes it, or as DescribeTaskDefinition returns it
+ * (then with the server-only fields set). ECS field names.
+ */
+export interface TaskDefinition {
+  family?: string;
+  taskRoleArn?: string;
+  executionRoleArn?: string;
+  networkMode?: string;
+  containerDefinitions?: ContainerDefinition[];
+  requiresCompatibilities?: string[];
+  /** vCPU units; ECS answers a numeric string ("256"). */
+  cpu?: string;
+  /** MiB; ECS answers a numeric string ("512"). */
+  memory?: string;
+  runtimePlatform?: { cpuArchitecture?: string; operatingSystemFamily?: string };
+  volumes?: unknown[];
+  placementConstraints?: unknown[];
+  tags?: { key?: string; value?: string }[];
+  // Server-only fields (DescribeTaskDefinition).
+  taskDefinitionArn?: string;
+  revision?: number;
+  status?: string;
+  requiresAttributes?: unknown[];
+  compatibilities?: string[];
+  registeredAt?: Date | string | number;
+  registeredBy?: string;
+  deregisteredAt?: Date | string | number;
+  [extra: string]: unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Observed state
+// ---------------------------------------------------------------------------------------------
+
+export type RolloutState = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+
+/** ECS `Deployment` (DescribeServices `services[].deployments[]`). */
+export interface ObservedDeployment {
+  id: string;
+  /** PRIMARY is the newest; ACTIVE are older ones still draining; INACTIVE are done. */
+  status: 'PRIMARY' | 'ACTIVE' | 'INACTIVE' | string;
+  taskDefinition: string;
+  desiredCount: number;
+  runningCount: number;
+  pendingCount: number;
+  failedTasks: number;
+  rolloutState?: RolloutState;
+  rolloutStateReason?: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** ECS `ServiceEvent`. */
+export interface ObservedEvent {
+  id: string;
+  createdAt: Date;
+  message: string;
+}
+
+/** A STOPPED task's reason, from DescribeTasks (ECS-FACTS §5). */
+export interface StoppedTask {
+  taskArn: string;
+  taskDefinitionArn?: string;
+  /** TaskFailedToStart, EssentialContainerExited, UserInitiated, SpotInterruption, ... */
+  stopCode?: string;
+  stoppedReason?: string;
+  stoppedAt?: Date;
+  containers: { name: string; reason?: string; exitCode?: number; lastStatus?: string }[];
+}
+
+/** One ECS service as DescribeServices (include TAGS) returns it, ECS field names. */
+export interface ObservedService {
+  serviceArn: string;
+  serviceName: string;
+  clusterArn: string;
+  status: 'ACTIVE' | 'DRAINING' | 'INACTIVE' | string;
+  desiredCount: number;
+  runningCount: number;
+  pendingCount: number;
+  /** Task definition ARN of the service (the PRIMARY deployment's). */
+  taskDefinition: string;
+  launchType?: string;
+  capacityProviderStrategy?: { capacityProvider: string; weight?: number; base?: number }[];
+  platformVersion?: string;
+  deploymentConfiguration?: {
+    minimumHealthyPercent?: number;
+    maximumPercent?: number;
+    deploymentCircuitBreaker?: { enable: boolean; rollback: boolean };
+  };
+  networkConfiguration?: {
+    awsvpcConfiguration?: {
+      subnets?: string[];
+      securityGroups?: string[];
+      assignPublicIp?: 'ENABLED' | 'DISABLED' | string;
+    };
+  };
+  loadBalancers?: { targetGroupArn?: string; containerName?: string; containerPort?: number }[];
+  deployments: ObservedDeployment[];
+  /** Newest first, as ECS returns them. */
+  events: ObservedEvent[];
+  /** Tags as a map (ECS returns `[{key, value}]`). */
+  tags: Record<string, string>;
+  createdAt?: Date;
+  /** Only filled for services whose running count lags (the observer's choice, ECS-FACTS §5). */
+  stoppedTasks?: StoppedTask[];
+}
+
+/** What the observer saw of one cluster. */
+export interface ObservedCluster {
+  cluster: string;
+  /** False when any list/describe call for this cluster failed: never prune on a partial read. */
+  complete: boolean;
+  /** Why the read is partial, when it is. */
+  error?: string;
+  /** False when the cluster does not exist (ClusterNotFoundException). */
+  exists: boolean;
+  /** By service name; includes DRAINING services named by specs. */
+  services: Record<string, ObservedService>;
+}
+
+export interface ObservedState {
+  clusters: Record<string, ObservedCluster>;
+  /** Described task definitions by ARN (revisions are immutable). */
+  taskDefinitions: Record<string, TaskDefinition>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status (written to the item's `status` attribute; also the planner's memory between passes)
+// ---------------------------------------------------------------------------------------------
+
+export type Phase =
+  | 'Pending'
+  | 'Progressing'
+  | 'Converged'
+  | 'Degraded'
+  | 'Invalid'
+  | 'Blocked'
+  | 'Deleting'
+  | 'Deleted';
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** Kubernetes-style condition. `lastTransitionTime` is kept while `status` does not change. */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  /** ISO 8601. */
+  lastTransitionTime: string;
+}
+
+export interface ServiceStatus {
+  phase: Phase;
+  conditions: Condition[];
+  /** Hash of the spec this status reflects (observed generation). */
+  specHash?: string;
+  /** Tasks (live desiredCount for autoscaled services). */
+  desiredCount: number;
+  runningCount: number;
+  pendingCount: number;
+  /** ISO 8601 time since when running < desired; absent when not lagging. */
+  laggingSince?: string;
+  /** True when the lag has lasted longer than `lagGraceSeconds`. */
+  lagBeyondGrace: boolean;
+  /** Best available explanation: latest stop reason or service event. */
+  reason?: string;
+  /** Spec hash last applied to ECS by this reconciler. */
+  lastAppliedSpecHash?: string;
+  /** Spec hash whose rollout ended FAILED; not re-applied until the spec changes. */
+  failedSpecHash?: string;
+  /** The PRIMARY deployment id when the spec hash was applied (to tell a rollback). */
+  appliedDeploymentId?: string;
+  /** Task definition ARN live at the last observation. */
+  taskDefinitionArn?: string;
+  /** Drift corrected by the last pass that corrected any, e.g. `desiredCount 5 -> 3`. */
+  drift?: string[];
+  /** Last action applied to this service. */
+  lastAction?: { type: ActionType; at: string; summary: string; error?: string };
+  /** Reason text -> ISO time first seen; stopped tasks vanish after ~1 hour (ECS-FACTS §5). */
+  reasonsFirstSeen?: Record<string, string>;
+  /** ISO time of the observation this status reflects. */
+  observedAt: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan
+// ---------------------------------------------------------------------------------------------
+
+export type ActionType = 'RegisterTaskDefinition' | 'CreateService' | 'UpdateService' | 'DeleteService';
+
+/** One field-level correction: `desiredCount 5 -> 3`. */
+export interface FieldChange {
+  field: string;
+  from: string;
+  to: string;
+}
+
+/** ECS CreateService input, the subset the reconciler sends. */
+export interface CreateServiceInput {
+  cluster: string;
+  serviceName: string;
+  /**
+   * Task definition ARN, or a family name when a RegisterTaskDefinition action for that family
+   * precedes this one in the plan (the actuator substitutes the ARN it registered or reused).
+   */
+  taskDefinition: string;
+  desiredCount?: number;
+  capacityProviderStrategy: { capacityProvider: string; weight: number; base?: number }[];
+  platformVersion?: string;
+  networkConfiguration: {
+    awsvpcConfiguration: { subnets: string[]; securityGroups: string[]; assignPublicIp: 'ENABLED' | 'DISABLED' };
+  };
+  deploymentConfiguration: {
+    minimumHealthyPercent: number;
+    maximumPercent: number;
+    deploymentCircuitBreaker: { enable: boolean; rollback: boolean };
+  };
+  loadBalancers?: { targetGroupArn: string; containerName: string; containerPort: number }[];
+  propagateTags?: 'SERVICE' | 'TASK_DEFINITION' | 'NONE';
+  enableECSManagedTags?: boolean;
+  tags: { key: string; value: string }[];
+  /** Idempotency token, at most 36 ASCII characters (ECS-FACTS §3). */
+  clientToken: string;
+}
+
+/** ECS UpdateService input, only the fields that differ are set. */
+export interface UpdateServiceInput {
+  cluster: string;
+  service: string;
+  taskDefinition?: string;
+  desiredCount?: number;
+  capacityProviderStrategy?: CreateServiceInput['capacityProviderStrategy'];
+  networkConfiguration?: CreateServiceInput['networkConfiguration'];
+  deploymentConfiguration?: CreateServiceInput['deploymentConfiguration'];
+  loadBalancers?: CreateServiceInput['loadBalancers'];
+  forceNewDeployment?: boolean;
+}
+
+interface ActionBase extends ServiceKey {
+  /** Why, in one human sentence (logged and written to status). */
+  readonly reason: string;
+  /** Spec hash this action applies; absent for prunes of orphans. */
+  readonly specHash?: string;
+}
+
+export interface RegisterTaskDefinitionAction extends ActionBase {
+  readonly type: 'RegisterTaskDefinition';
+  readonly input: TaskDefinition & { family: string };
+}
+
+export interface CreateServiceAction extends ActionBase {
+  readonly type: 'CreateService';
+  readonly input: CreateServiceInput;
+}
+
+export interface UpdateServiceAction extends ActionBase {
+  readonly type: 'UpdateService';
+  readonly input: UpdateServiceInput;
+  /** The drift being corrected, field by field (live -> desired). */
+  readonly changes: FieldChange[];
+}
+
+export interface DeleteServiceAction extends ActionBase {
+  readonly type: 'DeleteService';
+  /** `absent`: the spec says so; `orphan`: an owned service has no spec (prune). */
+  readonly cause: 'absent' | 'orphan';
+  /** Scale to 0 with UpdateService before DeleteService (ECS-FACTS §3). */
+  readonly scaleToZero: boolean;
+}
+
+export type Action =
+  | RegisterTaskDefinitionAction
+  | CreateServiceAction
+  | UpdateServiceAction
+  | DeleteServiceAction;
+
+export interface Plan {
+  /** Ordered, deterministic. */
+  readonly actions: Action[];
+  /** One status per service the planner knows of (specs and owned services). */
+  readonly statuses: Record<ServiceId, ServiceStatus>;
+}
