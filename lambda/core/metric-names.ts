@@ -1,0 +1,26 @@
+/**
+ * Metric names and dimensions: one definition for the emitter (`lambda/adapters/metrics.ts`), the
+ * alarms (`lambda/core/alarms.ts`, deployed by `lib/` and evaluated locally) and the dashboard.
+ */
+export const DEFAULT_METRICS_NAMESPACE = 'EcsReconciler';
+
+export const DIMENSION = { cluster: 'Cluster', service: 'Service' } as const;
+
+export const METRIC = {
+  /** Per service (Cluster, Service): max(0, desired - running), tasks, emitted every pass. */
+  taskLag: 'TaskLag',
+  /** Per pass: 1 when the pass completed (heartbeat), Count. */
+  passSucceeded: 'PassSucceeded',
+  /** Per pass: wall time of the pass, Milliseconds. */
+  passDuration: 'PassDuration',
+  /** Per pass: actions applied successfully, Count. */
+  actionsApplied: 'ActionsApplied',
+  /** Per pass: actions that failed, Count. */
+  actionsFailed: 'ActionsFailed',
+  /** Per pass: spec items that failed validation, Count. */
+  invalidSpecs: 'InvalidSpecs',
+  /** Per pass: drift corrections (UpdateService actions correcting a live difference), Count. */
+  driftCorrections: 'DriftCorrections',
+  /** Per pass: services whose lag lasted longer than their grace, Count. */
+  servicesLaggingBeyondGrace: 'ServicesLaggingBeyondGrace',
+} as const;
