@@ -1,0 +1,781 @@
+/**
+ * The service spec, the desired state of one ECS service on Fargate: one DynamoDB item per
+ * service (partition key `cluster`, sort key `service`), or one mapping in a YAML file.
+ *
+ * This module owns the spec's one source of truth, the zod schema {@link serviceSpecSchema}: the
+ * parser ({@link parseSpecItem}), the content hash ({@link specHash}), the item writer
+ * ({@link specToItem}), the YAML reader (`./spec-yaml`) and the JSON Schema file for editors
+ * (`./spec-json-schema`, written by `npm run schema`) all derive from it.
+ *
+ * Validation rejects what ECS would reject (RegisterTaskDefinition, CreateService), citing the
+ * limit in the message, so that a bad spec shows up in its item's status instead of as a failed
+ * API call on every pass. Pure: no I/O, no clock, no SDK.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { canonicalJson } from './canonical-json';
+import { OWNER_TAG_KEY } from './ports';
+import type { ServiceKey, ServiceSpec, SpecError, SpecParseResult } from './types';
+
+export { canonicalJson } from './canonical-json';
+export { parseSpecsYaml, type YamlSpecDoc, type YamlSpecError } from './spec-yaml';
+
+// ---------------------------------------------------------------------------------------------
+// Limits and defaults
+// ---------------------------------------------------------------------------------------------
+
+function steps(from: number, to: number, step: number): number[] {
+  const out: number[] = [];
+  for (let v = from; v <= to; v += step) out.push(v);
+  return out;
+}
+
+/**
+ * Valid task memory (MiB) per task CPU (vCPU units, 1024 = 1 vCPU) on Fargate, from the "Task
+ * size" table of the Amazon ECS Developer Guide ("Amazon ECS task definition parameters for
+ * Fargate"). 8192 and 16384 CPU need Linux platform version 1.4.0 or later.
+ */
+export const FARGATE_CPU_MEMORY: Readonly<Record<number, readonly number[]>> = Object.freeze({
+  256: Object.freeze([512, 1024, 2048]),
+  512: Object.freeze(steps(1024, 4096, 1024)),
+  1024: Object.freeze(steps(2048, 8192, 1024)),
+  2048: Object.freeze(steps(4096, 16384, 1024)),
+  4096: Object.freeze(steps(8192, 30720, 1024)),
+  8192: Object.freeze(steps(16384, 61440, 4096)),
+  16384: Object.freeze(steps(32768, 122880, 8192)),
+});
+
+/** The valid task CPU values (vCPU units), ascending. */
+export const FARGATE_CPU_VALUES: readonly number[] = Object.freeze(
+  Object.keys(FARGATE_CPU_MEMORY)
+    .map(Number)
+    .sort((a, b) => a - b),
+);
+
+/** Values the parser fills in when an attribute is omitted. */
+export const SPEC_DEFAULTS = Object.freeze({
+  /** vCPU units. */
+  cpu: 256,
+  /** MiB. */
+  memory: 512,
+  capacityProvider: 'FARGATE',
+  cpuArchitecture: 'X86_64',
+  state: 'present',
+  adopt: false,
+  autoscaled: false,
+} as const);
+
+/**
+ * Limits the parser enforces. Each is ECS's own unless marked "ours".
+ * Sources: Amazon ECS API reference (CreateService, RegisterTaskDefinition, HealthCheck,
+ * AwsVpcConfiguration, Tag) and the ECS Developer Guide ("Tagging your resources").
+ */
+export const SPEC_LIMITS = Object.freeze({
+  /** Cluster and service names: 1-255 letters, numbers, hyphens, underscores. */
+  nameMaxLength: 255,
+  /** Task definition family `<cluster>-<service>`: at most 255 characters. */
+  familyMaxLength: 255,
+  /** Image reference, counted before any `@sha256:` digest. */
+  imageMaxLength: 255,
+  /** awsvpc: at most 16 subnets and 5 security groups. */
+  maxSubnets: 16,
+  maxSecurityGroups: 5,
+  /** 50 tags per resource, one of which is the reconciler's owner tag. */
+  maxTags: 49,
+  tagKeyMaxLength: 128,
+  tagValueMaxLength: 256,
+  /** Seconds (ours: one day). */
+  lagGraceSecondsMax: 86_400,
+  /** ECS HealthCheck ranges, seconds (retries: count). */
+  healthCheck: Object.freeze({
+    intervalSeconds: [5, 300] as const,
+    timeoutSeconds: [2, 120] as const,
+    retries: [1, 10] as const,
+    startPeriodSeconds: [0, 300] as const,
+  }),
+  /** Percent of desiredCount (maximumPercent upper bound: ours, see notes/readme-spec.md). */
+  minimumHealthyPercent: [0, 100] as const,
+  maximumPercent: [100, 200] as const,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Shapes of identifiers and ARNs
+// ---------------------------------------------------------------------------------------------
+
+const PARTITION = 'aws(?:-[a-z]+)*';
+const REGION = '[a-z]{2}(?:-[a-z]+)+-\\d{1,2}';
+const ACCOUNT = '\\d{12}';
+
+const NAME_RE = /^[A-Za-z0-9_-]{1,255}$/;
+/** REPOSITORY[:TAG] (255 characters at most) or REPOSITORY@sha256:DIGEST (255 before the @). */
+const IMAGE_RE = /^[A-Za-z0-9][A-Za-z0-9._\-/:#]{0,254}(?:@sha256:[A-Fa-f0-9]{64})?$/;
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ROLE_ARN_RE = new RegExp(`^arn:${PARTITION}:iam::${ACCOUNT}:role/(?:[\\w+=,.@-]+/)*[\\w+=,.@-]{1,64}$`);
+const SSM_NAME_RE = /^\/?[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*$/;
+const SSM_ARN_RE = new RegExp(`^arn:${PARTITION}:ssm:${REGION}:${ACCOUNT}:parameter/[A-Za-z0-9_./-]+$`);
+/** Secret ARN, optionally with ECS's `:json-key:version-stage:version-id` suffix. */
+const SECRETS_MANAGER_ARN_RE = new RegExp(
+  `^arn:${PARTITION}:secretsmanager:${REGION}:${ACCOUNT}:secret:[A-Za-z0-9/_+=.@-]+(?::[^:]*){0,3}$`,
+);
+const TARGET_GROUP_ARN_RE = new RegExp(
+  `^arn:${PARTITION}:elasticloadbalancing:${REGION}:${ACCOUNT}:targetgroup/[A-Za-z0-9-]{1,32}/[0-9a-f]{16}$`,
+);
+const SUBNET_RE = /^subnet-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+const SECURITY_GROUP_RE = /^sg-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+/** ECS tag keys and values: letters, numbers, spaces, and `+ - = . _ : / @`. */
+const TAG_CHARS_RE = /^[\p{L}\p{Z}\p{N}+\-=._:/@]*$/u;
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+// ---------------------------------------------------------------------------------------------
+
+const DISPLAY_MAX = 80;
+
+function shorten(text: string, max = DISPLAY_MAX): string {
+  return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
+}
+
+function jsonish(value: unknown): string {
+  if (value instanceof Set) return jsonish([...value]);
+  if (value instanceof Uint8Array) return `<${value.length} bytes>`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The offending value as shown in {@link SpecError.value}: JSON, at most 80 characters. */
+export function displayValue(value: unknown): string {
+  return value === undefined ? '' : shorten(jsonish(value));
+}
+
+/** Kind and value, as a console user knows them: `string "3"`, `list ["a"]`, `null`, `12`. */
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return `string ${shorten(JSON.stringify(value), 60)}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Set) {
+    const kind = [...value].every((x) => typeof x === 'number') && value.size > 0 ? 'number set (NS)' : 'string set (SS)';
+    return `${kind} ${shorten(jsonish(value), 60)}`;
+  }
+  if (value instanceof Uint8Array) return 'binary (B)';
+  if (Array.isArray(value)) return `list ${shorten(jsonish(value), 60)}`;
+  if (typeof value === 'object') return `map ${shorten(jsonish(value), 60)}`;
+  return typeof value;
+}
+
+/** Error parameter for a check: "<what is allowed>, got <value>". */
+function fail(allowed: string): { error: (iss: { input?: unknown }) => string } {
+  return { error: (iss) => `${allowed}, got ${describeValue(iss.input)}` };
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string (DynamoDB type S)',
+  number: 'a number (DynamoDB type N)',
+  int: 'a whole number (DynamoDB type N)',
+  boolean: 'a boolean (DynamoDB type BOOL)',
+  array: 'a list (DynamoDB type L)',
+  object: 'a map (DynamoDB type M)',
+  record: 'a map (DynamoDB type M)',
+};
+
+/** Messages for issues whose schema sets none (wrong DynamoDB type, enum values). */
+function genericMessage(iss: { code?: string; input?: unknown; expected?: string; values?: unknown[] }): string | undefined {
+  if (iss.code === 'invalid_type') {
+    if (iss.input === undefined) return 'is required';
+    const expected = EXPECTED[iss.expected ?? ''] ?? `a ${iss.expected}`;
+    if (iss.expected === 'array' && iss.input instanceof Set) {
+      return `must be ${expected}, got ${describeValue(iss.input)}: a set does not keep the order of its members`;
+    }
+    const hint = iss.input === null ? ' (remove the attribute to leave it unset)' : '';
+    return `must be ${expected}, got ${describeValue(iss.input)}${hint}`;
+  }
+  if (iss.code === 'invalid_value' && iss.values) {
+    return `must be one of ${iss.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(iss.input)}`;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The schema
+// ---------------------------------------------------------------------------------------------
+
+function wholeNumber(min: number, max: number | undefined, what: string) {
+  const allowed =
+    max === undefined ? `must be a whole number >= ${min}${what}` : `must be a whole number from ${min} to ${max}${what}`;
+  const schema = integer(allowed).min(min, fail(allowed));
+  return max === undefined ? schema : schema.max(max, fail(allowed));
+}
+
+/**
+ * A whole number. Not `z.number().int()`: its issue aborts the parse of the whole item, so the
+ * cross-attribute rules would not run and the user would see only some of the item's errors.
+ */
+function integer(allowed: string) {
+  return z.number().refine(Number.isInteger, fail(allowed)).meta({ type: 'integer' });
+}
+
+function uniqueStrings(xs: string[]): boolean {
+  return new Set(xs).size === xs.length;
+}
+
+const ecsName = (what: 'cluster' | 'service') =>
+  z
+    .string()
+    .regex(NAME_RE, fail(`must be 1-255 letters, numbers, hyphens or underscores (ECS ${what} name)`))
+    .describe(`ECS ${what} name${what === 'cluster' ? ' (DynamoDB partition key)' : ' (DynamoDB sort key)'}.`);
+
+const envName = z
+  .string()
+  .regex(ENV_NAME_RE, fail('must start with a letter or underscore and hold only letters, digits and underscores'));
+
+const roleArn = (which: string) =>
+  z
+    .string()
+    .regex(ROLE_ARN_RE, fail('must be an IAM role ARN (arn:aws:iam::123456789012:role/NAME)'))
+    .describe(which);
+
+const secretRef = z
+  .string()
+  .refine(
+    (s) => SSM_NAME_RE.test(s) || SSM_ARN_RE.test(s) || SECRETS_MANAGER_ARN_RE.test(s),
+    fail(
+      'must be an SSM parameter name (/app/db-password) or ARN (arn:aws:ssm:REGION:ACCOUNT:parameter/NAME), ' +
+        'or a Secrets Manager secret ARN (arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME)',
+    ),
+  )
+  .meta({
+    anyOf: [{ pattern: SSM_NAME_RE.source }, { pattern: SSM_ARN_RE.source }, { pattern: SECRETS_MANAGER_ARN_RE.source }],
+  });
+
+const tagKey = z
+  .string()
+  .min(1, fail(`must be 1-${SPEC_LIMITS.tagKeyMaxLength} characters (ECS tag key)`))
+  .max(SPEC_LIMITS.tagKeyMaxLength, fail(`must be 1-${SPEC_LIMITS.tagKeyMaxLength} characters (ECS tag key)`))
+  .regex(TAG_CHARS_RE, fail('must hold only letters, numbers, spaces and + - = . _ : / @ (ECS tag key)'))
+  .refine((k) => !k.toLowerCase().startsWith('aws:'), fail('must not start with "aws:" (reserved by AWS)'))
+  .refine((k) => k !== OWNER_TAG_KEY, fail(`must not be "${OWNER_TAG_KEY}" (reserved: the reconciler's owner tag)`))
+  .meta({ not: { anyOf: [{ pattern: '^[Aa][Ww][Ss]:' }, { const: OWNER_TAG_KEY }] } });
+
+const tagValue = z
+  .string()
+  .max(SPEC_LIMITS.tagValueMaxLength, fail(`must be at most ${SPEC_LIMITS.tagValueMaxLength} characters (ECS tag value)`))
+  .regex(TAG_CHARS_RE, fail('must hold only letters, numbers, spaces and + - = . _ : / @ (ECS tag value)'));
+
+const hc = SPEC_LIMITS.healthCheck;
+const healthCheckSchema = z
+  .strictObject({
+    command: z
+      .array(z.string())
+      .refine(
+        (c) => (c[0] === 'CMD' || c[0] === 'CMD-SHELL') && c.length >= 2,
+        fail('must start with "CMD" or "CMD-SHELL" followed by the command (ECS healthCheck.command)'),
+      )
+      .meta({ minItems: 2, prefixItems: [{ enum: ['CMD', 'CMD-SHELL'] }] })
+      .describe('e.g. ["CMD-SHELL", "curl -f http://localhost:8080/health || exit 1"].'),
+    intervalSeconds: wholeNumber(hc.intervalSeconds[0], hc.intervalSeconds[1], ' (seconds, ECS healthCheck.interval)')
+      .optional()
+      .describe('Seconds between checks (ECS default 30).'),
+    timeoutSeconds: wholeNumber(hc.timeoutSeconds[0], hc.timeoutSeconds[1], ' (seconds, ECS healthCheck.timeout)')
+      .optional()
+      .describe('Seconds a check may take (ECS default 5).'),
+    retries: wholeNumber(hc.retries[0], hc.retries[1], ' (ECS healthCheck.retries)')
+      .optional()
+      .describe('Failed checks before the container counts as unhealthy (ECS default 3).'),
+    startPeriodSeconds: wholeNumber(hc.startPeriodSeconds[0], hc.startPeriodSeconds[1], ' (seconds, ECS healthCheck.startPeriod)')
+      .optional()
+      .describe('Grace period after start in which failures do not count (ECS default: none).'),
+  })
+  .describe('Container health check (ECS healthCheck).');
+
+const loadBalancerSchema = z
+  .strictObject({
+    targetGroupArn: z
+      .string()
+      .regex(
+        TARGET_GROUP_ARN_RE,
+        fail('must be a target group ARN (arn:aws:elasticloadbalancing:REGION:ACCOUNT:targetgroup/NAME/ID)'),
+      ),
+    containerPort: wholeNumber(1, 65535, ' (TCP port)').describe('Port of the container the target group sends to.'),
+  })
+  .describe('Register the tasks in an Elastic Load Balancing target group.');
+
+const deploymentSchema = z
+  .strictObject({
+    minimumHealthyPercent: wholeNumber(
+      SPEC_LIMITS.minimumHealthyPercent[0],
+      SPEC_LIMITS.minimumHealthyPercent[1],
+      ' (percent of desiredCount)',
+    )
+      .optional()
+      .describe('Percent of desiredCount kept RUNNING during a rollout (ECS default 100).'),
+    maximumPercent: wholeNumber(SPEC_LIMITS.maximumPercent[0], SPEC_LIMITS.maximumPercent[1], ' (percent of desiredCount)')
+      .optional()
+      .describe('Upper limit of tasks during a rollout, percent of desiredCount (ECS default 200).'),
+    circuitBreaker: z
+      .strictObject({ enable: z.boolean(), rollback: z.boolean() })
+      .meta({
+        if: { required: ['rollback'], properties: { rollback: { const: true } } },
+        then: { properties: { enable: { const: true } } },
+      })
+      .optional()
+      .describe('ECS deployment circuit breaker: fail a rollout that cannot reach steady state, and roll back.'),
+  })
+  .meta({
+    // minimumHealthyPercent 100 (also its default) with maximumPercent 100 cannot progress.
+    if: { required: ['maximumPercent'], properties: { maximumPercent: { const: 100 } } },
+    then: { required: ['minimumHealthyPercent'], properties: { minimumHealthyPercent: { maximum: 99 } } },
+  })
+  .describe('Rolling deployment settings (ECS deploymentConfiguration).');
+
+const cpuSchema = z
+  .number()
+  .refine(
+    (v) => FARGATE_CPU_VALUES.includes(v),
+    fail(`must be one of ${FARGATE_CPU_VALUES.join(', ')} (Fargate task CPU units, 1024 = 1 vCPU)`),
+  )
+  .meta({ enum: [...FARGATE_CPU_VALUES] });
+
+/** The spec's attributes without the cross-attribute rules; its keys are the spec attributes. */
+const specObject = z.strictObject({
+  cluster: ecsName('cluster'),
+  service: ecsName('service'),
+  image: z
+    .string()
+    .regex(
+      IMAGE_RE,
+      fail(
+        'must be an image reference, REPOSITORY[:TAG] or REPOSITORY@sha256:DIGEST, of letters, numbers and - _ . : / # ' +
+          '(ECS: at most 255 characters before any @)',
+      ),
+    )
+    .optional()
+    .describe('Container image reference. Required unless state is absent.'),
+  desiredCount: wholeNumber(0, undefined, ' (tasks)')
+    .optional()
+    .describe('Tasks wanted. Required unless autoscaled is true (then only the initial count at creation).'),
+  cpu: cpuSchema.default(SPEC_DEFAULTS.cpu).describe('Task CPU in vCPU units (1024 = 1 vCPU); a Fargate task size.'),
+  memory: integer('must be a whole number of MiB')
+    .default(SPEC_DEFAULTS.memory)
+    .describe('Task memory in MiB; must be valid for cpu on Fargate.'),
+  containerPort: wholeNumber(1, 65535, ' (TCP port)').optional().describe('TCP port the container listens on.'),
+  environment: z.record(envName, z.string()).default({}).describe('Plain environment variables, name to value.'),
+  secrets: z
+    .record(envName, secretRef)
+    .default({})
+    .describe('Environment variables from SSM parameters (name or ARN) or Secrets Manager secrets (ARN).'),
+  command: z
+    .array(z.string())
+    .min(1, fail("must hold at least one string (omit it to use the image's command)"))
+    .optional()
+    .describe("Overrides the image's command (CMD)."),
+  subnets: z
+    .array(z.string().regex(SUBNET_RE, fail('must be a subnet id (subnet-0123456789abcdef0)')))
+    .min(1, fail("must name 1-16 subnets (omit it to use the reconciler's default subnets)"))
+    .max(SPEC_LIMITS.maxSubnets, fail('must name 1-16 subnets (ECS awsvpcConfiguration allows at most 16)'))
+    .refine(uniqueStrings, fail('must not repeat a subnet'))
+    .meta({ uniqueItems: true })
+    .overwrite((xs) => [...xs].sort())
+    .optional()
+    .describe("awsvpc subnets; omit to use the reconciler's defaults."),
+  securityGroups: z
+    .array(z.string().regex(SECURITY_GROUP_RE, fail('must be a security group id (sg-0123456789abcdef0)')))
+    .min(1, fail("must name 1-5 security groups (omit it to use the reconciler's default security groups)"))
+    .max(SPEC_LIMITS.maxSecurityGroups, fail('must name 1-5 security groups (ECS awsvpcConfiguration allows at most 5)'))
+    .refine(uniqueStrings, fail('must not repeat a security group'))
+    .meta({ uniqueItems: true })
+    .overwrite((xs) => [...xs].sort())
+    .optional()
+    .describe("awsvpc security groups; omit to use the reconciler's defaults."),
+  assignPublicIp: z.boolean().optional().describe("Give tasks a public IP; omit to use the reconciler's default (false)."),
+  capacityProvider: z
+    .enum(['FARGATE', 'FARGATE_SPOT'])
+    .default(SPEC_DEFAULTS.capacityProvider)
+    .describe('Fargate capacity provider; FARGATE_SPOT runs only X86_64 tasks.'),
+  cpuArchitecture: z.enum(['X86_64', 'ARM64']).default(SPEC_DEFAULTS.cpuArchitecture).describe('Task CPU architecture.'),
+  taskRoleArn: roleArn('IAM role the containers assume.').optional(),
+  executionRoleArn: roleArn("IAM role ECS uses to pull the image and read secrets; omit to use the reconciler's default.").optional(),
+  healthCheck: healthCheckSchema.optional(),
+  loadBalancer: loadBalancerSchema.optional(),
+  deployment: deploymentSchema.optional(),
+  state: z.enum(['present', 'absent']).default(SPEC_DEFAULTS.state).describe('absent: delete this service.'),
+  adopt: z.boolean().default(SPEC_DEFAULTS.adopt).describe('Take ownership of an existing service of this name.'),
+  autoscaled: z
+    .boolean()
+    .default(SPEC_DEFAULTS.autoscaled)
+    .describe('Application Auto Scaling owns desiredCount: the reconciler never sends it.'),
+  lagGraceSeconds: wholeNumber(0, SPEC_LIMITS.lagGraceSecondsMax, ' (seconds)')
+    .optional()
+    .describe("Seconds running may lag desired before it counts as lagging; omit for the reconciler's default (300)."),
+  tags: z
+    .record(tagKey, tagValue)
+    .meta({ maxProperties: SPEC_LIMITS.maxTags })
+    .default({})
+    .describe('Tags added to the service and the task definition (at most 49; "aws:" and the owner tag are reserved).'),
+});
+
+type SpecObject = z.output<typeof specObject>;
+
+/** `512, 1024 or 2048`, or `from 1024 to 4096 in steps of 1024`. */
+export function describeMemories(memories: readonly number[]): string {
+  const step = memories[1] - memories[0];
+  const even = memories.length > 3 && memories.every((m, i) => i === 0 || m - memories[i - 1] === step);
+  if (even) return `from ${memories[0]} to ${memories[memories.length - 1]} in steps of ${step}`;
+  return `${memories.slice(0, -1).join(', ')} or ${memories[memories.length - 1]}`;
+}
+
+/** Reads a value the object stage may have left unvalidated (cross-attribute rules run anyway). */
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const rec = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Set) ? (v as Record<string, unknown>) : undefined;
+
+/**
+ * Rules that span attributes. They run even when single attributes are invalid (so that all of
+ * an item's errors come out at once), hence the defensive reads.
+ */
+function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>): void {
+  const raw = v as unknown as Record<string, unknown>;
+  const issue = (path: (string | number)[], message: string, input?: unknown) =>
+    ctx.addIssue({ code: 'custom', path, message, input });
+
+  const absent = raw.state === 'absent';
+  if (!absent) {
+    if (raw.image === undefined) issue(['image'], 'is required (unless state is absent)');
+    if (raw.desiredCount === undefined && raw.autoscaled !== true) {
+      issue(['desiredCount'], 'is required unless autoscaled is true (then Application Auto Scaling owns the count)');
+    }
+  }
+
+  // Fargate task size pairs.
+  const cpu = num(raw.cpu) ?? SPEC_DEFAULTS.cpu;
+  const memory = num(raw.memory);
+  const memories = FARGATE_CPU_MEMORY[cpu];
+  if (memories && memory !== undefined && Number.isInteger(memory) && !memories.includes(memory)) {
+    issue(
+      ['memory'],
+      `must be ${describeMemories(memories)} MiB with cpu ${cpu} on Fargate (AWS "Task size" table), got ${memory}` +
+        (memory === SPEC_DEFAULTS.memory ? ` (${SPEC_DEFAULTS.memory} is the default when memory is omitted)` : ''),
+      memory,
+    );
+  }
+
+  // Fargate Spot runs only X86_64 Linux tasks (ECS Developer Guide, "Fargate capacity providers").
+  if (raw.capacityProvider === 'FARGATE_SPOT' && raw.cpuArchitecture === 'ARM64') {
+    issue(['capacityProvider'], 'must be FARGATE when cpuArchitecture is ARM64 (Fargate Spot runs only X86_64 tasks)', 'FARGATE_SPOT');
+  }
+
+  // Family `<cluster>-<service>` (RegisterTaskDefinition: up to 255 characters).
+  const cluster = str(raw.cluster);
+  const service = str(raw.service);
+  if (cluster && service && NAME_RE.test(cluster) && NAME_RE.test(service)) {
+    const family = `${cluster}-${service}`;
+    if (family.length > SPEC_LIMITS.familyMaxLength) {
+      issue(
+        ['service'],
+        `makes the task definition family "<cluster>-<service>" ${family.length} characters long; ECS allows at most 255`,
+        service,
+      );
+    }
+  }
+
+  // The load balancer sends to the container's port.
+  const lb = rec(raw.loadBalancer);
+  const lbPort = num(lb?.containerPort);
+  const port = num(raw.containerPort);
+  if (lbPort !== undefined && port !== undefined && lbPort !== port) {
+    issue(['loadBalancer', 'containerPort'], `must equal containerPort (${port}) when both are given, got ${lbPort}`, lbPort);
+  }
+
+  // One variable, one source.
+  const env = rec(raw.environment);
+  const secrets = rec(raw.secrets);
+  if (env && secrets) {
+    for (const name of Object.keys(secrets)) {
+      if (Object.hasOwn(env, name)) {
+        issue(['secrets', name], `must not also be set in environment (a variable comes from one place), got "${name}" in both`, name);
+      }
+    }
+  }
+
+  const tags = rec(raw.tags);
+  if (tags && Object.keys(tags).length > SPEC_LIMITS.maxTags) {
+    issue(
+      ['tags'],
+      `must hold at most ${SPEC_LIMITS.maxTags} tags (ECS allows 50 per resource; the reconciler adds its owner tag), got ${Object.keys(tags).length}`,
+      tags,
+    );
+  }
+
+  const deployment = rec(raw.deployment);
+  if (deployment) {
+    const min = num(deployment.minimumHealthyPercent) ?? 100;
+    const max = num(deployment.maximumPercent) ?? 200;
+    if (min === 100 && max === 100) {
+      issue(
+        ['deployment', 'maximumPercent'],
+        'must be above 100 when minimumHealthyPercent is 100: a rollout could neither start nor stop a task, got 100',
+        100,
+      );
+    }
+    const breaker = rec(deployment.circuitBreaker);
+    if (breaker && breaker.rollback === true && breaker.enable === false) {
+      issue(['deployment', 'circuitBreaker', 'rollback'], 'needs enable: true (ECS rolls back only when the circuit breaker trips), got true', true);
+    }
+  }
+}
+
+/**
+ * The zod schema of a spec: input is what a person writes (a plain JS item, YAML mapping, or the
+ * DynamoDB item as lib-dynamodb unmarshals it, after `Set`s of subnets / security groups became
+ * lists), output is the normalized {@link ServiceSpec} with defaults applied, subnets and security
+ * groups sorted, `image` `''` when an absent spec omits it, and `containerPort` taken from
+ * `loadBalancer.containerPort` when only the latter is given.
+ *
+ * Prefer {@link parseSpecItem}: it also accepts String Sets, ignores `status`, and turns issues
+ * into {@link SpecError}s with console-friendly messages.
+ */
+export const serviceSpecSchema = specObject
+  .superRefine(checkAcrossAttributes, { when: () => true })
+  .transform((s): ServiceSpec => {
+    const spec: ServiceSpec = { ...s, image: s.image ?? '' };
+    // The container must expose the port the target group sends to (CreateService rejects a
+    // load balancer whose containerPort no port mapping has): one spelling for one meaning.
+    if (s.containerPort === undefined && s.loadBalancer) return { ...spec, containerPort: s.loadBalancer.containerPort };
+    return spec;
+  });
+
+/** What a person writes: the schema's input type. */
+export type ServiceSpecInput = z.input<typeof serviceSpecSchema>;
+
+// The object's output must be ServiceSpec exactly (but for `image`, filled in by the transform).
+type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const specTypeIsExact: Exactly<Omit<SpecObject, 'image'> & { image: string }, { -readonly [K in keyof ServiceSpec]: ServiceSpec[K] }> = true;
+void specTypeIsExact;
+
+/** The item attribute that holds the reconciler's status; never input, ignored by the parser. */
+export const STATUS_ATTRIBUTE = 'status';
+
+/**
+ * Attribute names a spec item may have, in the order {@link specToItem} writes them: the key
+ * (`cluster`, `service`), the spec attributes, and last `status` (written by the reconciler only,
+ * ignored as input). Any other attribute is an error.
+ */
+export const SPEC_ATTRIBUTES: readonly string[] = Object.freeze([...Object.keys(specObject.shape), STATUS_ATTRIBUTE]);
+
+/** Known keys of each nested map, for "did you mean" suggestions. */
+const KNOWN_KEYS: Record<string, readonly string[]> = {
+  '': Object.keys(specObject.shape),
+  healthCheck: Object.keys(healthCheckSchema.shape),
+  loadBalancer: Object.keys(loadBalancerSchema.shape),
+  deployment: Object.keys(deploymentSchema.shape),
+  'deployment.circuitBreaker': ['enable', 'rollback'],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------
+
+function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** True when the characters of `short` appear in `long` in order (`maxpercent` in `maximumpercent`). */
+function isSubsequence(short: string, long: string): boolean {
+  let i = 0;
+  for (const ch of long) if (ch === short[i]) i++;
+  return i === short.length;
+}
+
+/**
+ * The known attribute an unknown one was probably meant to be, or undefined: same name in
+ * another case or spelling (`desired_count`), a typo (edit distance at most 2, or a quarter of the
+ * name), a name that contains or is contained in a known one (`port` -> `containerPort`), or an
+ * abbreviation (`maxPercent` -> `maximumPercent`).
+ */
+export function suggestAttribute(unknown: string, known: readonly string[]): string | undefined {
+  const norm = (s: string) => s.toLowerCase().replace(/[_\-\s]/g, '');
+  const u = norm(unknown);
+  if (u.length === 0) return undefined;
+  let best: { name: string; score: number } | undefined;
+  for (const name of known) {
+    const k = norm(name);
+    let score: number;
+    if (k === u) score = 0;
+    else {
+      const d = levenshtein(u, k);
+      if (d <= Math.max(2, Math.floor(u.length / 4))) score = d;
+      else if (u.length >= 3 && (k.startsWith(u) || u.startsWith(k) || (u.length >= 4 && k.includes(u)))) score = 10 + Math.abs(k.length - u.length);
+      else if (u.length >= 4 && u.length * 2 >= k.length && isSubsequence(u, k)) score = 20 + k.length - u.length;
+      else continue;
+    }
+    if (!best || score < best.score) best = { name, score };
+  }
+  return best?.name;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out === '' ? String(p) : `.${String(p)}`;
+  }
+  return out === '' ? '(item)' : out;
+}
+
+interface ZodIssueLike {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  input?: unknown;
+  keys?: string[];
+  issues?: ZodIssueLike[];
+}
+
+function toSpecErrors(issues: readonly ZodIssueLike[]): SpecError[] {
+  const errors: SpecError[] = [];
+  for (const iss of issues) {
+    if (iss.code === 'unrecognized_keys') {
+      const where = iss.path.filter((p) => typeof p === 'string').join('.');
+      const known = KNOWN_KEYS[where] ?? [];
+      const obj = rec(iss.input) ?? {};
+      for (const key of iss.keys ?? []) {
+        const suggestion = suggestAttribute(key, known);
+        const noun = where === '' ? 'attribute' : `key of ${where}`;
+        errors.push({
+          path: formatPath([...iss.path, key]),
+          value: displayValue(obj[key]),
+          message: suggestion
+            ? `is not a spec ${noun}; did you mean "${suggestion}"?`
+            : `is not a spec ${noun} (allowed: ${known.join(', ')})`,
+        });
+      }
+    } else if (iss.code === 'invalid_key') {
+      errors.push({
+        path: formatPath(iss.path),
+        value: displayValue(iss.input),
+        message: `name ${iss.issues?.[0]?.message ?? 'is not allowed'}`,
+      });
+    } else {
+      errors.push({ path: formatPath(iss.path), value: displayValue(iss.input), message: iss.message });
+    }
+  }
+  return errors;
+}
+
+/** Attributes where a DynamoDB String Set is accepted for a list: ECS treats them as sets too. */
+const SET_AS_LIST = ['subnets', 'securityGroups'];
+
+/** `path: message`, how a console prints a {@link SpecError}. */
+export function formatSpecError(error: SpecError): string {
+  return `${error.path}: ${error.message}`;
+}
+
+/**
+ * Parses and validates one spec item, as lib-dynamodb's DocumentClient unmarshals it (numbers
+ * are numbers, maps are objects, a String Set is a `Set<string>`) or as YAML gives it.
+ *
+ * - `status` is ignored (written by the reconciler); any other unknown attribute is an error, with
+ *   a "did you mean" suggestion when a known attribute is close.
+ * - A String Set is accepted for `subnets` and `securityGroups` (order carries no meaning there);
+ *   for `command` and `healthCheck.command` it is an error, because DynamoDB does not keep the
+ *   order of a set's members.
+ * - Every problem of the item is reported, not just the first: each {@link SpecError} names the
+ *   attribute path (`healthCheck.retries`, `environment.MY VAR`, `subnets[2]`), the offending
+ *   value (at most 80 characters) and what is allowed, e.g.
+ *   `desiredCount: must be a whole number (DynamoDB type N), got string "3"`.
+ * - `state: absent` specs need only `cluster` and `service`; attributes they do give are still
+ *   validated, and a missing `image` becomes `''`.
+ *
+ * @returns `{ ok: true, key, spec, hash }` with the normalized spec (defaults applied) and its
+ *   {@link specHash}; or `{ ok: false, key, errors }`, `key` null when the item has no non-empty
+ *   string `cluster` and `service`. Never throws.
+ */
+export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
+  const obj = rec(item);
+  if (!obj) {
+    return {
+      ok: false,
+      key: null,
+      errors: [{ path: '(item)', value: displayValue(item), message: `must be a map of attributes, got ${describeValue(item)}` }],
+    };
+  }
+  const cluster = str(obj.cluster);
+  const service = str(obj.service);
+  const key: ServiceKey | null = cluster && service ? { cluster, service } : null;
+  try {
+    const input: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(obj)) {
+      if (name === STATUS_ATTRIBUTE) continue;
+      input[name] = value instanceof Set && SET_AS_LIST.includes(name) ? [...value] : value;
+    }
+    const parsed = serviceSpecSchema.safeParse(input, { reportInput: true, error: genericMessage });
+    if (!parsed.success) {
+      return { ok: false, key, errors: toSpecErrors(parsed.error.issues as unknown as ZodIssueLike[]) };
+    }
+    const spec = parsed.data;
+    return { ok: true, key: { cluster: spec.cluster, service: spec.service }, spec, hash: specHash(spec) };
+  } catch (err) {
+    // Defensive: zod reports problems as issues; this only guards against the unforeseen.
+    return { ok: false, key, errors: [{ path: '(item)', value: '', message: `could not be parsed: ${String(err)}` }] };
+  }
+}
+
+/**
+ * Stable content hash of a normalized spec (key included): the first 16 lowercase hex characters
+ * of the SHA-256 of its {@link canonicalJson}. Independent of key order; omitted optional
+ * attributes and attributes set to their default hash the same (the parser normalizes both).
+ * Status records it as the spec generation a status reflects and the spec last applied.
+ */
+export function specHash(spec: ServiceSpec): string {
+  return createHash('sha256').update(canonicalJson(spec), 'utf8').digest('hex').slice(0, 16);
+}
+
+function compact<T extends object>(obj: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (v === undefined) continue;
+    out[k] = rec(v) ? compact(v as object) : Array.isArray(v) ? [...v] : v;
+  }
+  return out as T;
+}
+
+/**
+ * The item a person would write for `spec`, as a plain JS object in {@link SPEC_ATTRIBUTES}
+ * order (ready for lib-dynamodb's PutCommand or for YAML). Leaves out undefined attributes, empty
+ * `environment` / `secrets` / `tags`, an empty `image`, and `state`, `adopt`, `autoscaled` at
+ * their defaults; keeps `cpu`, `memory`, `capacityProvider` and `cpuArchitecture` (they say what
+ * a task costs). Lists and maps are copies.
+ *
+ * `parseSpecItem(specToItem(spec))` gives back `spec` with the same hash, for any normalized spec.
+ */
+export function specToItem(spec: ServiceSpec): Record<string, unknown> {
+  const skip = (name: string, value: unknown): boolean => {
+    if (value === undefined) return true;
+    if (name === 'image') return value === '';
+    if (name === 'environment' || name === 'secrets' || name === 'tags') return Object.keys(value as object).length === 0;
+    if (name === 'state' || name === 'adopt' || name === 'autoscaled') {
+      return value === SPEC_DEFAULTS[name as 'state' | 'adopt' | 'autoscaled'];
+    }
+    return false;
+  };
+  const item: Record<string, unknown> = {};
+  const source = spec as unknown as Record<string, unknown>;
+  for (const name of SPEC_ATTRIBUTES) {
+    if (name === STATUS_ATTRIBUTE) continue;
+    const value = source[name];
+    if (skip(name, value)) continue;
+    item[name] = Array.isArray(value) ? [...value] : rec(value) ? compact(value as object) : value;
+  }
+  return item;
+}

@@ -1,0 +1,364 @@
+import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseSpecItem, parseSpecsYaml, specToItem } from '../lambda/core/spec';
+import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../local/embedded-dynamodb';
+
+/** Lines joined with newlines, so that line numbers in a test can be read off the array. */
+const lines = (...ls: string[]) => `${ls.join('\n')}\n`;
+
+const okSpecs = (text: string) => parseSpecsYaml(text).docs.map((d) => (d.result.ok ? `${d.result.key.cluster}/${d.result.key.service}` : 'invalid'));
+
+describe('parseSpecsYaml', () => {
+  it('reads one spec per document, with the line each starts on', () => {
+    // Prepare
+    const text = lines(
+      '# yaml-language-server: $schema=../schema/service-spec.schema.json', // 1
+      'cluster: prod', // 2
+      'service: web', // 3
+      'image: nginx:1.27', // 4
+      'desiredCount: 2', // 5
+      '---', // 6
+      'cluster: prod', // 7
+      'service: api', // 8
+      'image: nginx:1.27', // 9
+      'desiredCount: 1', // 10
+      '---', // 11
+      '# a comment first', // 12
+      'cluster: prod', // 13
+      'service: old', // 14
+      'state: absent', // 15
+    );
+    // Act
+    const { docs, errors } = parseSpecsYaml(text, 'specs.yaml');
+    // Assess
+    expect(errors).toEqual([]);
+    expect(docs.map((d) => [d.index, d.line, d.result.ok])).toEqual([
+      [0, 2, true],
+      [1, 7, true],
+      [2, 13, true],
+    ]);
+    expect(docs[2].result).toMatchObject({ ok: true, spec: { state: 'absent', image: '' } });
+  });
+
+  it('reads a top-level list of specs, with the line of each item', () => {
+    const text = lines(
+      '- cluster: prod', // 1
+      '  service: web', // 2
+      '  image: nginx', // 3
+      '  desiredCount: 2', // 4
+      '', // 5
+      '- cluster: prod', // 6
+      '  service: api', // 7
+      '  image: nginx', // 8
+      '  desiredCount: 1', // 9
+    );
+    const { docs, errors } = parseSpecsYaml(text);
+    expect(errors).toEqual([]);
+    expect(docs.map((d) => [d.index, d.line])).toEqual([
+      [0, 1],
+      [1, 6],
+    ]);
+    expect(okSpecs(text)).toEqual(['prod/web', 'prod/api']);
+  });
+
+  it('numbers specs across lists and documents in file order', () => {
+    const text = lines(
+      '- {cluster: a, service: one, image: nginx, desiredCount: 1}', // 1
+      '- {cluster: a, service: two, image: nginx, desiredCount: 1}', // 2
+      '---', // 3
+      'cluster: b', // 4
+      'service: three', // 5
+      'image: nginx', // 6
+      'desiredCount: 1', // 7
+    );
+    const { docs } = parseSpecsYaml(text);
+    expect(docs.map((d) => [d.index, d.line])).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 4],
+    ]);
+    expect(okSpecs(text)).toEqual(['a/one', 'a/two', 'b/three']);
+  });
+
+  it('returns the item as plain JS next to the parse result', () => {
+    const text = lines('cluster: prod', 'service: web', 'image: nginx', 'desiredCount: 2', 'environment:', '  PORT: "8080"', 'subnets: [subnet-0a1b2c3d]');
+    const [doc] = parseSpecsYaml(text).docs;
+    expect(doc.item).toEqual({
+      cluster: 'prod',
+      service: 'web',
+      image: 'nginx',
+      desiredCount: 2,
+      environment: { PORT: '8080' },
+      subnets: ['subnet-0a1b2c3d'],
+    });
+    expect(doc.result).toEqual(parseSpecItem(doc.item!));
+  });
+
+  it('reports an invalid spec with the line of its document and the attribute paths', () => {
+    const text = lines(
+      'cluster: prod', // 1
+      'service: web', // 2
+      'image: nginx', // 3
+      'desiredCount: 2', // 4
+      '---', // 5
+      'cluster: prod', // 6
+      'service: api', // 7
+      'image: nginx', // 8
+      'desiredCount: "3"', // 9
+      'healthCheck:', // 10
+      '  command: [CMD-SHELL, "curl -f localhost"]', // 11
+      '  retries: 11', // 12
+    );
+    const { docs, errors } = parseSpecsYaml(text);
+    expect(errors).toEqual([]);
+    expect(docs[1].line).toBe(6);
+    expect(docs[1].result.ok).toBe(false);
+    if (!docs[1].result.ok) {
+      expect(docs[1].result.key).toEqual({ cluster: 'prod', service: 'api' });
+      expect(docs[1].result.errors.map((e) => [e.path, e.message])).toEqual([
+        ['desiredCount', 'must be a number (DynamoDB type N), got string "3"'],
+        ['healthCheck.retries', 'must be a whole number from 1 to 10 (ECS healthCheck.retries), got 11'],
+      ]);
+    }
+  });
+
+  it.each([
+    { case: 'yes is a string in YAML 1.2', value: 'adopt: yes', path: 'adopt', message: 'must be a boolean (DynamoDB type BOOL), got string "yes"' },
+    { case: 'a quoted number is a string', value: 'containerPort: "80"', path: 'containerPort', message: 'must be a number (DynamoDB type N), got string "80"' },
+    { case: 'an empty value is null', value: 'subnets:', path: 'subnets', message: 'must be a list (DynamoDB type L), got null (remove the attribute to leave it unset)' },
+  ])('keeps YAML types as written: $case', ({ value, path, message }) => {
+    const [doc] = parseSpecsYaml(lines('cluster: prod', 'service: web', 'image: nginx', 'desiredCount: 2', value)).docs;
+    expect(doc.result).toMatchObject({ ok: false, errors: [{ path, message }] });
+  });
+
+  it('honours merge keys, so specs can share settings', () => {
+    const text = lines(
+      'x-common: &common',
+      '  cluster: prod',
+      '  image: nginx',
+      '  desiredCount: 2',
+      '---',
+      '- <<: *common',
+      '  service: web',
+    );
+    // The first document defines the anchor only within itself; an alias across documents is an error.
+    const inOneDoc = lines(
+      '- &web',
+      '  cluster: prod',
+      '  service: web',
+      '  image: nginx',
+      '  desiredCount: 2',
+      '- <<: *web',
+      '  service: api',
+      '  desiredCount: 5',
+    );
+    expect(parseSpecsYaml(text).errors.length).toBeGreaterThan(0);
+    const { docs, errors } = parseSpecsYaml(inOneDoc);
+    expect(errors).toEqual([]);
+    expect(docs[1].result).toMatchObject({ ok: true, spec: { cluster: 'prod', service: 'api', image: 'nginx', desiredCount: 5 } });
+  });
+
+  it('reports a syntax error with its line and still reads the other documents', () => {
+    const text = lines(
+      'cluster: prod', // 1
+      'service: web', // 2
+      'image: nginx', // 3
+      'desiredCount: 2', // 4
+      '---', // 5
+      'cluster: prod', // 6
+      'service: [web', // 7  unterminated flow sequence
+      'image: nginx', // 8
+      '---', // 9
+      'cluster: prod', // 10
+      'service: api', // 11
+      'image: nginx', // 12
+      'desiredCount: 1', // 13
+    );
+    const { docs, errors } = parseSpecsYaml(text, 'specs.yaml');
+    expect(docs.map((d) => d.line)).toEqual([1, 10]);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const e of errors) {
+      expect(e.file).toBe('specs.yaml');
+      expect(e.line).toBeGreaterThanOrEqual(7);
+      expect(e.line).toBeLessThanOrEqual(9);
+      expect(e.message).toMatch(/^YAML syntax error: /);
+    }
+  });
+
+  it.each([
+    { case: 'a duplicate key', text: lines('cluster: prod', 'service: web', 'service: api', 'image: nginx'), line: 3, message: /YAML syntax error: .*unique/i },
+    // yaml places this one at the key whose value turned into a nested mapping.
+    { case: 'a bad indentation', text: lines('cluster: prod', 'service: web', '  image: nginx', 'desiredCount: 1'), line: 2, message: /^YAML syntax error: / },
+    { case: 'a tab indentation', text: lines('healthCheck:', '\tretries: 3'), line: 2, message: /^YAML syntax error: / },
+  ])('reports $case as an error with its line, never throwing', ({ text, line, message }) => {
+    const { docs, errors } = parseSpecsYaml(text, 'f.yaml');
+    expect(docs).toEqual([]);
+    expect(errors[0]).toMatchObject({ file: 'f.yaml', line });
+    expect(errors[0].message).toMatch(message);
+  });
+
+  it.each([
+    { case: 'a scalar document', text: lines('just a string'), line: 1, message: 'document 1 must be a spec (a mapping with cluster, service, ...), got a scalar' },
+    { case: 'a scalar list item', text: lines('- cluster: a', '  service: b', '  state: absent', '- 42'), line: 4, message: 'item 2 of document 1 must be a spec (a mapping with cluster, service, ...), got a scalar' },
+    { case: 'a nested list', text: lines('- - cluster: a'), line: 1, message: 'item 1 of document 1 must be a spec (a mapping with cluster, service, ...), got a list' },
+    { case: 'an empty list item', text: lines('- cluster: a', '  service: b', '  state: absent', '-'), line: 4, message: 'item 2 of document 1 must be a spec (a mapping with cluster, service, ...), got an empty value' },
+  ])('reports $case and reads the rest', ({ text, line, message }) => {
+    const { errors } = parseSpecsYaml(text);
+    expect(errors).toEqual([{ line, message }]);
+  });
+
+  it.each([
+    { case: 'an empty file', text: '' },
+    { case: 'only comments', text: lines('# nothing here', '# yet') },
+    { case: 'only separators', text: lines('---', '---') },
+  ])('reads nothing and reports nothing from $case', ({ text }) => {
+    expect(parseSpecsYaml(text)).toEqual({ docs: [], errors: [] });
+  });
+
+  it('skips empty documents between specs', () => {
+    const text = lines('---', '---', 'cluster: a', 'service: b', 'state: absent', '---', '');
+    expect(parseSpecsYaml(text).docs.map((d) => d.line)).toEqual([3]);
+  });
+
+  it('refuses an alias bomb instead of expanding it', () => {
+    const bomb = lines(
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]',
+    );
+    const { docs, errors } = parseSpecsYaml(bomb);
+    expect(docs).toEqual([]);
+    expect(errors).toEqual([{ line: 1, message: expect.stringMatching(/^document 1 could not be read: .*alias/i) }]);
+  });
+
+  it('reads back what specToItem writes as YAML', () => {
+    // Prepare: a spec with nested maps and lists
+    const first = parseSpecItem({
+      cluster: 'prod',
+      service: 'web',
+      image: 'nginx:1.27',
+      desiredCount: 3,
+      containerPort: 8080,
+      environment: { PORT: '8080', EMPTY: '' },
+      healthCheck: { command: ['CMD-SHELL', 'curl -f http://localhost:8080/ || exit 1'], retries: 3 },
+      tags: { team: 'web' },
+    });
+    if (!first.ok) throw new Error('fixture must be valid');
+    // Act
+    const text = stringify([specToItem(first.spec), specToItem({ ...first.spec, service: 'api' })]);
+    const { docs, errors } = parseSpecsYaml(text);
+    // Assess
+    expect(errors).toEqual([]);
+    expect(docs[0].result).toEqual(first);
+    expect(docs[1].result).toMatchObject({ ok: true, spec: { service: 'api', environment: { PORT: '8080', EMPTY: '' } } });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The README example (notes/readme-spec.md): the DynamoDB console item, stored in an embedded
+// DynamoDB and read back through lib-dynamodb as the reconciler reads it, is the same spec as
+// the YAML. Keep these two texts identical to the README's.
+// ---------------------------------------------------------------------------------------------
+
+const README_DYNAMODB_JSON = `{
+  "cluster": { "S": "prod" },
+  "service": { "S": "web" },
+  "image": { "S": "123456789012.dkr.ecr.eu-west-1.amazonaws.com/web:1.4.2" },
+  "desiredCount": { "N": "3" },
+  "cpu": { "N": "512" },
+  "memory": { "N": "1024" },
+  "containerPort": { "N": "8080" },
+  "environment": { "M": {
+    "NODE_ENV": { "S": "production" },
+    "PORT": { "S": "8080" }
+  } },
+  "secrets": { "M": {
+    "DATABASE_PASSWORD": { "S": "arn:aws:ssm:eu-west-1:123456789012:parameter/web/database-password" }
+  } },
+  "subnets": { "SS": ["subnet-0a1b2c3d4e5f60718", "subnet-0f1e2d3c4b5a69788"] },
+  "securityGroups": { "L": [ { "S": "sg-0123456789abcdef0" } ] },
+  "healthCheck": { "M": {
+    "command": { "L": [ { "S": "CMD-SHELL" }, { "S": "curl -fs http://localhost:8080/health || exit 1" } ] },
+    "intervalSeconds": { "N": "15" },
+    "retries": { "N": "3" },
+    "startPeriodSeconds": { "N": "20" }
+  } },
+  "deployment": { "M": {
+    "circuitBreaker": { "M": { "enable": { "BOOL": true }, "rollback": { "BOOL": true } } }
+  } },
+  "tags": { "M": { "team": { "S": "storefront" } } }
+}`;
+
+const README_YAML = `# yaml-language-server: $schema=./schema/service-spec.schema.json
+cluster: prod
+service: web
+image: 123456789012.dkr.ecr.eu-west-1.amazonaws.com/web:1.4.2
+desiredCount: 3
+cpu: 512
+memory: 1024
+containerPort: 8080
+environment:
+  NODE_ENV: production
+  PORT: "8080"          # environment values are strings: quote numbers
+secrets:
+  DATABASE_PASSWORD: arn:aws:ssm:eu-west-1:123456789012:parameter/web/database-password
+subnets: [subnet-0a1b2c3d4e5f60718, subnet-0f1e2d3c4b5a69788]
+securityGroups: [sg-0123456789abcdef0]
+healthCheck:
+  command: [CMD-SHELL, "curl -fs http://localhost:8080/health || exit 1"]
+  intervalSeconds: 15
+  retries: 3
+  startPeriodSeconds: 20
+deployment:
+  circuitBreaker: { enable: true, rollback: true }
+tags:
+  team: storefront
+`;
+
+describe('the README example', () => {
+  let db: EmbeddedDynamoDb;
+  let client: DynamoDBClient;
+  const TableName = 'specs-readme';
+
+  beforeAll(async () => {
+    db = await startEmbeddedDynamoDb();
+    client = new DynamoDBClient({ endpoint: db.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    await client.send(
+      new CreateTableCommand({
+        TableName,
+        KeySchema: [
+          { AttributeName: 'cluster', KeyType: 'HASH' },
+          { AttributeName: 'service', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'cluster', AttributeType: 'S' },
+          { AttributeName: 'service', AttributeType: 'S' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    client?.destroy();
+    await db?.stop();
+  });
+
+  it('is the same valid spec as a console item read through lib-dynamodb and as YAML', async () => {
+    // Prepare: the console item, as DynamoDB JSON
+    await client.send(new PutItemCommand({ TableName, Item: JSON.parse(README_DYNAMODB_JSON) }));
+    // Act
+    const { Item } = await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName, Key: { cluster: 'prod', service: 'web' } }));
+    const fromTable = parseSpecItem(Item!);
+    const fromYaml = parseSpecsYaml(README_YAML, 'services.yaml');
+    // Assess: the String Set arrived as a Set and was accepted; both give one spec and one hash
+    expect(Item!.subnets).toBeInstanceOf(Set);
+    expect(fromYaml.errors).toEqual([]);
+    expect(fromTable.ok ? [] : fromTable.errors).toEqual([]);
+    expect(fromYaml.docs.map((d) => d.result)).toEqual([fromTable]);
+  });
+});
