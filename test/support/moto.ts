@@ -36,6 +36,9 @@ export async function startMoto(env: Record<string, string> = {}): Promise<MotoS
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // Never leave a moto behind when a test worker exits without running afterAll (timeout, crash).
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
@@ -63,6 +66,7 @@ export async function startMoto(env: Record<string, string> = {}): Promise<MotoS
       await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
     },
     async stop() {
+      process.removeListener('exit', killOnExit);
       if (child.exitCode !== null) return;
       await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
