@@ -343,17 +343,36 @@ export interface ServiceStatus {
   lagBeyondGrace: boolean;
   /** Best available explanation: latest stop reason or service event. */
   reason?: string;
-  /** Spec hash last applied to ECS by this reconciler. */
+  /**
+   * Spec hash ECS was last made to match (the planner sets it when it plans a create or rollout
+   * for the hash; the pass reverts it when that action fails) or found to match (no difference
+   * left). Same hash + live difference = drift; different hash = rollout.
+   */
   lastAppliedSpecHash?: string;
   /** Spec hash whose rollout ended FAILED; not re-applied until the spec changes. */
   failedSpecHash?: string;
-  /** The PRIMARY deployment id when the spec hash was applied (to tell a rollback). */
+  /**
+   * Id of the PRIMARY deployment seen running the desired task definition after the spec hash
+   * was applied (cleared when a new rollout is planned). A later PRIMARY with another id and an
+   * older task definition, while that deployment had not COMPLETED, is a rollback (ECS-FACTS §4).
+   */
   appliedDeploymentId?: string;
+  /**
+   * rolloutState of the deployment `appliedDeploymentId` at the last observation. Once COMPLETED,
+   * a later change of the live task definition is drift, not a circuit-breaker rollback (ECS rolls
+   * back only a deployment that is still in progress, ECS-FACTS §4).
+   */
+  appliedRolloutState?: RolloutState;
+  /** ISO time of the pass that recorded `drift`. */
+  driftCorrectedAt?: string;
   /** Task definition ARN live at the last observation. */
   taskDefinitionArn?: string;
   /** Drift corrected by the last pass that corrected any, e.g. `desiredCount 5 -> 3`. */
   drift?: string[];
-  /** Last action applied to this service. */
+  /**
+   * Last action applied to this service, written by the pass after applying (the planner only
+   * carries it over from the remembered status).
+   */
   lastAction?: { type: ActionType; at: string; summary: string; error?: string };
   /** Reason text -> ISO time first seen; stopped tasks vanish after ~1 hour (ECS-FACTS §5). */
   reasonsFirstSeen?: Record<string, string>;
@@ -365,7 +384,12 @@ export interface ServiceStatus {
 // Plan
 // ---------------------------------------------------------------------------------------------
 
-export type ActionType = 'RegisterTaskDefinition' | 'CreateService' | 'UpdateService' | 'DeleteService';
+export type ActionType =
+  | 'RegisterTaskDefinition'
+  | 'CreateService'
+  | 'UpdateService'
+  | 'DeleteService'
+  | 'TagResource';
 
 /** One field-level correction: `desiredCount 5 -> 3`. */
 export interface FieldChange {
@@ -432,11 +456,21 @@ export interface CreateServiceAction extends ActionBase {
   readonly input: CreateServiceInput;
 }
 
+/**
+ * Why an UpdateService is planned: `rollout` applies a changed spec (its hash differs from the
+ * status's `lastAppliedSpecHash`), `drift` undoes a change made to the live service by hand (same
+ * hash), `adopt` reconciles a service adopted in the same pass. The pass counts `drift` actions
+ * as DriftCorrections.
+ */
+export type UpdateKind = 'rollout' | 'drift' | 'adopt';
+
 export interface UpdateServiceAction extends ActionBase {
   readonly type: 'UpdateService';
   readonly input: UpdateServiceInput;
   /** The drift being corrected, field by field (live -> desired). */
   readonly changes: FieldChange[];
+  /** Set by the planner on every update it plans; optional only for older literals. */
+  readonly kind?: UpdateKind;
 }
 
 export interface DeleteServiceAction extends ActionBase {
@@ -447,11 +481,23 @@ export interface DeleteServiceAction extends ActionBase {
   readonly scaleToZero: boolean;
 }
 
+/**
+ * ECS TagResource on a service: adds the owner tag (and the spec's tags) to a service the spec
+ * adopts (`adopt: true`). Precedes the service's other actions in the plan.
+ */
+export interface TagResourceAction extends ActionBase {
+  readonly type: 'TagResource';
+  /** The service ARN. */
+  readonly resourceArn: string;
+  readonly tags: { key: string; value: string }[];
+}
+
 export type Action =
   | RegisterTaskDefinitionAction
   | CreateServiceAction
   | UpdateServiceAction
-  | DeleteServiceAction;
+  | DeleteServiceAction
+  | TagResourceAction;
 
 export interface Plan {
   /** Ordered, deterministic. */

@@ -1,0 +1,937 @@
+/**
+ * The pure planner: from every spec read, the observed ECS state, the status remembered from the
+ * previous pass, the options and `now`, it computes the ordered list of actions of this pass and
+ * the status of every service it knows of. It reads no clock, calls no API and throws only on a
+ * programming error; the same input always gives the same plan (STYLE §1, §2).
+ *
+ * Safety rules, each with a table-driven test in `test/planner.test.ts`:
+ * - only services carrying `OWNER_TAG_KEY = options.ownerId` are updated or deleted, unless the
+ *   spec says `adopt: true` (then TagResource first);
+ * - never a create on an incomplete cluster observation, never a delete on an incomplete spec read
+ *   or cluster observation, never a delete protected by an invalid spec;
+ * - orphan prunes stop altogether when they would remove more than `maxDeletesPerPass` services or
+ *   more than half of a cluster's (more than 4) owned services;
+ * - a spec hash whose rollout FAILED is not re-applied until the spec changes (ECS-FACTS §4);
+ * - no delete and re-create of a service in one pass; DRAINING names wait (ECS-FACTS §3).
+ */
+import { createHash } from 'node:crypto';
+import type { PlanOptions } from './options';
+import { OWNER_TAG_KEY } from './ports';
+import {
+  AUTOSCALED_INITIAL_DESIRED_COUNT,
+  allowListViolations,
+  desiredServiceConfig,
+  diffService,
+  effectiveSubnets,
+} from './plan-service';
+import {
+  type ConditionDrafts,
+  type Lag,
+  Reason,
+  bestReason,
+  computeLag,
+  describeChange,
+  rememberReason,
+  resolveConditions,
+} from './status';
+import { diffTaskDefinitions, renderTaskDefinition } from './taskdef';
+import {
+  type Action,
+  type CreateServiceAction,
+  type DeleteServiceAction,
+  type FieldChange,
+  type ObservedCluster,
+  type ObservedDeployment,
+  type ObservedService,
+  type ObservedState,
+  type Phase,
+  type Plan,
+  type RegisterTaskDefinitionAction,
+  type ServiceId,
+  type ServiceKey,
+  type ServiceSpec,
+  type ServiceStatus,
+  type SpecError,
+  type SpecParseResult,
+  type TagResourceAction,
+  type TaskDefinition,
+  type UpdateKind,
+  type UpdateServiceAction,
+  type UpdateServiceInput,
+  serviceId,
+} from './types';
+
+/** Everything the planner looks at; nothing else. */
+export interface PlanInput {
+  /** Every item read (valid or not). Items without a usable key cannot get a status. */
+  readonly specs: SpecParseResult[];
+  /** False when the spec read failed or was partial: then nothing is deleted. */
+  readonly specsComplete: boolean;
+  /** Per managed cluster (each with complete/exists) + described task definitions by ARN. */
+  readonly observed: ObservedState;
+  /** Status from the previous pass (the planner's memory), by `cluster/service`. */
+  readonly remembered: Record<ServiceId, ServiceStatus>;
+  readonly options: PlanOptions;
+  readonly now: Date;
+}
+
+/**
+ * Idempotency token for CreateService (ECS-FACTS §3: at most 36 ASCII characters, codes 33..126):
+ * `ecsr-` + 31 hex characters of SHA-256 over cluster, service and spec hash. The same spec of the
+ * same service always gets the same token, so a retried create returns the service created by the
+ * first attempt instead of failing.
+ */
+export function clientToken(key: ServiceKey, specHash: string): string {
+  const digest = createHash('sha256').update(`${key.cluster}\n${key.service}\n${specHash}`).digest('hex');
+  return `ecsr-${digest.slice(0, 31)}`;
+}
+
+/** Changes of the task definition, live -> desired; a family other than ours counts too. */
+function taskDefinitionChanges(rendered: TaskDefinition & { family: string }, live: TaskDefinition): FieldChange[] {
+  const changes = diffTaskDefinitions(rendered, live);
+  if (live.family !== undefined && live.family !== rendered.family && !changes.some((c) => c.field === 'family')) {
+    return [{ field: 'family', from: live.family, to: rendered.family }, ...changes];
+  }
+  return changes;
+}
+
+/** Appended to every RolloutFailed message. */
+const RETRY_HINT = '. The spec is not re-applied until it changes (edit the spec to retry)';
+
+const UPDATE_PURPOSE: Record<UpdateKind, string> = {
+  rollout: 'apply changed spec',
+  drift: 'correct drift',
+  adopt: 'reconcile adopted service',
+};
+
+const MAX_CHANGES_IN_MESSAGE = 8;
+function changesText(changes: FieldChange[]): string {
+  const shown = changes.slice(0, MAX_CHANGES_IN_MESSAGE).map(describeChange).join(', ');
+  const more = changes.length - MAX_CHANGES_IN_MESSAGE;
+  return more > 0 ? `${shown} and ${more} more` : shown;
+}
+
+function errorsText(errors: SpecError[]): string {
+  return errors.map((e) => `${e.path || '(item)'}: ${e.message}`).join('; ');
+}
+
+function isOwned(svc: ObservedService, options: PlanOptions): boolean {
+  return svc.tags[OWNER_TAG_KEY] === options.ownerId;
+}
+
+/** INACTIVE counts as absent (ECS-FACTS §3). */
+function isGone(svc: ObservedService | undefined): boolean {
+  return svc === undefined || svc.status === 'INACTIVE';
+}
+
+function primaryDeployment(svc: ObservedService): ObservedDeployment | undefined {
+  return svc.deployments.find((d) => d.status === 'PRIMARY');
+}
+
+/**
+ * rolloutState of a deployment. ECS reports none for deployments without a circuit breaker: then a
+ * lone deployment at full count counts as COMPLETED.
+ */
+function rolloutStateOf(svc: ObservedService, d: ObservedDeployment): ServiceStatus['appliedRolloutState'] {
+  if (d.rolloutState) return d.rolloutState;
+  return svc.deployments.length === 1 && svc.runningCount >= svc.desiredCount ? 'COMPLETED' : 'IN_PROGRESS';
+}
+
+function compareKeys(a: ServiceKey, b: ServiceKey): number {
+  if (a.cluster !== b.cluster) return a.cluster < b.cluster ? -1 : 1;
+  if (a.service !== b.service) return a.service < b.service ? -1 : 1;
+  return 0;
+}
+
+const ACTION_RANK: Record<Action['type'], number> = {
+  TagResource: 0,
+  RegisterTaskDefinition: 1,
+  CreateService: 2,
+  UpdateService: 3,
+  DeleteService: 4,
+};
+
+/** The status fields that carry memory from pass to pass. */
+type Memory = Partial<
+  Pick<
+    ServiceStatus,
+    | 'lastAppliedSpecHash'
+    | 'failedSpecHash'
+    | 'appliedDeploymentId'
+    | 'appliedRolloutState'
+    | 'drift'
+    | 'driftCorrectedAt'
+  >
+>;
+
+interface StatusArgs {
+  readonly id: ServiceId;
+  readonly phase: Phase;
+  readonly conditions: ConditionDrafts;
+  readonly desiredCount: number;
+  readonly runningCount: number;
+  readonly pendingCount: number;
+  readonly specHash?: string;
+  /** The live service the status reflects (ACTIVE or DRAINING), for counts' reason and TD ARN. */
+  readonly service?: ObservedService;
+  readonly graceSeconds: number;
+  readonly lag?: Lag;
+  /** Overrides of the remembered memory fields (undefined clears one). */
+  readonly memory?: Memory;
+}
+
+/** What a delete candidate becomes once the pass's delete budget is applied. */
+type DeleteOutcome =
+  | { readonly kind: 'delete' }
+  | { readonly kind: 'wait' }
+  | { readonly kind: 'blocked'; readonly message: string };
+
+interface DeleteCandidate {
+  readonly key: ServiceKey;
+  readonly cause: 'absent' | 'orphan';
+  readonly service: ObservedService;
+  readonly specHash?: string;
+  readonly statusFor: (outcome: DeleteOutcome) => ServiceStatus;
+}
+
+interface ServicePlan {
+  readonly actions: Action[];
+  readonly status?: ServiceStatus;
+  readonly deleteCandidate?: DeleteCandidate;
+}
+
+/** Drafts for the common case: Ready and Progressing tell the same reason. */
+function drafts(
+  phase: Phase,
+  reason: Reason,
+  message: string,
+  extra: Pick<ConditionDrafts, 'blocked' | 'incomplete'> = {},
+): ConditionDrafts {
+  const ready = phase === 'Converged' ? 'True' : 'False';
+  const progressing = phase === 'Progressing' || phase === 'Deleting' ? 'True' : 'False';
+  return {
+    ready: { status: ready, reason, message },
+    progressing: { status: progressing, reason, message },
+    ...extra,
+  };
+}
+
+/** Drafts for "cannot tell this pass": Ready and Progressing Unknown, plus Incomplete. */
+function unknownDrafts(reason: Reason, message: string): ConditionDrafts {
+  return {
+    ready: { status: 'Unknown', reason, message },
+    progressing: { status: 'Unknown', reason, message },
+    incomplete: { reason, message },
+  };
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+class Planner {
+  private readonly options: PlanOptions;
+  private readonly now: Date;
+  private readonly observed: ObservedState;
+
+  constructor(private readonly input: PlanInput) {
+    this.options = input.options;
+    this.now = input.now;
+    this.observed = input.observed;
+  }
+
+  run(): Plan {
+    const byId = this.indexSpecs();
+    const clusters = this.managedClusters(byId);
+    const actions: Action[] = [];
+    const statuses: Record<ServiceId, ServiceStatus> = {};
+    const candidates: DeleteCandidate[] = [];
+
+    const collect = (id: ServiceId, p: ServicePlan) => {
+      actions.push(...p.actions);
+      if (p.status) statuses[id] = p.status;
+      if (p.deleteCandidate) candidates.push(p.deleteCandidate);
+    };
+
+    for (const [id, r] of [...byId.entries()].sort(([, a], [, b]) => compareKeys(a.key, b.key))) {
+      const cl = this.cluster(r.key.cluster);
+      collect(id, r.ok ? this.planSpec(r, cl) : this.planInvalid(r.key, r.errors, cl));
+    }
+    for (const cluster of clusters) {
+      const cl = this.cluster(cluster);
+      for (const name of Object.keys(cl.services).sort()) {
+        const id = serviceId({ cluster, service: name });
+        if (byId.has(id)) continue;
+        collect(id, this.planOrphan({ cluster, service: name }, cl.services[name], cl));
+      }
+    }
+
+    const deletes = this.applyDeleteBudget(candidates, clusters, statuses);
+    actions.sort((a, b) => compareKeys(a, b) || ACTION_RANK[a.type] - ACTION_RANK[b.type]);
+    deletes.sort(compareKeys);
+    return { actions: [...actions, ...deletes], statuses };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Inputs
+  // -------------------------------------------------------------------------------------------
+
+  /** Specs by service id; an invalid result wins over a valid one for the same key (safer). */
+  private indexSpecs(): Map<ServiceId, SpecParseResult & { key: ServiceKey }> {
+    const byId = new Map<ServiceId, SpecParseResult & { key: ServiceKey }>();
+    for (const r of this.input.specs) {
+      if (!r.key) continue;
+      const id = serviceId(r.key);
+      const seen = byId.get(id);
+      if (!seen || (seen.ok && !r.ok)) byId.set(id, r as SpecParseResult & { key: ServiceKey });
+    }
+    return byId;
+  }
+
+  private managedClusters(byId: Map<ServiceId, { key: ServiceKey }>): string[] {
+    const names = new Set(this.options.managedClusters);
+    for (const r of byId.values()) names.add(r.key.cluster);
+    return [...names].sort();
+  }
+
+  /** The cluster's observation; one the observer did not report counts as incomplete. */
+  private cluster(name: string): ObservedCluster {
+    return (
+      this.observed.clusters[name] ?? {
+        cluster: name,
+        complete: false,
+        exists: true,
+        error: 'cluster not observed this pass',
+        services: {},
+      }
+    );
+  }
+
+  private remembered(id: ServiceId): ServiceStatus | undefined {
+    return this.input.remembered[id];
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Status assembly
+  // -------------------------------------------------------------------------------------------
+
+  private status(a: StatusArgs): ServiceStatus {
+    const rem = this.remembered(a.id);
+    const lag = a.lag ?? computeLag(a.desiredCount, a.runningCount, rem, this.now, a.graceSeconds);
+    const live = bestReason(a.service);
+    // Stopped tasks vanish after about an hour: while the lag lasts, keep the last reason known.
+    const reason = live ?? (lag.laggingSince ? rem?.reason : undefined);
+    const current = a.service && !isGone(a.service) ? a.service : undefined;
+    return stripUndefined<ServiceStatus>({
+      phase: a.phase,
+      conditions: resolveConditions(a.conditions, rem?.conditions, this.now),
+      specHash: a.specHash,
+      desiredCount: a.desiredCount,
+      runningCount: a.runningCount,
+      pendingCount: a.pendingCount,
+      laggingSince: lag.laggingSince,
+      lagBeyondGrace: lag.lagBeyondGrace,
+      reason,
+      lastAppliedSpecHash: rem?.lastAppliedSpecHash,
+      failedSpecHash: rem?.failedSpecHash,
+      appliedDeploymentId: rem?.appliedDeploymentId,
+      appliedRolloutState: rem?.appliedRolloutState,
+      taskDefinitionArn: current?.taskDefinition,
+      drift: rem?.drift,
+      driftCorrectedAt: rem?.driftCorrectedAt,
+      lastAction: rem?.lastAction,
+      reasonsFirstSeen: rememberReason(rem?.reasonsFirstSeen, reason, this.now),
+      observedAt: this.now.toISOString(),
+      ...a.memory,
+    });
+  }
+
+  private grace(spec: ServiceSpec | undefined): number {
+    return spec?.lagGraceSeconds ?? this.options.defaultLagGraceSeconds;
+  }
+
+  /** Counts of a present spec: desired from the spec (live when autoscaled), running from ECS. */
+  private specCounts(spec: ServiceSpec, svc: ObservedService | undefined) {
+    const live = svc && svc.status === 'ACTIVE' ? svc : undefined;
+    const desiredCount = spec.autoscaled
+      ? (live?.desiredCount ?? spec.desiredCount ?? AUTOSCALED_INITIAL_DESIRED_COUNT)
+      : (spec.desiredCount ?? 0);
+    return { desiredCount, runningCount: live?.runningCount ?? 0, pendingCount: live?.pendingCount ?? 0 };
+  }
+
+  /** Counts of a service that should not run (absent, orphan) or whose spec is unreadable. */
+  private liveCounts(svc: ObservedService | undefined, desired: 'zero' | 'live') {
+    const live = svc && !isGone(svc) ? svc : undefined;
+    return {
+      desiredCount: desired === 'live' && live?.status === 'ACTIVE' ? live.desiredCount : 0,
+      runningCount: live?.runningCount ?? 0,
+      pendingCount: live?.pendingCount ?? 0,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Specs
+  // -------------------------------------------------------------------------------------------
+
+  private planInvalid(key: ServiceKey, errors: SpecError[], cl: ObservedCluster): ServicePlan {
+    const id = serviceId(key);
+    const svc = cl.services[key.service];
+    const message = `spec item is invalid, nothing is changed for this service: ${errorsText(errors)}`;
+    return {
+      actions: [],
+      status: this.status({
+        id,
+        phase: 'Invalid',
+        conditions: drafts('Invalid', Reason.SpecInvalid, message, { blocked: { reason: Reason.SpecInvalid, message } }),
+        ...this.liveCounts(svc, 'live'),
+        service: svc,
+        graceSeconds: this.grace(undefined),
+      }),
+    };
+  }
+
+  private planSpec(r: Extract<SpecParseResult, { ok: true }>, cl: ObservedCluster): ServicePlan {
+    const { key, spec, hash } = r;
+    const id = serviceId(key);
+    const svc = cl.services[key.service];
+    const base = { id, specHash: hash, graceSeconds: this.grace(spec) };
+
+    if (spec.state === 'absent') return this.planAbsent(r, cl);
+
+    const counts = this.specCounts(spec, svc);
+    const blocked = (reason: Reason, message: string): ServicePlan => ({
+      actions: [],
+      status: this.status({
+        ...base,
+        ...counts,
+        service: svc,
+        phase: 'Blocked',
+        conditions: drafts('Blocked', reason, message, { blocked: { reason, message } }),
+      }),
+    });
+
+    if (!cl.exists) {
+      return blocked(Reason.ClusterNotFound, `cluster ${key.cluster} does not exist; the reconciler does not create clusters`);
+    }
+    const violations = allowListViolations(spec, this.options.allow, this.options.defaults);
+    if (violations.length > 0) return blocked(Reason.NotAllowed, violations.join('; '));
+    if (effectiveSubnets(spec, this.options.defaults).length === 0) {
+      return blocked(
+        Reason.NoSubnets,
+        'the spec names no subnets and the reconciler has no default subnets (DEFAULT_SUBNETS); set `subnets`',
+      );
+    }
+
+    const rem = this.remembered(id);
+    if (isGone(svc)) {
+      if (!cl.complete) {
+        const message = `cluster ${key.cluster} was observed only in part (${cl.error ?? 'partial read'}); service not seen, not created this pass`;
+        // Not seen is not gone: keep the last known counts rather than report a lag that a
+        // partial read invented.
+        const known = rem ? { desiredCount: rem.desiredCount, runningCount: rem.runningCount, pendingCount: rem.pendingCount } : counts;
+        return {
+          actions: [],
+          status: this.status({ ...base, ...known, phase: 'Pending', conditions: unknownDrafts(Reason.ObservationIncomplete, message) }),
+        };
+      }
+      if (rem?.failedSpecHash === hash) return this.failedStatus(r, svc, counts, this.failedMessage(rem));
+      return this.planCreate(r, counts, svc);
+    }
+    const live = svc as ObservedService;
+    if (live.status === 'DRAINING') {
+      const message = `a previous service ${key.service} is DRAINING; it will be created once ECS reports it INACTIVE`;
+      return {
+        actions: [],
+        status: this.status({
+          ...base,
+          ...counts,
+          runningCount: 0,
+          pendingCount: 0,
+          phase: 'Pending',
+          conditions: drafts('Pending', Reason.PreviousServiceDraining, message),
+        }),
+      };
+    }
+    const owned = isOwned(live, this.options);
+    if (!owned && !spec.adopt) return blocked(Reason.NotOwned, this.notOwnedMessage(live));
+    return this.planExisting(r, live, counts, !owned);
+  }
+
+  private notOwnedMessage(svc: ObservedService): string {
+    const other = svc.tags[OWNER_TAG_KEY];
+    return (
+      `service ${svc.serviceName} exists without the owner tag ${OWNER_TAG_KEY}=${this.options.ownerId}` +
+      (other !== undefined ? ` (its owner tag says ${other})` : '') +
+      '; set `adopt: true` in the spec to take it over'
+    );
+  }
+
+  private planCreate(
+    r: Extract<SpecParseResult, { ok: true }>,
+    counts: { desiredCount: number; runningCount: number; pendingCount: number },
+    previous: ObservedService | undefined,
+  ): ServicePlan {
+    const { key, spec, hash } = r;
+    const rendered = renderTaskDefinition(spec, { defaults: this.options.defaults, ownerId: this.options.ownerId });
+    const desired = desiredServiceConfig(spec, this.options.defaults);
+    const tags = Object.entries({ ...spec.tags, [OWNER_TAG_KEY]: this.options.ownerId })
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, value]) => ({ key: k, value }));
+    const register: RegisterTaskDefinitionAction = {
+      type: 'RegisterTaskDefinition',
+      ...key,
+      specHash: hash,
+      reason: `register task definition ${rendered.family} for the new service`,
+      input: rendered,
+    };
+    const create: CreateServiceAction = {
+      type: 'CreateService',
+      ...key,
+      specHash: hash,
+      reason: previous ? `service ${key.service} is INACTIVE; create it from the spec` : `service ${key.service} does not exist; create it`,
+      input: {
+        cluster: key.cluster,
+        serviceName: key.service,
+        taskDefinition: rendered.family,
+        desiredCount: spec.autoscaled ? (spec.desiredCount ?? AUTOSCALED_INITIAL_DESIRED_COUNT) : spec.desiredCount,
+        capacityProviderStrategy: desired.capacityProviderStrategy,
+        networkConfiguration: desired.networkConfiguration,
+        deploymentConfiguration: desired.deploymentConfiguration,
+        ...(desired.loadBalancers.length > 0 ? { loadBalancers: desired.loadBalancers } : {}),
+        propagateTags: 'SERVICE',
+        tags,
+        clientToken: clientToken(key, hash),
+      },
+    };
+    const message = `CreateService planned for spec ${hash}`;
+    return {
+      actions: [register, create],
+      status: this.status({
+        id: serviceId(key),
+        specHash: hash,
+        graceSeconds: this.grace(spec),
+        ...counts,
+        desiredCount: create.input.desiredCount ?? counts.desiredCount,
+        runningCount: 0,
+        pendingCount: 0,
+        phase: 'Progressing',
+        conditions: drafts('Progressing', Reason.Creating, message),
+        memory: {
+          lastAppliedSpecHash: hash,
+          failedSpecHash: undefined,
+          appliedDeploymentId: undefined,
+          appliedRolloutState: undefined,
+        },
+      }),
+    };
+  }
+
+  /** The remembered failure message, without the retry hint (added again by failedStatus). */
+  private failedMessage(rem: ServiceStatus | undefined): string {
+    const c = rem?.conditions.find((x) => x.reason === Reason.RolloutFailed);
+    return c?.message.replace(RETRY_HINT, '') ?? 'the rollout of this spec failed in an earlier pass';
+  }
+
+  private failedStatus(
+    r: Extract<SpecParseResult, { ok: true }>,
+    svc: ObservedService | undefined,
+    counts: { desiredCount: number; runningCount: number; pendingCount: number },
+    message: string,
+  ): ServicePlan {
+    const full = `${message.replace(/\.+$/, '')}${RETRY_HINT}`;
+    return {
+      actions: [],
+      status: this.status({
+        id: serviceId(r.key),
+        specHash: r.hash,
+        graceSeconds: this.grace(r.spec),
+        ...counts,
+        service: svc,
+        phase: 'Degraded',
+        conditions: drafts('Degraded', Reason.RolloutFailed, full),
+        memory: { failedSpecHash: r.hash },
+      }),
+    };
+  }
+
+  /**
+   * The deployment of the current spec hash ended FAILED (ECS-FACTS §4): a PRIMARY or ACTIVE
+   * deployment with rolloutState FAILED whose task definition is ours, or a rollback seen after
+   * the fact (same hash applied, the deployment we applied never COMPLETED, a new PRIMARY and the
+   * live task definition no longer the desired one). Returns the message, or undefined.
+   */
+  private detectFailedRollout(
+    hash: string,
+    svc: ObservedService,
+    rendered: TaskDefinition & { family: string },
+    tdChanges: FieldChange[] | undefined,
+    rem: ServiceStatus | undefined,
+  ): string | undefined {
+    if (rem?.failedSpecHash === hash) return this.failedMessage(rem);
+    const appliedThis = rem?.lastAppliedSpecHash === hash;
+    const ours = (d: ObservedDeployment): boolean => {
+      if (appliedThis && rem?.appliedDeploymentId === d.id) return true;
+      const described = this.observed.taskDefinitions[d.taskDefinition];
+      return described !== undefined && taskDefinitionChanges(rendered, described).length === 0;
+    };
+    const failed = svc.deployments.find(
+      (d) => (d.status === 'PRIMARY' || d.status === 'ACTIVE') && d.rolloutState === 'FAILED' && ours(d),
+    );
+    if (failed) {
+      return `deployment ${failed.id} of ${failed.taskDefinition} FAILED: ${failed.rolloutStateReason ?? 'no reason given'}`;
+    }
+    const primary = primaryDeployment(svc);
+    if (
+      appliedThis &&
+      rem?.appliedRolloutState !== 'COMPLETED' &&
+      primary !== undefined &&
+      primary.id !== rem?.appliedDeploymentId &&
+      tdChanges !== undefined &&
+      tdChanges.length > 0
+    ) {
+      return (
+        `ECS rolled back to ${svc.taskDefinition} (PRIMARY deployment ${primary.id})` +
+        (primary.rolloutStateReason ? `: ${primary.rolloutStateReason}` : '')
+      );
+    }
+    return undefined;
+  }
+
+  private planExisting(
+    r: Extract<SpecParseResult, { ok: true }>,
+    svc: ObservedService,
+    counts: { desiredCount: number; runningCount: number; pendingCount: number },
+    adopting: boolean,
+  ): ServicePlan {
+    const { key, spec, hash } = r;
+    const id = serviceId(key);
+    const rem = this.remembered(id);
+    const rendered = renderTaskDefinition(spec, { defaults: this.options.defaults, ownerId: this.options.ownerId });
+    const liveTd = this.observed.taskDefinitions[svc.taskDefinition];
+    const tdChanges = liveTd ? taskDefinitionChanges(rendered, liveTd) : undefined;
+    const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...counts };
+
+    const failure = this.detectFailedRollout(hash, svc, rendered, tdChanges, rem);
+    if (failure !== undefined) return this.failedStatus(r, svc, counts, failure);
+
+    const serviceDiff = diffService(desiredServiceConfig(spec, this.options.defaults), svc);
+    const changes = [...(tdChanges ?? []), ...serviceDiff.changes];
+    const kind: UpdateKind = adopting ? 'adopt' : rem?.lastAppliedSpecHash !== hash ? 'rollout' : 'drift';
+    const incomplete = liveTd
+      ? undefined
+      : {
+          reason: Reason.TaskDefinitionNotDescribed,
+          message: `task definition ${svc.taskDefinition} could not be described; it is left alone this pass`,
+        };
+
+    const actions: Action[] = [];
+    if (adopting) {
+      const tag: TagResourceAction = {
+        type: 'TagResource',
+        ...key,
+        specHash: hash,
+        reason: `adopt service ${key.service}: add the owner tag ${OWNER_TAG_KEY}=${this.options.ownerId}`,
+        resourceArn: svc.serviceArn,
+        tags: Object.entries({ ...spec.tags, [OWNER_TAG_KEY]: this.options.ownerId })
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([k, value]) => ({ key: k, value })),
+      };
+      actions.push(tag);
+    }
+    const input: UpdateServiceInput = { cluster: key.cluster, service: key.service, ...serviceDiff.input };
+    if (tdChanges && tdChanges.length > 0) {
+      actions.push({
+        type: 'RegisterTaskDefinition',
+        ...key,
+        specHash: hash,
+        reason: `task definition differs: ${changesText(tdChanges)}`,
+        input: rendered,
+      });
+      input.taskDefinition = rendered.family;
+    }
+    if (changes.length > 0) {
+      const update: UpdateServiceAction = {
+        type: 'UpdateService',
+        ...key,
+        specHash: hash,
+        kind,
+        reason: `${UPDATE_PURPOSE[kind]}: ${changesText(changes)}`,
+        input,
+        changes,
+      };
+      actions.push(update);
+    }
+
+    const primary = primaryDeployment(svc);
+    const observedDeployment: Memory =
+      tdChanges !== undefined && tdChanges.length === 0 && primary && primary.taskDefinition === svc.taskDefinition
+        ? { appliedDeploymentId: primary.id, appliedRolloutState: rolloutStateOf(svc, primary) }
+        : {};
+
+    if (actions.length > 0) {
+      const newDeployment =
+        input.taskDefinition !== undefined ||
+        input.networkConfiguration !== undefined ||
+        input.capacityProviderStrategy !== undefined ||
+        input.loadBalancers !== undefined ||
+        input.forceNewDeployment === true;
+      const reason = adopting ? Reason.Adopting : kind === 'drift' ? Reason.DriftCorrected : Reason.SpecApplied;
+      const message =
+        changes.length > 0
+          ? `UpdateService planned (${kind}): ${changesText(changes)}`
+          : `TagResource planned: adopting service ${key.service}`;
+      return {
+        actions,
+        status: this.status({
+          ...base,
+          phase: 'Progressing',
+          conditions: drafts('Progressing', reason, message, incomplete ? { incomplete } : {}),
+          memory: {
+            lastAppliedSpecHash: hash,
+            failedSpecHash: undefined,
+            ...(newDeployment ? { appliedDeploymentId: undefined, appliedRolloutState: undefined } : observedDeployment),
+            ...(kind === 'drift' && changes.length > 0
+              ? { drift: changes.map(describeChange), driftCorrectedAt: this.now.toISOString() }
+              : {}),
+          },
+        }),
+      };
+    }
+
+    // Nothing to change: the phase follows what ECS reports.
+    const memory: Memory =
+      tdChanges !== undefined ? { lastAppliedSpecHash: hash, failedSpecHash: undefined, ...observedDeployment } : {};
+    const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec));
+    const inRollout =
+      primary?.rolloutState === 'IN_PROGRESS' ||
+      svc.deployments.some((d) => d.status === 'ACTIVE' && d.rolloutState !== 'FAILED');
+    let phase: Phase;
+    let reason: Reason;
+    let message: string;
+    const countText = `runningCount ${counts.runningCount}, pendingCount ${counts.pendingCount}, desiredCount ${counts.desiredCount}`;
+    if (inRollout) {
+      [phase, reason, message] = ['Progressing', Reason.RolloutInProgress, `deployment ${primary?.id ?? '?'} in progress; ${countText}`];
+    } else if (counts.runningCount < counts.desiredCount) {
+      [phase, reason, message] = lag.lagBeyondGrace
+        ? ['Degraded', Reason.LagBeyondGrace, `${countText}, lagging since ${lag.laggingSince}`]
+        : ['Progressing', Reason.TasksLagging, `${countText}, lagging since ${lag.laggingSince}`];
+    } else if (counts.runningCount > counts.desiredCount || counts.pendingCount > 0) {
+      [phase, reason, message] = ['Progressing', Reason.TasksSettling, countText];
+    } else {
+      [phase, reason, message] = ['Converged', Reason.ServiceConverged, countText];
+    }
+    return {
+      actions: [],
+      status: this.status({
+        ...base,
+        lag,
+        phase,
+        conditions: drafts(phase, reason, message, incomplete ? { incomplete } : {}),
+        memory,
+      }),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Deletes
+  // -------------------------------------------------------------------------------------------
+
+  private planAbsent(r: Extract<SpecParseResult, { ok: true }>, cl: ObservedCluster): ServicePlan {
+    const { key, spec, hash } = r;
+    const id = serviceId(key);
+    const svc = cl.services[key.service];
+    const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...this.liveCounts(svc, 'zero') };
+    const simple = (phase: Phase, reason: Reason, message: string, extra: Pick<ConditionDrafts, 'blocked' | 'incomplete'> = {}) => ({
+      actions: [],
+      status: this.status({ ...base, phase, conditions: drafts(phase, reason, message, extra) }),
+    });
+
+    if (!cl.exists) return simple('Deleted', Reason.ServiceDeleted, `cluster ${key.cluster} does not exist`);
+    if (svc === undefined && !cl.complete) {
+      const message = `cluster ${key.cluster} was observed only in part; cannot tell whether ${key.service} exists`;
+      return { actions: [], status: this.status({ ...base, phase: 'Pending', conditions: unknownDrafts(Reason.ObservationIncomplete, message) }) };
+    }
+    if (isGone(svc)) return simple('Deleted', Reason.ServiceDeleted, `service ${key.service} is ${svc ? 'INACTIVE' : 'gone'}`);
+    const live = svc as ObservedService;
+    if (live.status === 'DRAINING') return simple('Deleting', Reason.Deleting, `service ${key.service} is DRAINING`);
+    const owned = isOwned(live, this.options);
+    if (!owned && !spec.adopt) {
+      const message = this.notOwnedMessage(live);
+      return simple('Blocked', Reason.NotOwned, message, { blocked: { reason: Reason.NotOwned, message } });
+    }
+    if (!this.input.specsComplete) {
+      const message = 'the spec table was read only in part this pass; no service is deleted';
+      return { actions: [], status: this.status({ ...base, phase: 'Pending', conditions: unknownDrafts(Reason.SpecsIncomplete, message) }) };
+    }
+    if (!cl.complete) {
+      const message = `cluster ${key.cluster} was observed only in part (${cl.error ?? 'partial read'}); no service is deleted`;
+      return { actions: [], status: this.status({ ...base, phase: 'Pending', conditions: unknownDrafts(Reason.ObservationIncomplete, message) }) };
+    }
+    const actions: Action[] = [];
+    if (!owned) {
+      actions.push({
+        type: 'TagResource',
+        ...key,
+        specHash: hash,
+        reason: `adopt service ${key.service} to delete it (state: absent)`,
+        resourceArn: live.serviceArn,
+        tags: [{ key: OWNER_TAG_KEY, value: this.options.ownerId }],
+      });
+    }
+    return {
+      actions,
+      deleteCandidate: {
+        key,
+        cause: 'absent',
+        service: live,
+        specHash: hash,
+        statusFor: (outcome) => this.deleteStatus(base, outcome, 'the spec says state: absent', { lastAppliedSpecHash: hash }),
+      },
+    };
+  }
+
+  private planOrphan(key: ServiceKey, svc: ObservedService, cl: ObservedCluster): ServicePlan {
+    if (isGone(svc) || !isOwned(svc, this.options)) return { actions: [] };
+    const id = serviceId(key);
+    const base = { id, graceSeconds: this.grace(undefined), service: svc, ...this.liveCounts(svc, 'zero') };
+    if (svc.status === 'DRAINING') {
+      return {
+        actions: [],
+        status: this.status({ ...base, phase: 'Deleting', conditions: drafts('Deleting', Reason.Deleting, `service ${key.service} is DRAINING`) }),
+      };
+    }
+    const pending = (reason: Reason, message: string): ServicePlan => ({
+      actions: [],
+      status: this.status({ ...base, phase: 'Pending', conditions: unknownDrafts(reason, message) }),
+    });
+    if (!this.input.specsComplete) {
+      return pending(Reason.SpecsIncomplete, 'owned service without a spec, but the spec table was read only in part: not pruned');
+    }
+    if (!cl.complete) {
+      return pending(Reason.ObservationIncomplete, `cluster ${key.cluster} was observed only in part: not pruned`);
+    }
+    if (!this.options.prune) {
+      const message = 'owned service without a spec; prune is disabled (PRUNE=false), so it is kept';
+      return {
+        actions: [],
+        status: this.status({
+          ...base,
+          phase: 'Blocked',
+          conditions: drafts('Blocked', Reason.PruneDisabled, message, { blocked: { reason: Reason.PruneDisabled, message } }),
+        }),
+      };
+    }
+    return {
+      actions: [],
+      deleteCandidate: {
+        key,
+        cause: 'orphan',
+        service: svc,
+        statusFor: (outcome) => this.deleteStatus(base, outcome, 'owned service without a spec (prune)', {}),
+      },
+    };
+  }
+
+  private deleteStatus(
+    base: Omit<StatusArgs, 'phase' | 'conditions'>,
+    outcome: DeleteOutcome,
+    why: string,
+    memory: Memory,
+  ): ServiceStatus {
+    if (outcome.kind === 'delete') {
+      const message = `DeleteService planned: ${why}`;
+      return this.status({ ...base, phase: 'Deleting', conditions: drafts('Deleting', Reason.Deleting, message), memory });
+    }
+    if (outcome.kind === 'wait') {
+      const message = `delete waits for a later pass: maxDeletesPerPass (${this.options.maxDeletesPerPass}) reached; ${why}`;
+      return this.status({ ...base, phase: 'Pending', conditions: drafts('Pending', Reason.DeleteLimitReached, message) });
+    }
+    const message = outcome.message;
+    return this.status({
+      ...base,
+      phase: 'Blocked',
+      conditions: drafts('Blocked', Reason.PruneBlocked, message, { blocked: { reason: Reason.PruneBlocked, message } }),
+    });
+  }
+
+  /**
+   * Applies the pass's delete budget: explicit `state: absent` deletes first (intent, limited
+   * only by `maxDeletesPerPass`, in cluster/service order), then orphan prunes, unless the prune
+   * safety valve holds them all back. Writes the candidates' statuses into `statuses`.
+   */
+  private applyDeleteBudget(
+    candidates: DeleteCandidate[],
+    clusters: string[],
+    statuses: Record<ServiceId, ServiceStatus>,
+  ): DeleteServiceAction[] {
+    const max = this.options.maxDeletesPerPass;
+    let budget = max;
+    const out: DeleteServiceAction[] = [];
+    const take = (c: DeleteCandidate) => {
+      out.push({
+        type: 'DeleteService',
+        ...c.key,
+        ...(c.specHash !== undefined ? { specHash: c.specHash } : {}),
+        reason: c.cause === 'absent' ? 'the spec says state: absent' : 'owned service without a spec (prune)',
+        cause: c.cause,
+        scaleToZero: c.service.desiredCount > 0,
+      });
+      statuses[serviceId(c.key)] = c.statusFor({ kind: 'delete' });
+      budget -= 1;
+    };
+    const sorted = [...candidates].sort((a, b) => compareKeys(a.key, b.key));
+    for (const c of sorted.filter((x) => x.cause === 'absent')) {
+      if (budget > 0) take(c);
+      else statuses[serviceId(c.key)] = c.statusFor({ kind: 'wait' });
+    }
+
+    const orphans = sorted.filter((x) => x.cause === 'orphan');
+    if (orphans.length === 0) return out;
+    const reasons: string[] = [];
+    const unkeyed = this.input.specs.filter((r) => !r.ok && !r.key).length;
+    if (unkeyed > 0) {
+      // An invalid item protects its service, but one without a usable key could be any of them.
+      reasons.push(`${unkeyed} invalid spec item(s) have no usable cluster/service key and may belong to any of them`);
+    }
+    if (orphans.length > max) {
+      reasons.push(`${orphans.length} owned services have no spec, more than maxDeletesPerPass (${max})`);
+    }
+    for (const cluster of clusters) {
+      const cl = this.cluster(cluster);
+      const owned = Object.values(cl.services).filter((s) => s.status === 'ACTIVE' && isOwned(s, this.options)).length;
+      const missing = orphans.filter((o) => o.key.cluster === cluster).length;
+      if (owned > 4 && missing > owned / 2) {
+        reasons.push(`${missing} of the ${owned} owned services of cluster ${cluster} have no spec (more than half)`);
+      }
+    }
+    if (reasons.length > 0) {
+      const message =
+        `prune blocked: ${reasons.join('; ')}. Nothing is pruned this pass; restore the missing spec items, ` +
+        'or delete the services yourself, or raise MAX_DELETES_PER_PASS if the deletion is intended';
+      for (const c of orphans) statuses[serviceId(c.key)] = c.statusFor({ kind: 'blocked', message });
+      return out;
+    }
+    for (const c of orphans) {
+      if (budget > 0) take(c);
+      else statuses[serviceId(c.key)] = c.statusFor({ kind: 'wait' });
+    }
+    return out;
+  }
+}
+
+/**
+ * Plans one reconcile pass. Pure and deterministic: no clock, no I/O.
+ *
+ * @returns `actions` ordered by cluster, service (within a service TagResource, then
+ *   RegisterTaskDefinition, then CreateService/UpdateService), with every DeleteService last; and
+ *   one `status` per service the planner knows of: every spec with a usable key, and every owned
+ *   service without a spec in a managed cluster (managed = named by a spec or in
+ *   `options.managedClusters`).
+ * CreateService/UpdateService name the task definition by family when a RegisterTaskDefinition
+ * for that family precedes them; the actuator substitutes the ARN it registered or reused.
+ * The planned status sets `lastAppliedSpecHash` for a planned create/rollout; the pass reverts it
+ * when the action fails, and sets `lastAction`.
+ */
+export function plan(input: PlanInput): Plan {
+  return new Planner(input).run();
+}

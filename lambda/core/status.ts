@@ -1,0 +1,248 @@
+/**
+ * The status model: what the planner writes to each spec item's `status` attribute, and what it
+ * reads back next pass as its memory.
+ *
+ * Modelled on the Kubernetes deployment controller (`pkg/controller/deployment/progress.go`):
+ * a phase, a few conditions with fixed reason constants, the spec hash the status reflects
+ * (observed generation), and `lastTransitionTime` kept while a condition's status does not change.
+ * Every function here is pure; time comes in as `now`.
+ */
+import type {
+  Condition,
+  ConditionStatus,
+  ObservedService,
+  Phase,
+  ServiceStatus,
+} from './types';
+
+/** Condition types. `Ready` and `Progressing` are always present; the others only when true. */
+export const ConditionType = {
+  /** True when running = desired, the rollout is complete and nothing is left to correct. */
+  Ready: 'Ready',
+  /** True while the reconciler or ECS works towards the spec (create, rollout, drift, lag). */
+  Progressing: 'Progressing',
+  /** Present (status True) when the reconciler refuses to write to this service. */
+  Blocked: 'Blocked',
+  /** Present (status True) when part of the observation was missing; the plan was cautious. */
+  Incomplete: 'Incomplete',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/**
+ * Reason constants of conditions. The README (`notes/readme-status.md`) says what to do about
+ * each; tests and dashboards match on these strings, so never rename one.
+ */
+export const Reason = {
+  // Blocked: no writes to the service until a person acts.
+  /** The spec item failed validation; the message lists `path: message` per error. */
+  SpecInvalid: 'SpecInvalid',
+  /** A service of this name exists without our owner tag; set `adopt: true` to take it over. */
+  NotOwned: 'NotOwned',
+  /** Task role, execution role or image registry is outside the configured allow-list. */
+  NotAllowed: 'NotAllowed',
+  /** No subnets in the spec and none configured as defaults. */
+  NoSubnets: 'NoSubnets',
+  /** The spec's cluster does not exist (the reconciler never creates clusters). */
+  ClusterNotFound: 'ClusterNotFound',
+  /** Prune safety valve: too many services would be deleted because their specs are missing. */
+  PruneBlocked: 'PruneBlocked',
+  /** The reconciler runs with prune disabled: owned services without a spec are kept. */
+  PruneDisabled: 'PruneDisabled',
+
+  // Waiting: the reconciler will act by itself in a later pass.
+  /** An earlier service of this name is DRAINING; creation follows once it is INACTIVE. */
+  PreviousServiceDraining: 'PreviousServiceDraining',
+  /** The cluster's services could not all be listed/described this pass. */
+  ObservationIncomplete: 'ObservationIncomplete',
+  /** The spec table could not be read completely this pass: no deletes. */
+  SpecsIncomplete: 'SpecsIncomplete',
+  /** The live task definition could not be described; it is left alone this pass. */
+  TaskDefinitionNotDescribed: 'TaskDefinitionNotDescribed',
+  /** `maxDeletesPerPass` reached; this delete waits for the next pass. */
+  DeleteLimitReached: 'DeleteLimitReached',
+
+  // Progress.
+  /** CreateService planned. */
+  Creating: 'Creating',
+  /** A changed spec is being applied (UpdateService planned, kind `rollout`). */
+  SpecApplied: 'SpecApplied',
+  /** The live service differed from an unchanged spec; UpdateService planned (kind `drift`). */
+  DriftCorrected: 'DriftCorrected',
+  /** TagResource planned: the service is being adopted. */
+  Adopting: 'Adopting',
+  /** ECS reports a deployment in progress. */
+  RolloutInProgress: 'RolloutInProgress',
+  /** runningCount < desiredCount, within the lag grace. */
+  TasksLagging: 'TasksLagging',
+  /** runningCount or pendingCount above desired (tasks being stopped or started). */
+  TasksSettling: 'TasksSettling',
+  /** DeleteService planned, or the service is DRAINING. */
+  Deleting: 'Deleting',
+
+  // Terminal or steady.
+  /** running = desired and the deployment is complete. */
+  ServiceConverged: 'ServiceConverged',
+  /** The deployment of the current spec hash FAILED (circuit breaker); not re-applied. */
+  RolloutFailed: 'RolloutFailed',
+  /** runningCount < desiredCount for longer than the lag grace. */
+  LagBeyondGrace: 'LagBeyondGrace',
+  /** The service is INACTIVE or gone (spec `state: absent`). */
+  ServiceDeleted: 'ServiceDeleted',
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];
+
+/** A condition before its `lastTransitionTime` is decided. */
+export interface ConditionDraft {
+  readonly status: ConditionStatus;
+  readonly reason: Reason;
+  readonly message: string;
+}
+
+/** The conditions of a status, by type; `blocked` and `incomplete` only when they hold. */
+export interface ConditionDrafts {
+  readonly ready: ConditionDraft;
+  readonly progressing: ConditionDraft;
+  readonly blocked?: Omit<ConditionDraft, 'status'>;
+  readonly incomplete?: Omit<ConditionDraft, 'status'>;
+}
+
+/**
+ * Turns drafts into conditions in a fixed order (Ready, Progressing, Blocked, Incomplete),
+ * keeping `lastTransitionTime` from the remembered condition of the same type when its status did
+ * not change, else `now` (Kubernetes API conventions, "Typical status properties").
+ */
+export function resolveConditions(drafts: ConditionDrafts, remembered: Condition[] | undefined, now: Date): Condition[] {
+  const at = now.toISOString();
+  const list: [ConditionType, ConditionDraft | undefined][] = [
+    [ConditionType.Ready, drafts.ready],
+    [ConditionType.Progressing, drafts.progressing],
+    [ConditionType.Blocked, drafts.blocked && { status: 'True', ...drafts.blocked }],
+    [ConditionType.Incomplete, drafts.incomplete && { status: 'True', ...drafts.incomplete }],
+  ];
+  const out: Condition[] = [];
+  for (const [type, draft] of list) {
+    if (!draft) continue;
+    const prev = remembered?.find((c) => c.type === type);
+    out.push({
+      type,
+      status: draft.status,
+      reason: draft.reason,
+      message: draft.message,
+      lastTransitionTime: prev && prev.status === draft.status ? prev.lastTransitionTime : at,
+    });
+  }
+  return out;
+}
+
+/** Lag of one service at `now`. */
+export interface Lag {
+  /** ISO time since when running < desired; undefined when not lagging. */
+  readonly laggingSince?: string;
+  /** True when `now - laggingSince` exceeds the grace (seconds). */
+  readonly lagBeyondGrace: boolean;
+}
+
+/**
+ * Lag bookkeeping: a service lags while `runningCount < desiredCount` (tasks). `laggingSince` is
+ * kept from memory while the lag lasts, set to `now` when it starts and cleared when it ends.
+ * @param graceSeconds lag tolerated before `lagBeyondGrace` (seconds, >= 0).
+ */
+export function computeLag(
+  desiredCount: number,
+  runningCount: number,
+  remembered: ServiceStatus | undefined,
+  now: Date,
+  graceSeconds: number,
+): Lag {
+  if (runningCount >= desiredCount) return { lagBeyondGrace: false };
+  const since = remembered?.laggingSince ?? now.toISOString();
+  const sinceMs = Date.parse(since);
+  const elapsedSeconds = Number.isNaN(sinceMs) ? 0 : (now.getTime() - sinceMs) / 1000;
+  return { laggingSince: Number.isNaN(sinceMs) ? now.toISOString() : since, lagBeyondGrace: elapsedSeconds > graceSeconds };
+}
+
+const STEADY_STATE = /has reached a steady state/i;
+
+/**
+ * The best available explanation of a service's state (ECS-FACTS §5): the latest STOPPED task's
+ * `stopCode: stoppedReason` (with the first container reason, if any), else the newest service
+ * event that is not a steady-state message. Undefined when ECS says nothing useful.
+ */
+export function bestReason(service: ObservedService | undefined): string | undefined {
+  if (!service) return undefined;
+  const stopped = [...(service.stoppedTasks ?? [])].sort(
+    (a, b) => (b.stoppedAt?.getTime() ?? 0) - (a.stoppedAt?.getTime() ?? 0) || (a.taskArn < b.taskArn ? -1 : 1),
+  );
+  for (const t of stopped) {
+    const container = t.containers.find((c) => c.reason)?.reason;
+    const parts = [t.stoppedReason, container && container !== t.stoppedReason ? container : undefined].filter(Boolean);
+    if (parts.length > 0 || t.stopCode) {
+      return `${t.stopCode ?? 'Stopped'}: ${parts.join('; ') || 'no reason given'}`;
+    }
+  }
+  const events = [...service.events].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  return events.find((e) => !STEADY_STATE.test(e.message))?.message;
+}
+
+/** Bound of `reasonsFirstSeen`: the oldest entries are dropped beyond this many. */
+export const MAX_REMEMBERED_REASONS = 10;
+
+/**
+ * `reasonsFirstSeen` after seeing `reason` at `now`: entries from memory are kept (stopped tasks
+ * vanish after about an hour, ECS-FACTS §5), a new reason is added with `now`, and only the
+ * {@link MAX_REMEMBERED_REASONS} most recent first-sightings are kept.
+ */
+export function rememberReason(
+  remembered: Record<string, string> | undefined,
+  reason: string | undefined,
+  now: Date,
+): Record<string, string> | undefined {
+  const map: Record<string, string> = { ...(remembered ?? {}) };
+  if (reason !== undefined && map[reason] === undefined) map[reason] = now.toISOString();
+  const entries = Object.entries(map);
+  if (entries.length === 0) return undefined;
+  entries.sort((a, b) => (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : a[0] < b[0] ? -1 : 1));
+  return Object.fromEntries(entries.slice(0, MAX_REMEMBERED_REASONS));
+}
+
+/** Deterministic JSON: object keys sorted, `undefined` members dropped, Dates as ISO strings. */
+function stableJson(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Whether `next` differs from `prev` in anything but `observedAt` (the pass writes a status only
+ * when it changed, to spare DynamoDB writes). Key order and `undefined` members do not count.
+ * `prev` undefined (no status yet) always counts as changed.
+ */
+export function statusChanged(prev: ServiceStatus | undefined, next: ServiceStatus): boolean {
+  if (!prev) return true;
+  const strip = ({ observedAt: _a, ...rest }: ServiceStatus) => rest;
+  return stableJson(strip(prev)) !== stableJson(strip(next));
+}
+
+/** `desiredCount 5 -> 3`: one line of the status's `drift` list. */
+export function describeChange(change: { field: string; from: string; to: string }): string {
+  return `${change.field} ${change.from} -> ${change.to}`;
+}
+
+/** The phases in the order a dashboard lists them (most urgent first). */
+export const PHASES: readonly Phase[] = [
+  'Degraded',
+  'Blocked',
+  'Invalid',
+  'Pending',
+  'Progressing',
+  'Deleting',
+  'Converged',
+  'Deleted',
+];
