@@ -40,6 +40,23 @@ const csv = z
       .filter((x) => x.length > 0),
   );
 
+/**
+ * An allow-list: unset or empty means "anything" (undefined); the literal `NONE` means "nothing"
+ * ([]), so a deployment that allow-lists no task role can say so.
+ */
+const allowList = z
+  .string()
+  .optional()
+  .transform((s) => {
+    const t = (s ?? '').trim();
+    if (t === '') return undefined;
+    if (t.toUpperCase() === 'NONE') return [] as string[];
+    return t
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0);
+  });
+
 const bool = (dflt: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -92,9 +109,9 @@ const envSchema = z.object({
       }
       return n;
     }),
-  [ENV.allowedTaskRoleArns]: csv,
-  [ENV.allowedExecutionRoleArns]: csv,
-  [ENV.allowedImageRegistries]: csv,
+  [ENV.allowedTaskRoleArns]: allowList,
+  [ENV.allowedExecutionRoleArns]: allowList,
+  [ENV.allowedImageRegistries]: allowList,
   [ENV.metricsNamespace]: z.string().optional().default('EcsReconciler'),
   [ENV.region]: z.string().optional(),
 });
@@ -135,7 +152,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
-  const nonEmpty = (xs: string[]) => (xs.length > 0 ? xs : undefined);
   return {
     specsTable: e[ENV.specsTable],
     dryRun: e[ENV.dryRun],
@@ -156,9 +172,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         region: e[ENV.region],
       },
       allow: {
-        taskRoleArns: nonEmpty(e[ENV.allowedTaskRoleArns]),
-        executionRoleArns: nonEmpty(e[ENV.allowedExecutionRoleArns]),
-        imageRegistries: nonEmpty(e[ENV.allowedImageRegistries]),
+        taskRoleArns: e[ENV.allowedTaskRoleArns],
+        executionRoleArns: e[ENV.allowedExecutionRoleArns],
+        imageRegistries: e[ENV.allowedImageRegistries],
       },
     },
   };

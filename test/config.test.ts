@@ -30,6 +30,12 @@ describe('loadConfig', () => {
     expect(c.plan.allow.imageRegistries).toEqual(['public.ecr.aws']);
   });
 
+  it('reads NONE as an empty allow-list (nothing allowed) and unset as no allow-list', () => {
+    const c = loadConfig({ [ENV.specsTable]: 'specs', [ENV.allowedTaskRoleArns]: 'NONE' });
+    expect(c.plan.allow.taskRoleArns).toEqual([]);
+    expect(c.plan.allow.executionRoleArns).toBeUndefined();
+  });
+
   it.each([
     { case: 'missing table', env: {}, names: [ENV.specsTable] },
     { case: 'bad fraction', env: { [ENV.specsTable]: 'specs', [ENV.apiBudgetFraction]: '2' }, names: [ENV.apiBudgetFraction] },

@@ -329,10 +329,16 @@ describe('allow-lists', () => {
       blocked: undefined,
     },
     {
-      case: 'empty lists allow anything',
+      case: 'undefined lists allow anything',
+      spec: { taskRoleArn: ROLE_BAD, image: 'nginx' },
+      allow: { taskRoleArns: undefined },
+      blocked: undefined,
+    },
+    {
+      case: 'an empty list (NONE) allows nothing',
       spec: { taskRoleArn: ROLE_BAD, image: 'nginx' },
       allow: { taskRoleArns: [] },
-      blocked: undefined,
+      blocked: 'allow-list is empty',
     },
   ])('$case', ({ spec, allow, blocked }) => {
     // Prepare

@@ -21,7 +21,7 @@ export interface ReconcilerDefaults {
   readonly region?: string;
 }
 
-/** Allow-lists; an empty/undefined list means "anything". */
+/** Allow-lists; an undefined list means "anything", an empty list means "nothing". */
 export interface AllowLists {
   readonly taskRoleArns?: string[];
   readonly executionRoleArns?: string[];

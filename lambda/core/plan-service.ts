@@ -207,14 +207,21 @@ export function imageRegistry(image: string): string {
 
 /**
  * Why `spec` is outside the allow-lists, one sentence per violation naming the value and the list;
- * [] when allowed. An empty or undefined list allows anything. The execution role checked is the
+ * [] when allowed. An undefined list allows anything; an empty list allows nothing (configured as
+ * `NONE`, e.g. when the deployment allow-lists no task role). The execution role checked is the
  * effective one (spec's, else the reconciler's default), since that is what gets registered.
  */
 export function allowListViolations(spec: ServiceSpec, allow: AllowLists, defaults: ReconcilerDefaults): string[] {
   const out: string[] = [];
   const check = (what: string, value: string | undefined, list: string[] | undefined, same: (a: string, b: string) => boolean) => {
-    if (value === undefined || !list || list.length === 0) return;
-    if (!list.some((x) => same(x, value))) out.push(`${what} ${value} is not in the allow-list [${list.join(', ')}]`);
+    if (value === undefined || list === undefined) return;
+    if (!list.some((x) => same(x, value))) {
+      out.push(
+        list.length === 0
+          ? `${what} ${value} is not allowed: the allow-list is empty (NONE)`
+          : `${what} ${value} is not in the allow-list [${list.join(', ')}]`,
+      );
+    }
   };
   const exact = (a: string, b: string) => a === b;
   check('taskRoleArn', spec.taskRoleArn, allow.taskRoleArns, exact);
