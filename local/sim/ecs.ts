@@ -1,0 +1,1423 @@
+/**
+ * `SimulatedEcs`: the in-process core of the ECS simulator, usable without HTTP. `call(action,
+ * input)` answers one ECS API action with ECS's request and response shapes (as the AWS SDK types
+ * them), throwing {@link EcsApiError} with ECS's error types and wording. Control methods do what
+ * a person does by hand in the console, out of band (never recorded as API calls).
+ *
+ * Behaviour follows ECS-FACTS.md (batch and page limits, throttling, service lifecycle,
+ * deployments, circuit breaker, stop codes, task definition defaults) and the Amazon ECS API
+ * reference for each action.
+ */
+import type {
+  CapacityProviderStrategyItem,
+  Cluster,
+  ContainerDefinition,
+  CreateServiceRequest,
+  Deployment,
+  DeploymentConfiguration,
+  NetworkConfiguration,
+  RegisterTaskDefinitionRequest,
+  RunTaskRequest,
+  Service,
+  Task,
+  TaskDefinition,
+  UpdateServiceRequest,
+} from '@aws-sdk/client-ecs';
+import { ECS_LIMITS } from '../../lambda/core/ecs-limits';
+import { Arns, shortName } from './arns';
+import { CallLog, FaultInjector, Throttle, keyFields, type CallCount, type CallFilter, type CallRecord, type FaultSpec } from './calls';
+import { VirtualClock } from './clock';
+import {
+  EcsApiError,
+  clientException,
+  clusterNotFound,
+  invalidParameter,
+  serviceNotActive,
+  serviceNotFound,
+  throttled,
+} from './errors';
+import { DEFAULT_FAILURE_RULES, failureRuleSchema, ruleForTask, type FailureRule } from './failure-modes';
+import { stoppedReason } from './messages';
+import { page } from './paging';
+import { SeededRandom } from './random';
+import { DEFAULT_TIMINGS, Scheduler, isLive, type SimTimings } from './scheduler';
+import {
+  PENDING_STATES,
+  emptyState,
+  type DeploymentConfig,
+  type DeploymentTemplate,
+  type SimCluster,
+  type SimDeployment,
+  type SimFamily,
+  type SimService,
+  type SimState,
+  type SimTask,
+  type Tag,
+} from './state';
+import { buildTaskDefinition } from './task-definitions';
+
+export interface SimulatedEcsOptions {
+  /** Virtual seconds per real second; undefined (default) means a manual clock. */
+  readonly speed?: number;
+  /** Virtual time at start (default: now). */
+  readonly startTime?: Date;
+  /** Seed of every random choice (task durations, ids); default 1. */
+  readonly seed?: number;
+  /** ECS request throttling (default true). */
+  readonly throttling?: boolean;
+  /** Default `us-east-1`. */
+  readonly region?: string;
+  /** Default `123456789012`. */
+  readonly accountId?: string;
+  /** Clusters created at start (and after reset). */
+  readonly clusters?: string[];
+  /** Overrides of task lifecycle durations (virtual seconds). */
+  readonly timings?: Partial<SimTimings>;
+  /** Initial failure rules (default {@link DEFAULT_FAILURE_RULES}). */
+  readonly failureRules?: FailureRule[];
+}
+
+/** One out-of-band change made through the control surface. */
+export interface ControlRecord {
+  readonly at: Date;
+  readonly command: string;
+  readonly args: Record<string, unknown>;
+  /** Always true: these are not ECS API calls (they never appear in `calls()`). */
+  readonly outOfBand: true;
+}
+
+type Handler = (input: Record<string, unknown>) => unknown;
+
+const NAME_RE = /^[A-Za-z0-9_-]{1,255}$/;
+
+export class SimulatedEcs {
+  readonly clock: VirtualClock;
+  readonly region: string;
+  readonly accountId: string;
+  readonly arns: Arns;
+  /** Real milliseconds added to each HTTP call (applied by the server). */
+  latencyMs = 0;
+
+  private readonly seed: number;
+  private readonly startTime: Date | undefined;
+  private readonly timings: SimTimings;
+  private readonly initialClusters: string[];
+  private readonly initialRules: FailureRule[];
+  private state: SimState = emptyState();
+  private rng: SeededRandom;
+  private rules: FailureRule[];
+  private scheduler!: Scheduler;
+  private readonly throttle: Throttle;
+  private readonly faultInjector: FaultInjector;
+  private readonly log = new CallLog();
+  private controlRecords: ControlRecord[] = [];
+  private readonly handlers: Record<string, Handler>;
+
+  constructor(opts: SimulatedEcsOptions = {}) {
+    this.clock = new VirtualClock({ speed: opts.speed, startTime: opts.startTime });
+    this.region = opts.region ?? 'us-east-1';
+    this.accountId = opts.accountId ?? '123456789012';
+    this.arns = new Arns({ region: this.region, accountId: this.accountId });
+    this.seed = opts.seed ?? 1;
+    this.startTime = opts.startTime;
+    this.timings = { ...DEFAULT_TIMINGS, ...opts.timings };
+    this.initialClusters = [...(opts.clusters ?? [])];
+    this.initialRules = (opts.failureRules ?? [...DEFAULT_FAILURE_RULES]).map((r) => failureRuleSchema.parse(r));
+    this.rng = new SeededRandom(this.seed);
+    this.rules = [...this.initialRules];
+    this.throttle = new Throttle(opts.throttling ?? true);
+    this.faultInjector = new FaultInjector(this.seed);
+    this.handlers = this.buildHandlers();
+    this.resetState();
+  }
+
+  /** ECS action names this simulator answers. */
+  get actions(): string[] {
+    return Object.keys(this.handlers);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The API
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * Answers one ECS API call: runs due transitions, applies fault injection and throttling,
+   * dispatches, and records the call.
+   * @param action e.g. `DescribeServices` (the part after the dot of `X-Amz-Target`).
+   * @param input the JSON request body.
+   * @returns the response body (Dates for timestamps).
+   * @throws EcsApiError with ECS's `__type`, message and HTTP status.
+   */
+  call(action: string, input: unknown): unknown {
+    this.clock.runDue();
+    const at = this.clock.now();
+    const request = keyFields(input);
+    let injected = false;
+    try {
+      const handler = Object.hasOwn(this.handlers, action) ? this.handlers[action] : undefined;
+      if (!handler) throw new EcsApiError('UnknownOperationException', `Operation ${action} is not supported.`);
+      if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
+        throw new EcsApiError('SerializationException', 'Start of structure or map found where not expected.');
+      }
+      const fault = this.faultInjector.check(action);
+      if (fault) {
+        injected = true;
+        throw fault;
+      }
+      if (!this.throttle.take(action, at.getTime())) throw throttled();
+      const out = handler((input ?? {}) as Record<string, unknown>);
+      this.log.record({ action, at, outcome: 'ok', request });
+      return out;
+    } catch (e) {
+      const err =
+        e instanceof EcsApiError
+          ? e
+          : new EcsApiError('ServerException', `The simulator failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.log.record({ action, at, outcome: err.type, request, ...(injected ? { injected: true } : {}) });
+      throw err;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Inspection
+  // -------------------------------------------------------------------------------------------
+
+  /** Recorded ECS API calls (never control commands), optionally filtered. */
+  calls(filter: CallFilter = {}): CallRecord[] {
+    return this.log.list(filter);
+  }
+
+  /** Per action: total, ok, throttled, errors. */
+  callCounts(): Record<string, CallCount> {
+    return this.log.counts();
+  }
+
+  clearCalls(): void {
+    this.log.clear();
+  }
+
+  /** Out-of-band changes made through the control surface. */
+  controlLog(): ControlRecord[] {
+    return [...this.controlRecords];
+  }
+
+  /** A JSON-friendly picture of the whole simulator (for `GET /_sim/state`). */
+  snapshot(): SimSnapshot {
+    this.clock.runDue();
+    const clusters = [...this.state.clusters.values()].map((c) => ({
+      name: c.name,
+      status: c.status,
+      services: [...c.services.values()].map((s) => {
+        const counts = this.scheduler.counts(s);
+        return {
+          name: s.name,
+          status: s.status,
+          desiredCount: s.desiredCount,
+          runningCount: counts.running,
+          pendingCount: counts.pending,
+          taskDefinition: s.taskDefinition,
+          deployments: s.deployments.map((d) => ({
+            id: d.id,
+            status: d.status,
+            taskDefinition: d.taskDefinition,
+            rolloutState: d.rolloutState,
+            failedTasks: d.failedTasks,
+            ...this.scheduler.counts(s, d.id),
+          })),
+          latestEvents: s.events.slice(0, 5).map((e) => e.message),
+        };
+      }),
+      tasks: [...c.tasks.values()].map((t) => ({
+        id: t.id,
+        service: t.service,
+        lastStatus: t.lastStatus,
+        desiredStatus: t.desiredStatus,
+        healthStatus: t.healthStatus,
+        taskDefinitionArn: t.taskDefinitionArn,
+        capacityProviderName: t.capacityProviderName,
+        failureMode: t.rule.mode,
+        stopCode: t.stopCode,
+        stoppedReason: t.stoppedReason,
+      })),
+    }));
+    return {
+      now: this.clock.now().toISOString(),
+      speed: this.clock.speed ?? null,
+      throttling: this.throttle.enabled,
+      latencyMs: this.latencyMs,
+      failureRules: this.failureRules(),
+      faults: this.faultInjector.list(),
+      clusters,
+      taskDefinitionFamilies: [...this.state.families.values()].map((f) => ({
+        family: f.name,
+        revisions: f.revisions.map((r) => ({ revision: r.taskDefinition.revision, status: r.taskDefinition.status })),
+      })),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Control surface (out of band)
+  // -------------------------------------------------------------------------------------------
+
+  private control(command: string, args: Record<string, unknown>): void {
+    this.clock.runDue();
+    this.controlRecords.push({ at: this.clock.now(), command, args: structuredClone(args), outOfBand: true });
+  }
+
+  /**
+   * Moves the virtual clock forward, running every transition due on the way.
+   * @returns the new virtual time.
+   */
+  advance(seconds: number): Date {
+    this.control('advance', { seconds });
+    return this.clock.advance(seconds);
+  }
+
+  /**
+   * Stops one task as a person would in the console (stopCode UserInitiated).
+   * @throws EcsApiError ClusterNotFoundException / InvalidParameterException (unknown task).
+   */
+  stopTask(args: { cluster?: string; task: string; reason?: string }): { taskArn: string } {
+    this.control('stopTask', args);
+    const cluster = this.resolveCluster(args.cluster);
+    const t = this.findTask(cluster, args.task);
+    if (!t) throw invalidParameter('The referenced task was not found.');
+    this.scheduler.stopTask(t, 'UserInitiated', args.reason ?? stoppedReason.userDefault());
+    return { taskArn: t.arn };
+  }
+
+  /**
+   * Stops every live task of a service (stopCode UserInitiated); the scheduler replaces them.
+   * @returns the stopped task ARNs.
+   */
+  stopServiceTasks(args: { cluster?: string; service: string; reason?: string }): { taskArns: string[] } {
+    this.control('stopServiceTasks', args);
+    const cluster = this.resolveCluster(args.cluster);
+    const svc = this.requireService(cluster, args.service);
+    const stopped: string[] = [];
+    for (const t of this.scheduler.tasksOf(svc).filter(isLive)) {
+      this.scheduler.stopTask(t, 'UserInitiated', args.reason ?? stoppedReason.userDefault());
+      stopped.push(t.arn);
+    }
+    return { taskArns: stopped };
+  }
+
+  /** Changes a service's desiredCount out of band (drift the reconciler should see). */
+  setDesiredCount(args: { cluster?: string; service: string; desiredCount: number }): void {
+    this.control('setDesiredCount', args);
+    const svc = this.requireActiveService(this.resolveCluster(args.cluster), args.service);
+    assertCount(args.desiredCount);
+    svc.desiredCount = args.desiredCount;
+    this.scheduler.kick(svc);
+  }
+
+  /** Points a service at another task definition out of band; starts a deployment. */
+  setTaskDefinition(args: { cluster?: string; service: string; taskDefinition: string }): { taskDefinitionArn: string } {
+    this.control('setTaskDefinition', args);
+    const svc = this.requireActiveService(this.resolveCluster(args.cluster), args.service);
+    const td = this.resolveTaskDefinitionForService(args.taskDefinition);
+    const arn = td.taskDefinitionArn as string;
+    if (arn !== svc.taskDefinition) {
+      svc.taskDefinition = arn;
+      this.scheduler.startDeployment(svc, templateOf(svc));
+    }
+    return { taskDefinitionArn: arn };
+  }
+
+  /** The failure rules in effect, first match wins. */
+  failureRules(): FailureRule[] {
+    return this.rules.map((r) => ({ ...r }));
+  }
+
+  /**
+   * Replaces the failure rules (or puts `rules` in front of the current ones with `prepend`);
+   * live tasks are re-decided (a RUNNING task can start crash-looping or failing health checks).
+   * @throws ZodError for an invalid rule.
+   */
+  setFailureRules(rules: FailureRule[], opts: { prepend?: boolean } = {}): void {
+    this.control('setFailureRules', { rules, prepend: opts.prepend ?? false });
+    const parsed = rules.map((r) => failureRuleSchema.parse(r));
+    this.rules = opts.prepend ? [...parsed, ...this.rules] : parsed;
+    this.scheduler.rulesChanged(this.allTasks());
+  }
+
+  /** Adds one rule in front of the others. */
+  addFailureRule(rule: FailureRule): void {
+    this.setFailureRules([rule], { prepend: true });
+  }
+
+  /** Back to the rules given at start (default conventions). */
+  resetFailureRules(): void {
+    this.setFailureRules(this.initialRules);
+  }
+
+  /**
+   * Interrupts RUNNING FARGATE_SPOT tasks now (stopCode SpotInterruption), of one service, one
+   * cluster, or everywhere.
+   * @returns the interrupted task ARNs.
+   */
+  interruptSpot(args: { cluster?: string; service?: string } = {}): { taskArns: string[] } {
+    this.control('interruptSpot', args);
+    let tasks: SimTask[];
+    if (args.service !== undefined) {
+      tasks = this.scheduler.tasksOf(this.requireService(this.resolveCluster(args.cluster), args.service));
+    } else if (args.cluster !== undefined) {
+      tasks = [...this.resolveCluster(args.cluster).tasks.values()];
+    } else {
+      tasks = this.allTasks();
+    }
+    const ids = this.scheduler.interruptSpot(tasks);
+    return { taskArns: tasks.filter((t) => ids.includes(t.id)).map((t) => t.arn) };
+  }
+
+  /** Turns ECS request throttling on or off. */
+  setThrottling(enabled: boolean): void {
+    this.control('setThrottling', { enabled });
+    this.throttle.enabled = enabled;
+    this.throttle.reset();
+  }
+
+  get throttling(): boolean {
+    return this.throttle.enabled;
+  }
+
+  /** Real milliseconds of latency added to each HTTP call. */
+  setLatency(ms: number): void {
+    if (!(ms >= 0)) throw new RangeError(`latency must be >= 0 milliseconds, got ${ms}`);
+    this.control('setLatency', { ms });
+    this.latencyMs = ms;
+  }
+
+  /**
+   * Makes calls fail: the Nth call of an action, or a seeded fraction of calls, with a chosen
+   * error type, message and HTTP status.
+   * @returns the fault id (for {@link removeFault}).
+   * @throws ZodError for an invalid spec.
+   */
+  injectFault(spec: FaultSpec): number {
+    this.control('injectFault', spec as Record<string, unknown>);
+    return this.faultInjector.add(spec);
+  }
+
+  removeFault(id: number): void {
+    this.control('removeFault', { id });
+    this.faultInjector.remove(id);
+  }
+
+  clearFaults(): void {
+    this.control('clearFaults', {});
+    this.faultInjector.clear();
+  }
+
+  faults(): ReturnType<FaultInjector['list']> {
+    return this.faultInjector.list();
+  }
+
+  /**
+   * Forgets every cluster, service, task, task definition, call, fault and rule change and
+   * restarts the seed; the clock goes back to `startTime` when one was given (so that a reset
+   * simulator repeats a run exactly), else keeps its time.
+   */
+  reset(): void {
+    if (this.startTime) this.clock.resetTo(this.startTime);
+    else this.clock.clearTimers();
+    this.log.clear();
+    this.controlRecords = [];
+    this.faultInjector.clear();
+    this.throttle.reset();
+    this.rules = [...this.initialRules];
+    this.rng = new SeededRandom(this.seed);
+    this.resetState();
+  }
+
+  /** Stops the clock's background timer (scaled mode). */
+  close(): void {
+    this.clock.stop();
+  }
+
+  private resetState(): void {
+    this.state = emptyState();
+    this.scheduler = new Scheduler({
+      clock: this.clock,
+      rng: this.rng,
+      arns: this.arns,
+      timings: this.timings,
+      rules: () => this.rules,
+      cluster: (name) => this.state.clusters.get(name),
+      taskDefinition: (arn) => this.taskDefinitionByArn(arn),
+      taskDefinitionTags: (arn) => {
+        const p = this.arns.parse(arn);
+        return p?.kind === 'task-definition' ? (this.state.families.get(p.family)?.revisions[p.revision - 1]?.tags ?? []) : [];
+      },
+    });
+    for (const name of this.initialClusters) this.createCluster({ clusterName: name });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Lookups
+  // -------------------------------------------------------------------------------------------
+
+  private allTasks(): SimTask[] {
+    return [...this.state.clusters.values()].flatMap((c) => [...c.tasks.values()]);
+  }
+
+  private clusterName(nameOrArn: unknown): string {
+    if (nameOrArn === undefined || nameOrArn === null || nameOrArn === '') return 'default';
+    if (typeof nameOrArn !== 'string') throw invalidParameter('cluster must be a string.');
+    if (nameOrArn.startsWith('arn:')) {
+      const p = this.arns.parse(nameOrArn);
+      if (!p || p.kind !== 'cluster') throw invalidParameter(`Invalid cluster ARN: ${nameOrArn}`);
+      return p.cluster;
+    }
+    return nameOrArn;
+  }
+
+  /** @throws EcsApiError ClusterNotFoundException unless ACTIVE. */
+  private resolveCluster(nameOrArn: unknown): SimCluster {
+    const c = this.state.clusters.get(this.clusterName(nameOrArn));
+    if (!c || c.status !== 'ACTIVE') throw clusterNotFound();
+    return c;
+  }
+
+  private findService(cluster: SimCluster, nameOrArn: string): SimService | undefined {
+    if (nameOrArn.startsWith('arn:')) {
+      const p = this.arns.parse(nameOrArn);
+      if (!p || p.kind !== 'service' || p.cluster !== cluster.name) return undefined;
+      return cluster.services.get(p.service);
+    }
+    return cluster.services.get(nameOrArn);
+  }
+
+  /** @throws EcsApiError ServiceNotFoundException. */
+  private requireService(cluster: SimCluster, nameOrArn: unknown): SimService {
+    if (typeof nameOrArn !== 'string' || nameOrArn === '') throw invalidParameter('Service can not be blank.');
+    const s = this.findService(cluster, nameOrArn);
+    if (!s) throw serviceNotFound();
+    return s;
+  }
+
+  /** @throws EcsApiError ServiceNotFoundException / ServiceNotActiveException. */
+  private requireActiveService(cluster: SimCluster, nameOrArn: unknown): SimService {
+    const s = this.requireService(cluster, nameOrArn);
+    if (s.status !== 'ACTIVE') throw serviceNotActive();
+    return s;
+  }
+
+  private findTask(cluster: SimCluster, idOrArn: string): SimTask | undefined {
+    if (idOrArn.startsWith('arn:')) {
+      const p = this.arns.parse(idOrArn);
+      if (!p || p.kind !== 'task' || p.cluster !== cluster.name) return undefined;
+      return cluster.tasks.get(p.taskId);
+    }
+    return cluster.tasks.get(idOrArn);
+  }
+
+  private taskDefinitionByArn(arn: string): TaskDefinition | undefined {
+    const p = this.arns.parse(arn);
+    if (!p || p.kind !== 'task-definition') return undefined;
+    return this.state.families.get(p.family)?.revisions[p.revision - 1]?.taskDefinition;
+  }
+
+  /**
+   * `family` (latest ACTIVE), `family:revision` or an ARN.
+   * @returns undefined when there is no such revision.
+   */
+  private lookupTaskDefinition(ref: string): { family: SimFamily; index: number } | undefined {
+    let familyName: string;
+    let revision: number | undefined;
+    if (ref.startsWith('arn:')) {
+      const p = this.arns.parse(ref);
+      if (!p || p.kind !== 'task-definition') return undefined;
+      familyName = p.family;
+      revision = p.revision;
+    } else {
+      const m = /^([^:]+)(?::(\d+))?$/.exec(ref);
+      if (!m) return undefined;
+      familyName = m[1];
+      revision = m[2] !== undefined ? Number(m[2]) : undefined;
+    }
+    const family = this.state.families.get(familyName);
+    if (!family) return undefined;
+    if (revision === undefined) {
+      for (let i = family.revisions.length - 1; i >= 0; i--) {
+        if (family.revisions[i].taskDefinition.status === 'ACTIVE') return { family, index: i };
+      }
+      return undefined;
+    }
+    if (revision < 1 || revision > family.revisions.length) return undefined;
+    return { family, index: revision - 1 };
+  }
+
+  /** For CreateService / UpdateService: must exist and be ACTIVE. */
+  private resolveTaskDefinitionForService(ref: unknown): TaskDefinition {
+    if (typeof ref !== 'string' || ref === '') throw invalidParameter('TaskDefinition can not be blank.');
+    const found = this.lookupTaskDefinition(ref);
+    if (!found) throw clientException('TaskDefinition not found.');
+    const td = found.family.revisions[found.index].taskDefinition;
+    if (td.status !== 'ACTIVE') throw clientException('TaskDefinition is inactive');
+    return td;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Wire shapes
+  // -------------------------------------------------------------------------------------------
+
+  private clusterToWire(c: SimCluster, include: string[] = []): Cluster {
+    const tasks = [...c.tasks.values()];
+    return {
+      clusterArn: c.arn,
+      clusterName: c.name,
+      status: c.status,
+      registeredContainerInstancesCount: 0,
+      runningTasksCount: tasks.filter((t) => t.lastStatus === 'RUNNING').length,
+      pendingTasksCount: tasks.filter((t) => PENDING_STATES.has(t.lastStatus)).length,
+      activeServicesCount: [...c.services.values()].filter((s) => s.status === 'ACTIVE').length,
+      statistics: [],
+      tags: include.includes('TAGS') ? c.tags.map((t) => ({ ...t })) : [],
+      ...(include.includes('SETTINGS') ? { settings: c.settings.map((s) => ({ ...s })) } : {}),
+      capacityProviders: [...c.capacityProviders],
+      defaultCapacityProviderStrategy: structuredClone(c.defaultCapacityProviderStrategy),
+    } as Cluster;
+  }
+
+  private deploymentToWire(svc: SimService, d: SimDeployment): Deployment {
+    const counts = this.scheduler.counts(svc, d.id);
+    return {
+      id: d.id,
+      status: d.status,
+      taskDefinition: d.taskDefinition,
+      desiredCount: this.scheduler.deploymentDesired(svc, d),
+      pendingCount: counts.pending,
+      runningCount: counts.running,
+      failedTasks: d.failedTasks,
+      createdAt: new Date(d.createdAt),
+      updatedAt: new Date(d.updatedAt),
+      ...launchFields(d),
+      ...(d.networkConfiguration ? { networkConfiguration: structuredClone(d.networkConfiguration) as NetworkConfiguration } : {}),
+      rolloutState: d.rolloutState,
+      rolloutStateReason: d.rolloutStateReason,
+    };
+  }
+
+  private serviceToWire(svc: SimService, includeTags: boolean): Service {
+    const counts = this.scheduler.counts(svc);
+    return {
+      serviceArn: svc.arn,
+      serviceName: svc.name,
+      clusterArn: this.arns.cluster(svc.cluster),
+      loadBalancers: structuredClone(svc.loadBalancers),
+      serviceRegistries: structuredClone(svc.serviceRegistries),
+      status: svc.status,
+      desiredCount: svc.desiredCount,
+      runningCount: counts.running,
+      pendingCount: counts.pending,
+      ...launchFields(svc),
+      taskDefinition: svc.taskDefinition,
+      deploymentConfiguration: structuredClone(svc.deploymentConfiguration),
+      deployments: svc.deployments.map((d) => this.deploymentToWire(svc, d)),
+      events: svc.events.map((e) => ({ id: e.id, createdAt: new Date(e.createdAt), message: e.message })),
+      createdAt: new Date(svc.createdAt),
+      placementConstraints: structuredClone(svc.placementConstraints) as Service['placementConstraints'],
+      placementStrategy: structuredClone(svc.placementStrategy) as Service['placementStrategy'],
+      ...(svc.networkConfiguration ? { networkConfiguration: structuredClone(svc.networkConfiguration) as NetworkConfiguration } : {}),
+      ...(svc.healthCheckGracePeriodSeconds !== undefined ? { healthCheckGracePeriodSeconds: svc.healthCheckGracePeriodSeconds } : {}),
+      schedulingStrategy: 'REPLICA',
+      deploymentController: { type: 'ECS' },
+      ...(includeTags ? { tags: svc.tags.map((t) => ({ ...t })) } : {}),
+      createdBy: svc.createdBy,
+      enableECSManagedTags: svc.enableECSManagedTags,
+      propagateTags: svc.propagateTags as Service['propagateTags'],
+      enableExecuteCommand: svc.enableExecuteCommand,
+    };
+  }
+
+  private taskToWire(t: SimTask, includeTags: boolean): Task {
+    const time = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms));
+    const out: Task = {
+      attachments: [
+        {
+          id: t.attachmentId,
+          type: 'ElasticNetworkInterface',
+          status: t.lastStatus === 'STOPPED' ? 'DELETED' : t.lastStatus === 'PROVISIONING' ? 'PRECREATED' : 'ATTACHED',
+          details: [
+            ...(t.subnetId ? [{ name: 'subnetId', value: t.subnetId }] : []),
+            { name: 'networkInterfaceId', value: t.eniId },
+            { name: 'macAddress', value: t.macAddress },
+            { name: 'privateIPv4Address', value: t.privateIp },
+          ],
+        },
+      ],
+      attributes: [{ name: 'ecs.cpu-architecture', value: 'x86_64' }],
+      availabilityZone: t.availabilityZone,
+      ...(t.capacityProviderName ? { capacityProviderName: t.capacityProviderName } : {}),
+      clusterArn: this.arns.cluster(t.cluster),
+      connectivity: t.connectivityAt !== undefined ? 'CONNECTED' : undefined,
+      connectivityAt: time(t.connectivityAt),
+      containers: t.containers.map((c) => ({
+        containerArn: c.arn,
+        taskArn: t.arn,
+        name: c.name,
+        image: c.image,
+        runtimeId: `${t.id}-${c.uuid.slice(0, 10)}`,
+        lastStatus: c.lastStatus,
+        ...(c.exitCode !== undefined ? { exitCode: c.exitCode } : {}),
+        ...(c.reason !== undefined ? { reason: c.reason } : {}),
+        networkBindings: [],
+        networkInterfaces: [{ attachmentId: t.attachmentId, privateIpv4Address: t.privateIp }],
+        healthStatus: c.healthStatus,
+        cpu: String(c.cpu),
+        ...(c.memory !== undefined ? { memory: String(c.memory) } : {}),
+        ...(c.memoryReservation !== undefined ? { memoryReservation: String(c.memoryReservation) } : {}),
+      })),
+      cpu: t.cpu,
+      createdAt: new Date(t.createdAt),
+      desiredStatus: t.desiredStatus,
+      enableExecuteCommand: false,
+      executionStoppedAt: time(t.executionStoppedAt),
+      group: t.group,
+      healthStatus: t.healthStatus,
+      lastStatus: t.lastStatus,
+      launchType: t.launchType,
+      memory: t.memory,
+      overrides: { containerOverrides: t.containers.map((c) => ({ name: c.name })), inferenceAcceleratorOverrides: [] },
+      ...(t.platformVersion ? { platformVersion: t.platformVersion, platformFamily: 'Linux' } : {}),
+      pullStartedAt: time(t.pullStartedAt),
+      pullStoppedAt: time(t.pullStoppedAt),
+      startedAt: time(t.startedAt),
+      ...(t.startedBy ? { startedBy: t.startedBy } : {}),
+      ...(t.stopCode ? { stopCode: t.stopCode as Task['stopCode'] } : {}),
+      stoppedAt: time(t.stoppedAt),
+      ...(t.stoppedReason ? { stoppedReason: t.stoppedReason } : {}),
+      stoppingAt: time(t.stoppingAt),
+      tags: includeTags ? t.tags.map((x) => ({ ...x })) : [],
+      taskArn: t.arn,
+      taskDefinitionArn: t.taskDefinitionArn,
+      version: t.version,
+      ephemeralStorage: { sizeInGiB: 20 },
+    };
+    // Drop undefined members so the JSON has only what ECS would send.
+    for (const k of Object.keys(out) as (keyof Task)[]) if (out[k] === undefined) delete out[k];
+    return out;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Actions
+  // -------------------------------------------------------------------------------------------
+
+  private buildHandlers(): Record<string, Handler> {
+    return {
+      CreateCluster: (i) => ({ cluster: this.clusterToWire(this.createCluster(i), ['TAGS', 'SETTINGS']) }),
+      DescribeClusters: (i) => this.describeClusters(i),
+      ListClusters: (i) => {
+        const arns = [...this.state.clusters.values()].filter((c) => c.status === 'ACTIVE').map((c) => c.arn);
+        const p = page('clusters', arns, pageReq(i), { defaultMax: 100, max: 100 });
+        return { clusterArns: p.items, ...(p.nextToken ? { nextToken: p.nextToken } : {}) };
+      },
+      DeleteCluster: (i) => this.deleteCluster(i),
+      RegisterTaskDefinition: (i) => this.registerTaskDefinition(i as unknown as RegisterTaskDefinitionRequest),
+      DescribeTaskDefinition: (i) => this.describeTaskDefinition(i),
+      DeregisterTaskDefinition: (i) => this.deregisterTaskDefinition(i),
+      ListTaskDefinitions: (i) => this.listTaskDefinitions(i),
+      ListTaskDefinitionFamilies: (i) => this.listTaskDefinitionFamilies(i),
+      CreateService: (i) => this.createService(i as unknown as CreateServiceRequest),
+      UpdateService: (i) => this.updateService(i as unknown as UpdateServiceRequest),
+      DeleteService: (i) => this.deleteService(i),
+      DescribeServices: (i) => this.describeServices(i),
+      ListServices: (i) => this.listServices(i),
+      ListTasks: (i) => this.listTasks(i),
+      DescribeTasks: (i) => this.describeTasks(i),
+      StopTask: (i) => this.stopTaskApi(i),
+      RunTask: (i) => this.runTask(i as unknown as RunTaskRequest),
+      TagResource: (i) => this.tagResource(i),
+      UntagResource: (i) => this.untagResource(i),
+      ListTagsForResource: (i) => ({ tags: this.tagsOf(str(i, 'resourceArn', true)).map((t) => ({ ...t })) }),
+    };
+  }
+
+  // Clusters ----------------------------------------------------------------------------------
+
+  private createCluster(i: Record<string, unknown>): SimCluster {
+    const name = (i.clusterName as string | undefined) ?? 'default';
+    if (typeof name !== 'string' || !NAME_RE.test(name)) {
+      throw invalidParameter(
+        'Cluster name is invalid: up to 255 letters (uppercase and lowercase), numbers, underscores, and hyphens are allowed.',
+      );
+    }
+    const existing = this.state.clusters.get(name);
+    if (existing && existing.status === 'ACTIVE') return existing;
+    const providers = (i.capacityProviders as string[] | undefined) ?? [];
+    for (const p of providers) {
+      if (p !== 'FARGATE' && p !== 'FARGATE_SPOT') {
+        throw invalidParameter(`The specified capacity provider '${p}' does not exist. The simulator knows FARGATE and FARGATE_SPOT.`);
+      }
+    }
+    const c: SimCluster = {
+      name,
+      arn: this.arns.cluster(name),
+      status: 'ACTIVE',
+      tags: tagsInput(i.tags),
+      settings: (i.settings as { name: string; value: string }[] | undefined) ?? [{ name: 'containerInsights', value: 'disabled' }],
+      capacityProviders: providers,
+      defaultCapacityProviderStrategy: structuredClone((i.defaultCapacityProviderStrategy as CapacityProviderStrategyItem[] | undefined) ?? []),
+      createdAt: this.clock.nowMs(),
+      services: new Map(),
+      tasks: new Map(),
+    };
+    this.state.clusters.set(name, c);
+    return c;
+  }
+
+  private describeClusters(i: Record<string, unknown>): unknown {
+    const include = (i.include as string[] | undefined) ?? [];
+    const refs = (i.clusters as string[] | undefined) ?? ['default'];
+    const clusters: Cluster[] = [];
+    const failures: { arn: string; reason: string }[] = [];
+    for (const ref of refs) {
+      const name = this.clusterName(ref);
+      const c = this.state.clusters.get(name);
+      if (c) clusters.push(this.clusterToWire(c, include));
+      else failures.push({ arn: ref.startsWith('arn:') ? ref : this.arns.cluster(name), reason: 'MISSING' });
+    }
+    return { clusters, failures };
+  }
+
+  private deleteCluster(i: Record<string, unknown>): unknown {
+    const c = this.resolveCluster(str(i, 'cluster', true));
+    if ([...c.services.values()].some((s) => s.status !== 'INACTIVE')) {
+      throw new EcsApiError('ClusterContainsServicesException', 'The Cluster cannot be deleted while Services are active.');
+    }
+    if ([...c.tasks.values()].some((t) => t.lastStatus !== 'STOPPED')) {
+      throw new EcsApiError('ClusterContainsTasksException', 'The Cluster cannot be deleted while Tasks are active.');
+    }
+    c.status = 'INACTIVE';
+    return { cluster: this.clusterToWire(c) };
+  }
+
+  // Task definitions --------------------------------------------------------------------------
+
+  private registerTaskDefinition(req: RegisterTaskDefinitionRequest): unknown {
+    const familyName = req.family ?? '';
+    const existing = this.state.families.get(familyName);
+    const revision = (existing?.revisions.length ?? 0) + 1;
+    const td = buildTaskDefinition(req, {
+      arn: this.arns.taskDefinition(familyName, revision),
+      revision,
+      registeredAt: this.clock.now(),
+      registeredBy: this.arns.principal(),
+    });
+    const tags = tagsInput(req.tags);
+    const family = existing ?? { name: familyName, revisions: [] };
+    family.revisions.push({ taskDefinition: td, tags });
+    this.state.families.set(familyName, family);
+    return { taskDefinition: structuredClone(td), ...(tags.length > 0 ? { tags: tags.map((t) => ({ ...t })) } : {}) };
+  }
+
+  private describeTaskDefinition(i: Record<string, unknown>): unknown {
+    const ref = str(i, 'taskDefinition', true);
+    const found = this.lookupTaskDefinition(ref);
+    if (!found) throw clientException('Unable to describe task definition.');
+    const rev = found.family.revisions[found.index];
+    const include = (i.include as string[] | undefined) ?? [];
+    return {
+      taskDefinition: structuredClone(rev.taskDefinition),
+      ...(include.includes('TAGS') ? { tags: rev.tags.map((t) => ({ ...t })) } : {}),
+    };
+  }
+
+  private deregisterTaskDefinition(i: Record<string, unknown>): unknown {
+    const ref = str(i, 'taskDefinition', true);
+    if (!ref.startsWith('arn:') && !ref.includes(':')) {
+      throw clientException('Invalid revision number. Number: undefined');
+    }
+    const found = this.lookupTaskDefinition(ref);
+    if (!found) throw clientException('The specified task definition does not exist.');
+    const td = found.family.revisions[found.index].taskDefinition;
+    if (td.status === 'ACTIVE') {
+      td.status = 'INACTIVE';
+      td.deregisteredAt = this.clock.now();
+    }
+    return { taskDefinition: structuredClone(td) };
+  }
+
+  private listTaskDefinitions(i: Record<string, unknown>): unknown {
+    const prefix = i.familyPrefix as string | undefined;
+    const status = (i.status as string | undefined) ?? 'ACTIVE';
+    const sort = (i.sort as string | undefined) ?? 'ASC';
+    const entries: { key: string; arn: string }[] = [];
+    for (const f of this.state.families.values()) {
+      if (prefix !== undefined && f.name !== prefix) continue; // ECS: familyPrefix matches the full family
+      for (const r of f.revisions) {
+        if (status !== 'ALL' && r.taskDefinition.status !== status) continue;
+        const rev = r.taskDefinition.revision as number;
+        entries.push({ key: `${f.name}:${String(rev).padStart(10, '0')}`, arn: r.taskDefinition.taskDefinitionArn as string });
+      }
+    }
+    // Keys sort ascending; for DESC, invert the revision part so the shared pager still sorts ascending.
+    const keyed = entries.map((e) => ({
+      ...e,
+      key: sort === 'DESC' ? e.key.replace(/:(\d+)$/, (_, n: string) => `:${String(9_999_999_999 - Number(n)).padStart(10, '0')}`) : e.key,
+    }));
+    const byKey = new Map(keyed.map((e) => [e.key, e.arn]));
+    const p = page('taskDefinitions', [...byKey.keys()], pageReq(i), { defaultMax: 100, max: 100 });
+    return { taskDefinitionArns: p.items.map((k) => byKey.get(k) as string), ...(p.nextToken ? { nextToken: p.nextToken } : {}) };
+  }
+
+  private listTaskDefinitionFamilies(i: Record<string, unknown>): unknown {
+    const prefix = (i.familyPrefix as string | undefined) ?? '';
+    const status = (i.status as string | undefined) ?? 'ACTIVE';
+    const names = [...this.state.families.values()]
+      .filter((f) => f.name.startsWith(prefix))
+      .filter((f) => {
+        const anyActive = f.revisions.some((r) => r.taskDefinition.status === 'ACTIVE');
+        return status === 'ALL' || (status === 'ACTIVE' ? anyActive : !anyActive);
+      })
+      .map((f) => f.name);
+    const p = page('families', names, pageReq(i), { defaultMax: 100, max: 100 });
+    return { families: p.items, ...(p.nextToken ? { nextToken: p.nextToken } : {}) };
+  }
+
+  // Services ----------------------------------------------------------------------------------
+
+  private createService(req: CreateServiceRequest): unknown {
+    const cluster = this.resolveCluster(req.cluster);
+    const name = req.serviceName;
+    if (typeof name !== 'string' || !NAME_RE.test(name)) {
+      throw invalidParameter(
+        'Service name is invalid: up to 255 letters (uppercase and lowercase), numbers, underscores, and hyphens are allowed.',
+      );
+    }
+    if (req.clientToken !== undefined && (req.clientToken.length > ECS_LIMITS.clientTokenMaxLength || !/^[\x21-\x7e]*$/.test(req.clientToken))) {
+      throw invalidParameter('clientToken must be up to 36 ASCII characters (codes 33 to 126).');
+    }
+    const fingerprint = canonicalJson({ ...req, clientToken: undefined, cluster: cluster.name });
+    const existing = cluster.services.get(name);
+    if (existing?.status === 'DRAINING') throw invalidParameter('Unable to Start a service that is still Draining.');
+    if (existing?.status === 'ACTIVE') {
+      if (existing.clientToken === req.clientToken && existing.creationFingerprint === fingerprint) {
+        return { service: this.serviceToWire(existing, true) };
+      }
+      throw invalidParameter('Creation of service was not idempotent.');
+    }
+    if (req.schedulingStrategy !== undefined && req.schedulingStrategy !== 'REPLICA') {
+      throw invalidParameter('The simulator supports only the REPLICA scheduling strategy.');
+    }
+    if (req.deploymentController?.type !== undefined && req.deploymentController.type !== 'ECS') {
+      throw invalidParameter('The simulator supports only the ECS (rolling update) deployment controller.');
+    }
+    if (req.desiredCount === undefined) {
+      throw invalidParameter('desiredCount is required for a service with the REPLICA scheduling strategy.');
+    }
+    assertCount(req.desiredCount);
+    const td = this.resolveTaskDefinitionForService(req.taskDefinition);
+    const launch = this.launchChoice(req.launchType, req.capacityProviderStrategy, td);
+    const networkConfiguration = this.networkConfiguration(req.networkConfiguration, td);
+    const loadBalancers = this.loadBalancers(req.loadBalancers, td);
+    const deploymentConfiguration = deploymentConfig(req.deploymentConfiguration, undefined);
+    const tags = tagsInput(req.tags);
+    const now = this.clock.nowMs();
+    const svc: SimService = {
+      name,
+      arn: this.arns.service(cluster.name, name),
+      cluster: cluster.name,
+      status: 'ACTIVE',
+      desiredCount: req.desiredCount,
+      taskDefinition: td.taskDefinitionArn as string,
+      ...launch,
+      platformVersion: launch.launchType === 'FARGATE' || launch.capacityProviderStrategy ? (req.platformVersion ?? 'LATEST') : req.platformVersion,
+      networkConfiguration,
+      loadBalancers,
+      deploymentConfiguration,
+      serviceRegistries: structuredClone(req.serviceRegistries ?? []),
+      healthCheckGracePeriodSeconds: req.healthCheckGracePeriodSeconds,
+      placementConstraints: structuredClone(req.placementConstraints ?? []),
+      placementStrategy: structuredClone(req.placementStrategy ?? []),
+      enableECSManagedTags: req.enableECSManagedTags ?? false,
+      propagateTags: req.propagateTags ?? 'NONE',
+      enableExecuteCommand: req.enableExecuteCommand ?? false,
+      tags,
+      createdAt: now,
+      createdBy: this.arns.principal(),
+      clientToken: req.clientToken,
+      creationFingerprint: fingerprint,
+      deployments: [],
+      events: [],
+      steady: false,
+      consecutiveFailures: 0,
+      launchBackoffUntil: 0,
+      warnings: new Map(),
+    };
+    cluster.services.set(name, svc);
+    this.scheduler.startDeployment(svc, templateOf(svc));
+    return { service: this.serviceToWire(svc, true) };
+  }
+
+  /** launchType or capacityProviderStrategy, validated against the task definition. */
+  private launchChoice(
+    launchType: string | undefined,
+    strategy: CapacityProviderStrategyItem[] | undefined,
+    td: TaskDefinition,
+  ): Pick<DeploymentTemplate, 'launchType' | 'capacityProviderStrategy'> {
+    if (launchType !== undefined && strategy !== undefined && strategy.length > 0) {
+      throw invalidParameter('Specifying both a launch type and capacity provider strategy is not supported. Remove one and try again.');
+    }
+    if (launchType !== undefined && launchType !== 'FARGATE' && launchType !== 'EC2') {
+      throw invalidParameter(`launchType ${launchType} is not supported by the simulator (FARGATE or EC2).`);
+    }
+    const fargate = launchType === 'FARGATE' || (strategy ?? []).some((s) => s.capacityProvider?.startsWith('FARGATE'));
+    if (fargate && !(td.compatibilities ?? []).includes('FARGATE')) {
+      throw invalidParameter('Task definition does not support launch_type FARGATE.');
+    }
+    for (const s of strategy ?? []) {
+      if (!s.capacityProvider) throw invalidParameter('capacityProvider can not be blank.');
+      if ((s.weight ?? 0) < 0 || (s.weight ?? 0) > 1000) throw invalidParameter('weight must be between 0 and 1000.');
+      if ((s.base ?? 0) < 0 || (s.base ?? 0) > 100000) throw invalidParameter('base must be between 0 and 100000.');
+    }
+    if (strategy && strategy.filter((s) => (s.base ?? 0) > 0).length > 1) {
+      throw invalidParameter('Only one capacity provider in a strategy can have a base defined.');
+    }
+    if (strategy && strategy.length > 0) return { capacityProviderStrategy: structuredClone(strategy) };
+    return launchType ? { launchType: launchType as 'FARGATE' | 'EC2' } : {};
+  }
+
+  private networkConfiguration(
+    nc: NetworkConfiguration | undefined,
+    td: TaskDefinition,
+  ): DeploymentTemplate['networkConfiguration'] {
+    if (td.networkMode === 'awsvpc' && !nc?.awsvpcConfiguration) {
+      throw invalidParameter("Network Configuration must be provided when networkMode 'awsvpc' is specified.");
+    }
+    if (!nc?.awsvpcConfiguration) return undefined;
+    const v = nc.awsvpcConfiguration;
+    if (!v.subnets || v.subnets.length === 0) throw invalidParameter('subnets can not be empty.');
+    if (v.subnets.length > 16) throw invalidParameter('subnets can have at most 16 items.');
+    if ((v.securityGroups ?? []).length > 5) throw invalidParameter('securityGroups can have at most 5 items.');
+    return {
+      awsvpcConfiguration: {
+        subnets: [...v.subnets],
+        ...(v.securityGroups ? { securityGroups: [...v.securityGroups] } : {}),
+        assignPublicIp: v.assignPublicIp ?? 'DISABLED',
+      },
+    };
+  }
+
+  private loadBalancers(lbs: DeploymentTemplate['loadBalancers'] | undefined, td: TaskDefinition): DeploymentTemplate['loadBalancers'] {
+    for (const lb of lbs ?? []) {
+      const c = (td.containerDefinitions ?? []).find((x: ContainerDefinition) => x.name === lb.containerName);
+      if (!c) throw invalidParameter(`The container ${lb.containerName} does not exist in the task definition.`);
+      if (!(c.portMappings ?? []).some((p) => p.containerPort === lb.containerPort)) {
+        throw invalidParameter(
+          `The container ${lb.containerName} did not have a container port ${lb.containerPort} defined.`,
+        );
+      }
+    }
+    return structuredClone(lbs ?? []);
+  }
+
+  private updateService(req: UpdateServiceRequest): unknown {
+    const cluster = this.resolveCluster(req.cluster);
+    const svc = this.requireActiveService(cluster, req.service);
+    let newDeployment = req.forceNewDeployment === true;
+    if (req.desiredCount !== undefined) assertCount(req.desiredCount);
+    let td = this.taskDefinitionByArn(svc.taskDefinition) as TaskDefinition;
+    if (req.taskDefinition !== undefined) {
+      td = this.resolveTaskDefinitionForService(req.taskDefinition);
+      if (td.taskDefinitionArn !== svc.taskDefinition) newDeployment = true;
+    }
+    let launch: Pick<DeploymentTemplate, 'launchType' | 'capacityProviderStrategy'> = {
+      launchType: svc.launchType,
+      capacityProviderStrategy: svc.capacityProviderStrategy,
+    };
+    if (req.capacityProviderStrategy !== undefined) {
+      const changed = canonicalJson(req.capacityProviderStrategy) !== canonicalJson(svc.capacityProviderStrategy ?? []);
+      if (changed && req.forceNewDeployment !== true && (svc.launchType !== undefined || svc.capacityProviderStrategy !== undefined)) {
+        throw invalidParameter(
+          'When switching from launch type to capacity provider strategy on an existing service, or making a change to a capacity provider strategy on a service that is already using one, you must force a new deployment.',
+        );
+      }
+      launch = this.launchChoice(undefined, req.capacityProviderStrategy, td);
+      if (changed) newDeployment = true;
+    } else {
+      this.launchChoice(svc.launchType, svc.capacityProviderStrategy, td);
+    }
+    let networkConfiguration = svc.networkConfiguration;
+    if (req.networkConfiguration !== undefined) {
+      networkConfiguration = this.networkConfiguration(req.networkConfiguration, td);
+      if (canonicalJson(networkConfiguration) !== canonicalJson(svc.networkConfiguration)) newDeployment = true;
+    } else if (td.networkMode === 'awsvpc' && !networkConfiguration) {
+      this.networkConfiguration(undefined, td);
+    }
+    let loadBalancers = svc.loadBalancers;
+    if (req.loadBalancers !== undefined) {
+      loadBalancers = this.loadBalancers(req.loadBalancers, td);
+      if (canonicalJson(loadBalancers) !== canonicalJson(svc.loadBalancers)) newDeployment = true;
+    }
+    if (req.platformVersion !== undefined && req.platformVersion !== svc.platformVersion) newDeployment = true;
+
+    // Apply (validation passed).
+    if (req.desiredCount !== undefined) svc.desiredCount = req.desiredCount;
+    if (req.deploymentConfiguration !== undefined) {
+      svc.deploymentConfiguration = deploymentConfig(req.deploymentConfiguration, svc.deploymentConfiguration);
+    }
+    if (req.healthCheckGracePeriodSeconds !== undefined) svc.healthCheckGracePeriodSeconds = req.healthCheckGracePeriodSeconds;
+    if (req.enableECSManagedTags !== undefined) svc.enableECSManagedTags = req.enableECSManagedTags;
+    if (req.propagateTags !== undefined) svc.propagateTags = req.propagateTags;
+    if (req.enableExecuteCommand !== undefined) svc.enableExecuteCommand = req.enableExecuteCommand;
+    if (req.placementConstraints !== undefined) svc.placementConstraints = structuredClone(req.placementConstraints);
+    if (req.placementStrategy !== undefined) svc.placementStrategy = structuredClone(req.placementStrategy);
+    if (req.serviceRegistries !== undefined) svc.serviceRegistries = structuredClone(req.serviceRegistries);
+    svc.taskDefinition = td.taskDefinitionArn as string;
+    svc.launchType = launch.launchType;
+    svc.capacityProviderStrategy = launch.capacityProviderStrategy;
+    if (req.platformVersion !== undefined) svc.platformVersion = req.platformVersion;
+    svc.networkConfiguration = networkConfiguration;
+    svc.loadBalancers = loadBalancers;
+    if (newDeployment) this.scheduler.startDeployment(svc, templateOf(svc));
+    else {
+      svc.steady = svc.steady && req.desiredCount === undefined;
+      this.scheduler.kick(svc);
+    }
+    return { service: this.serviceToWire(svc, false) };
+  }
+
+  private deleteService(i: Record<string, unknown>): unknown {
+    const cluster = this.resolveCluster(i.cluster);
+    const svc = this.requireActiveService(cluster, i.service);
+    if (svc.desiredCount > 0 && i.force !== true) {
+      throw invalidParameter('The service cannot be stopped while it is scaled above 0.');
+    }
+    svc.desiredCount = 0;
+    svc.status = 'DRAINING';
+    svc.steady = false;
+    svc.retry?.cancel();
+    this.scheduler.kick(svc);
+    return { service: this.serviceToWire(svc, false) };
+  }
+
+  private describeServices(i: Record<string, unknown>): unknown {
+    const cluster = this.resolveCluster(i.cluster);
+    const refs = i.services;
+    if (!Array.isArray(refs) || refs.length === 0) throw invalidParameter('Services cannot be empty.');
+    if (refs.length > ECS_LIMITS.describeServicesBatch) {
+      throw invalidParameter(`service names can have at most ${ECS_LIMITS.describeServicesBatch} items.`);
+    }
+    const includeTags = ((i.include as string[] | undefined) ?? []).includes('TAGS');
+    const services: Service[] = [];
+    const failures: { arn: string; reason: string }[] = [];
+    for (const ref of refs as string[]) {
+      const svc = this.findService(cluster, ref);
+      if (svc) services.push(this.serviceToWire(svc, includeTags));
+      else failures.push({ arn: ref.startsWith('arn:') ? ref : this.arns.service(cluster.name, ref), reason: 'MISSING' });
+    }
+    return { services, failures };
+  }
+
+  private listServices(i: Record<string, unknown>): unknown {
+    const cluster = this.resolveCluster(i.cluster);
+    const launchType = i.launchType as string | undefined;
+    const arns = [...cluster.services.values()]
+      .filter((s) => s.status === 'ACTIVE')
+      .filter((s) => launchType === undefined || (s.launchType ?? (s.capacityProviderStrategy ? 'FARGATE' : 'EC2')) === launchType)
+      .map((s) => s.arn);
+    const p = page(`services:${cluster.name}`, arns, pageReq(i), {
+      defaultMax: ECS_LIMITS.listServicesDefaultMaxResults,
+      max: ECS_LIMITS.listServicesMaxResults,
+    });
+    return { serviceArns: p.items, ...(p.nextToken ? { nextToken: p.nextToken } : {}) };
+  }
+
+  // Tasks -------------------------------------------------------------------------------------
+
+  private listTasks(i: Record<string, unknown>): unknown {
+    const cluster = this.resolveCluster(i.cluster);
+    let svc: SimService | undefined;
+    if (i.serviceName !== undefined) svc = this.requireService(cluster, i.serviceName);
+    const desiredStatus = (i.desiredStatus as string | undefined) ?? 'RUNNING';
+    if (!['RUNNING', 'PENDING', 'STOPPED'].includes(desiredStatus)) {
+      throw invalidParameter('desiredStatus must be one of RUNNING, PENDING, STOPPED.');
+    }
+    const family = i.family as string | undefined;
+    const startedBy = i.startedBy as string | undefined;
+    const launchType = i.launchType as string | undefined;
+    const tasks = (svc ? this.scheduler.tasksOf(svc) : [...cluster.tasks.values()]).filter(
+      (t) =>
+        (desiredStatus === 'STOPPED' ? t.desiredStatus === 'STOPPED' : t.desiredStatus === 'RUNNING') &&
+        (desiredStatus !== 'PENDING' || PENDING_STATES.has(t.lastStatus)) &&
+        (family === undefined || shortName(t.taskDefinitionArn).split(':')[0] === family) &&
+        (startedBy === undefined || t.startedBy === startedBy) &&
+        (launchType === undefined || t.launchType === launchType),
+    );
+    const p = page(`tasks:${cluster.name}`, tasks.map((t) => t.arn), pageReq(i), {
+      defaultMax: ECS_LIMITS.listTasksDefaultMaxResults,
+      max: ECS_LIMITS.listTasksMaxResults,
+    });
+    return { taskArns: p.items, ...(p.nextToken ? { nextToken: p.nextToken } : {}) };
+  }
+
+  private describeTasks(i: Record<string, unknown>): unknown {
+    const cluster = this.resolveCluster(i.cluster);
+    const refs = i.tasks;
+    if (!Array.isArray(refs) || refs.length === 0) throw invalidParameter('Tasks cannot be empty.');
+    if (refs.length > ECS_LIMITS.describeTasksBatch) {
+      throw invalidParameter(`taskIds can have at most ${ECS_LIMITS.describeTasksBatch} items.`);
+    }
+    const includeTags = ((i.include as string[] | undefined) ?? []).includes('TAGS');
+    const tasks: Task[] = [];
+    const failures: { arn: string; reason: string }[] = [];
+    for (const ref of refs as string[]) {
+      const t = this.findTask(cluster, ref);
+      if (t) tasks.push(this.taskToWire(t, includeTags));
+      else failures.push({ arn: ref.startsWith('arn:') ? ref : this.arns.task(cluster.name, ref), reason: 'MISSING' });
+    }
+    return { tasks, failures };
+  }
+
+  private stopTaskApi(i: Record<string, unknown>): unknown {
+    const cluster = this.resolveCluster(i.cluster);
+    const t = this.findTask(cluster, str(i, 'task', true));
+    if (!t) throw invalidParameter('The referenced task was not found.');
+    const reason = typeof i.reason === 'string' && i.reason !== '' ? i.reason : stoppedReason.userDefault();
+    this.scheduler.stopTask(t, 'UserInitiated', reason);
+    return { task: this.taskToWire(t, false) };
+  }
+
+  private runTask(req: RunTaskRequest): unknown {
+    const cluster = this.resolveCluster(req.cluster);
+    const count = req.count ?? 1;
+    if (!Number.isInteger(count) || count < 1 || count > 10) throw invalidParameter('count must be between 1 and 10.');
+    const found = req.taskDefinition ? this.lookupTaskDefinition(req.taskDefinition) : undefined;
+    if (!found) throw clientException('TaskDefinition not found.');
+    const td = found.family.revisions[found.index].taskDefinition;
+    const launch = this.launchChoice(req.launchType, req.capacityProviderStrategy, td);
+    const nc = this.networkConfiguration(req.networkConfiguration, td);
+    const strategy = launch.capacityProviderStrategy ?? (launch.launchType ? undefined : cluster.defaultCapacityProviderStrategy);
+    const provider = strategy && strategy.length > 0 ? strategy[0].capacityProvider : undefined;
+    const launchType = provider?.startsWith('FARGATE') || launch.launchType === 'FARGATE' ? 'FARGATE' : 'EC2';
+    const tasks: Task[] = [];
+    const failures: { arn?: string; reason: string }[] = [];
+    const { rule } = ruleForTask(this.rules, td.containerDefinitions ?? []);
+    for (let n = 0; n < count; n++) {
+      if (launchType === 'EC2') {
+        failures.push({ reason: 'No Container Instances were found in your cluster.' });
+        continue;
+      }
+      if (rule.mode === 'no-capacity') {
+        failures.push({ reason: 'Capacity is unavailable at this time. Please try again later or in a different availability zone' });
+        continue;
+      }
+      const t = this.scheduler.launch({
+        cluster,
+        taskDefinition: td,
+        launchType,
+        capacityProviderName: provider,
+        platformVersion: req.platformVersion,
+        subnets: nc?.awsvpcConfiguration.subnets ?? [],
+        startedBy: req.startedBy,
+        group: req.group ?? `family:${td.family}`,
+        tags: tagsInput(req.tags),
+      });
+      tasks.push(this.taskToWire(t, false));
+    }
+    return { tasks, failures };
+  }
+
+  // Tags --------------------------------------------------------------------------------------
+
+  /** The live tag list of the resource an ARN names. */
+  private tagsOf(arn: string): Tag[] {
+    const p = this.arns.parse(arn);
+    if (!p) throw invalidParameter(`Invalid resource ARN: ${arn}`);
+    switch (p.kind) {
+      case 'cluster': {
+        const c = this.state.clusters.get(p.cluster);
+        if (!c || c.status !== 'ACTIVE') throw clusterNotFound();
+        return c.tags;
+      }
+      case 'service': {
+        const c = this.state.clusters.get(p.cluster);
+        if (!c || c.status !== 'ACTIVE') throw clusterNotFound();
+        const s = c.services.get(p.service);
+        if (!s || s.status === 'INACTIVE') throw serviceNotFound();
+        return s.tags;
+      }
+      case 'task': {
+        const c = this.state.clusters.get(p.cluster);
+        if (!c) throw clusterNotFound();
+        const t = c.tasks.get(p.taskId);
+        if (!t) throw new EcsApiError('ResourceNotFoundException', 'The specified task was not found.');
+        return t.tags;
+      }
+      case 'task-definition': {
+        const rev = this.state.families.get(p.family)?.revisions[p.revision - 1];
+        if (!rev) throw clientException('The specified task definition does not exist.');
+        return rev.tags;
+      }
+    }
+  }
+
+  private tagResource(i: Record<string, unknown>): unknown {
+    const tags = this.tagsOf(str(i, 'resourceArn', true));
+    const add = tagsInput(i.tags);
+    if (add.length === 0) throw invalidParameter('Tags cannot be empty.');
+    for (const t of add) {
+      const existing = tags.find((x) => x.key === t.key);
+      if (existing) existing.value = t.value;
+      else tags.push(t);
+    }
+    if (tags.length > 50) throw invalidParameter('The resource can have at most 50 tags.');
+    return {};
+  }
+
+  private untagResource(i: Record<string, unknown>): unknown {
+    const tags = this.tagsOf(str(i, 'resourceArn', true));
+    const keys = i.tagKeys;
+    if (!Array.isArray(keys) || keys.length === 0) throw invalidParameter('TagKeys cannot be empty.');
+    for (const k of keys) {
+      const idx = tags.findIndex((t) => t.key === k);
+      if (idx >= 0) tags.splice(idx, 1);
+    }
+    return {};
+  }
+}
+
+/** Shape of {@link SimulatedEcs.snapshot}. */
+export interface SimSnapshot {
+  now: string;
+  speed: number | null;
+  throttling: boolean;
+  latencyMs: number;
+  failureRules: FailureRule[];
+  faults: ReturnType<FaultInjector['list']>;
+  clusters: {
+    name: string;
+    status: string;
+    services: {
+      name: string;
+      status: string;
+      desiredCount: number;
+      runningCount: number;
+      pendingCount: number;
+      taskDefinition: string;
+      deployments: {
+        id: string;
+        status: string;
+        taskDefinition: string;
+        rolloutState: string;
+        failedTasks: number;
+        running: number;
+        pending: number;
+      }[];
+      latestEvents: string[];
+    }[];
+    tasks: {
+      id: string;
+      service?: string;
+      lastStatus: string;
+      desiredStatus: string;
+      healthStatus: string;
+      taskDefinitionArn: string;
+      capacityProviderName?: string;
+      failureMode: string;
+      stopCode?: string;
+      stoppedReason?: string;
+    }[];
+  }[];
+  taskDefinitionFamilies: { family: string; revisions: { revision?: number; status?: string }[] }[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+function str(i: Record<string, unknown>, key: string, required: true): string {
+  const v = i[key];
+  if (typeof v !== 'string' || (required && v === '')) {
+    throw invalidParameter(`${key} can not be blank.`);
+  }
+  return v;
+}
+
+function pageReq(i: Record<string, unknown>): { maxResults?: number; nextToken?: string } {
+  return {
+    ...(i.maxResults !== undefined ? { maxResults: i.maxResults as number } : {}),
+    ...(typeof i.nextToken === 'string' && i.nextToken !== '' ? { nextToken: i.nextToken } : {}),
+  };
+}
+
+function assertCount(n: unknown): void {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
+    throw invalidParameter('desiredCount must be a whole number >= 0.');
+  }
+}
+
+function tagsInput(tags: unknown): Tag[] {
+  if (tags === undefined) return [];
+  if (!Array.isArray(tags)) throw invalidParameter('tags must be a list of {key, value}.');
+  if (tags.length > 50) throw invalidParameter('tags can have at most 50 items.');
+  return tags.map((t: { key?: unknown; value?: unknown }) => {
+    if (typeof t?.key !== 'string' || t.key.length < 1 || t.key.length > 128) {
+      throw invalidParameter('Tag keys must be 1 to 128 characters.');
+    }
+    if (t.key.toLowerCase().startsWith('aws:')) throw invalidParameter('Tag keys beginning with aws: are reserved.');
+    const value = t.value === undefined ? '' : t.value;
+    if (typeof value !== 'string' || value.length > 256) throw invalidParameter('Tag values must be at most 256 characters.');
+    return { key: t.key, value };
+  });
+}
+
+/** Defaults: 100 / 200, circuit breaker off (ECS-FACTS §6); an update keeps what it omits. */
+function deploymentConfig(given: DeploymentConfiguration | undefined, current: DeploymentConfig | undefined): DeploymentConfig {
+  const out: DeploymentConfig = {
+    minimumHealthyPercent: given?.minimumHealthyPercent ?? current?.minimumHealthyPercent ?? 100,
+    maximumPercent: given?.maximumPercent ?? current?.maximumPercent ?? 200,
+    deploymentCircuitBreaker: {
+      enable: given?.deploymentCircuitBreaker?.enable ?? current?.deploymentCircuitBreaker.enable ?? false,
+      rollback: given?.deploymentCircuitBreaker?.rollback ?? current?.deploymentCircuitBreaker.rollback ?? false,
+    },
+  };
+  if (!Number.isInteger(out.minimumHealthyPercent) || out.minimumHealthyPercent < 0 || out.minimumHealthyPercent > 100) {
+    throw invalidParameter('minimumHealthyPercent must be between 0 and 100.');
+  }
+  if (!Number.isInteger(out.maximumPercent) || out.maximumPercent < 100) {
+    throw invalidParameter('maximumPercent must be at least 100 for a REPLICA service.');
+  }
+  return out;
+}
+
+function templateOf(svc: SimService): DeploymentTemplate {
+  return {
+    taskDefinition: svc.taskDefinition,
+    launchType: svc.launchType,
+    capacityProviderStrategy: svc.capacityProviderStrategy,
+    platformVersion: svc.platformVersion,
+    networkConfiguration: svc.networkConfiguration,
+    loadBalancers: svc.loadBalancers,
+  };
+}
+
+/** launchType or capacityProviderStrategy, and for Fargate the platform fields. */
+function launchFields(x: DeploymentTemplate): Partial<Service & Deployment> {
+  const fargate = x.launchType === 'FARGATE' || (x.capacityProviderStrategy ?? []).length > 0;
+  return {
+    ...(x.capacityProviderStrategy && x.capacityProviderStrategy.length > 0
+      ? { capacityProviderStrategy: structuredClone(x.capacityProviderStrategy) }
+      : {}),
+    ...(x.launchType ? { launchType: x.launchType } : {}),
+    ...(x.platformVersion ? { platformVersion: x.platformVersion } : {}),
+    ...(fargate ? { platformFamily: 'Linux' } : {}),
+  };
+}
+
+/** JSON with object keys sorted and undefined dropped (parameter comparison). */
+function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, value: unknown) => {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>)
+          .filter(([, x]) => x !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      );
+    }
+    return value;
+  });
+}
+

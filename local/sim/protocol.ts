@@ -1,0 +1,51 @@
+/**
+ * The AWS JSON 1.1 protocol as ECS speaks it: `POST /` with
+ * `X-Amz-Target: AmazonEC2ContainerServiceV20141113.<Action>` and
+ * `Content-Type: application/x-amz-json-1.1`; JSON bodies; timestamps as epoch seconds
+ * (fractional); errors as `{"__type": "...", "message": "..."}` with the error's HTTP status and an
+ * `x-amzn-RequestId` header (AWS SDK "AWS JSON 1.1 protocol" specification).
+ */
+import { EcsApiError } from './errors';
+
+/** The target prefix of ECS's API version 2014-11-13. */
+export const ECS_TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113';
+export const JSON_11_CONTENT_TYPE = 'application/x-amz-json-1.1';
+
+/**
+ * The action named by an `X-Amz-Target` header.
+ * @throws EcsApiError UnknownOperationException when the header is missing or names another service.
+ */
+export function actionFromTarget(target: string | undefined): string {
+  const prefix = `${ECS_TARGET_PREFIX}.`;
+  if (!target || !target.startsWith(prefix) || target.length === prefix.length) {
+    throw new EcsApiError('UnknownOperationException', 'The action or operation requested is invalid.');
+  }
+  return target.slice(prefix.length);
+}
+
+/**
+ * Parses a request body; an empty body is `{}`.
+ * @throws EcsApiError SerializationException for invalid JSON.
+ */
+export function parseBody(raw: string): unknown {
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new EcsApiError('SerializationException', 'The request body is not valid JSON.');
+  }
+}
+
+/** Serializes a response body: Dates become epoch seconds, undefined members are dropped. */
+export function encodeBody(value: unknown): string {
+  return JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+    const raw = this[key];
+    if (raw instanceof Date) return raw.getTime() / 1000;
+    return v;
+  });
+}
+
+/** The JSON 1.1 error body. */
+export function errorBody(e: EcsApiError): string {
+  return JSON.stringify({ __type: e.type, message: e.message });
+}

@@ -1,0 +1,179 @@
+/**
+ * The simulator on HTTP: ECS's AWS JSON 1.1 protocol on `POST /` (for the unmodified
+ * `@aws-sdk/client-ecs` via `endpoint` / `AWS_ENDPOINT_URL_ECS`, and `aws ecs ... --endpoint-url`),
+ * and the control endpoint under `/_sim/`. SigV4 signatures are accepted without checking.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handleControl } from './control';
+import { SimulatedEcs, type SimulatedEcsOptions } from './ecs';
+import { EcsApiError } from './errors';
+import { JSON_11_CONTENT_TYPE, actionFromTarget, encodeBody, errorBody, parseBody } from './protocol';
+
+export interface StartSimulatorOptions extends SimulatedEcsOptions {
+  /** Loopback port; 0 (default) picks a free one. */
+  readonly port?: number;
+  /** Default `127.0.0.1`. */
+  readonly host?: string;
+  /** Real milliseconds added to each ECS call (default 0). */
+  readonly latencyMs?: number;
+}
+
+/** Thrown by {@link startSimulator} when the server cannot listen; the message is one sentence. */
+export class SimulatorListenError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'SimulatorListenError';
+  }
+}
+
+/** Largest request body accepted (bytes); ECS's own limit is far above anything the simulator needs. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** A running simulator: the in-process core plus its HTTP endpoint. */
+export class Simulator extends SimulatedEcs {
+  private server: Server | undefined;
+  private boundPort = 0;
+  readonly host: string;
+
+  constructor(opts: StartSimulatorOptions = {}) {
+    super(opts);
+    this.host = opts.host ?? '127.0.0.1';
+    if (opts.latencyMs !== undefined) this.latencyMs = opts.latencyMs;
+  }
+
+  /** `http://HOST:PORT`, for `endpoint` / `AWS_ENDPOINT_URL_ECS` / `--endpoint-url`. */
+  get endpoint(): string {
+    return `http://${this.host}:${this.boundPort}`;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** @throws SimulatorListenError e.g. when the port is in use. */
+  async listen(port = 0): Promise<void> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) => {
+        const where = `${this.host}:${port}`;
+        const message =
+          e.code === 'EADDRINUSE'
+            ? `Port ${port} is already in use on ${this.host}; choose another with --port (0 picks a free one).`
+            : e.code === 'EACCES'
+              ? `Not allowed to listen on ${where}; choose a port above 1023.`
+              : `Cannot listen on ${where}: ${e.message}.`;
+        reject(new SimulatorListenError(message, e.code, { cause: e }));
+      });
+      server.listen(port, this.host, () => resolve());
+    });
+    this.server = server;
+    this.boundPort = (server.address() as AddressInfo).port;
+  }
+
+  /** Stops the HTTP server and the clock. */
+  override async close(): Promise<void> {
+    super.close();
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    try {
+      const raw = await readBody(req);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === '/_sim' || url.pathname.startsWith('/_sim/')) {
+        let body: unknown = {};
+        if (raw.trim() !== '') {
+          try {
+            body = JSON.parse(raw);
+          } catch {
+            return send(res, 400, { 'content-type': 'application/json' }, JSON.stringify({ error: 'InvalidInput', message: 'The body is not valid JSON.' }));
+          }
+        }
+        const out = handleControl(this, req.method ?? 'GET', url.pathname, url.searchParams, body);
+        return send(res, out.status, { 'content-type': 'application/json' }, JSON.stringify(out.body));
+      }
+      if (req.method === 'GET' && url.pathname === '/') {
+        return send(
+          res,
+          200,
+          { 'content-type': 'application/json' },
+          JSON.stringify({ service: 'ecs-simulator', endpoint: this.endpoint, region: this.region, control: `${this.endpoint}/_sim/state` }),
+        );
+      }
+      if (req.method !== 'POST' || url.pathname !== '/') {
+        throw new EcsApiError('UnknownOperationException', 'The action or operation requested is invalid.');
+      }
+      const action = actionFromTarget(header(req, 'x-amz-target'));
+      const input = parseBody(raw);
+      if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+      const out = this.call(action, input);
+      send(res, 200, { 'content-type': JSON_11_CONTENT_TYPE, 'x-amzn-requestid': requestId }, encodeBody(out));
+    } catch (e) {
+      const err =
+        e instanceof EcsApiError ? e : new EcsApiError('ServerException', `The simulator failed: ${e instanceof Error ? e.message : String(e)}`);
+      send(res, err.status, { 'content-type': JSON_11_CONTENT_TYPE, 'x-amzn-requestid': requestId }, errorBody(err));
+    }
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new EcsApiError('SerializationException', 'The request body is too large.'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
+
+/**
+ * Starts the ECS simulator on loopback.
+ * @param opts `port` (0 = free, default), `host` (default 127.0.0.1), `speed` (virtual seconds per
+ *   real second; undefined = manual clock), `startTime`, `seed` (default 1), `throttling` (default
+ *   true), `region` (us-east-1), `accountId` (123456789012), `clusters` (pre-created names).
+ * @returns the running {@link Simulator}; `close()` it when done.
+ * @throws SimulatorListenError when it cannot listen (port in use, ...).
+ */
+export async function startSimulator(opts: StartSimulatorOptions = {}): Promise<Simulator> {
+  const sim = new Simulator(opts);
+  try {
+    await sim.listen(opts.port ?? 0);
+  } catch (e) {
+    await sim.close();
+    throw e;
+  }
+  return sim;
+}

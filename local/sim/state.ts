@@ -1,0 +1,207 @@
+/**
+ * The simulator's records: clusters, services with their deployments and events, tasks, task
+ * definition revisions. Field names follow ECS's; times are epoch milliseconds of the virtual
+ * clock and become Dates (epoch seconds on the wire) only when answered.
+ */
+import type {
+  AwsVpcConfiguration,
+  CapacityProviderStrategyItem,
+  LoadBalancer,
+  ServiceRegistry,
+  TaskDefinition,
+} from '@aws-sdk/client-ecs';
+import type { TimerHandle } from './clock';
+import type { FailureRule } from './failure-modes';
+import type { StopCode } from './messages';
+
+export interface Tag {
+  key: string;
+  value: string;
+}
+
+export type LastStatus =
+  | 'PROVISIONING'
+  | 'PENDING'
+  | 'ACTIVATING'
+  | 'RUNNING'
+  | 'DEACTIVATING'
+  | 'STOPPING'
+  | 'DEPROVISIONING'
+  | 'STOPPED';
+
+/** Task states that count as pending (DescribeServices `pendingCount`). */
+export const PENDING_STATES: ReadonlySet<LastStatus> = new Set(['PROVISIONING', 'PENDING', 'ACTIVATING']);
+
+export type HealthStatus = 'HEALTHY' | 'UNHEALTHY' | 'UNKNOWN';
+
+export interface SimContainer {
+  name: string;
+  image: string;
+  uuid: string;
+  arn: string;
+  essential: boolean;
+  cpu: number;
+  memory?: number;
+  memoryReservation?: number;
+  lastStatus: 'PENDING' | 'RUNNING' | 'STOPPED';
+  healthStatus: HealthStatus;
+  hasHealthCheck: boolean;
+  exitCode?: number;
+  reason?: string;
+}
+
+export interface SimTask {
+  id: string;
+  arn: string;
+  cluster: string;
+  /** Set for tasks started by a service's scheduler. */
+  service?: string;
+  deploymentId?: string;
+  taskDefinitionArn: string;
+  startedBy?: string;
+  group: string;
+  lastStatus: LastStatus;
+  desiredStatus: 'RUNNING' | 'STOPPED';
+  healthStatus: HealthStatus;
+  launchType: 'FARGATE' | 'EC2';
+  capacityProviderName?: string;
+  platformVersion: string;
+  cpu?: string;
+  memory?: string;
+  availabilityZone: string;
+  subnetId?: string;
+  eniId: string;
+  /** Id of the ENI attachment (DescribeTasks `attachments[].id`). */
+  attachmentId: string;
+  macAddress: string;
+  privateIp: string;
+  createdAt: number;
+  pullStartedAt?: number;
+  pullStoppedAt?: number;
+  connectivityAt?: number;
+  startedAt?: number;
+  stoppingAt?: number;
+  executionStoppedAt?: number;
+  stoppedAt?: number;
+  stopCode?: StopCode;
+  stoppedReason?: string;
+  containers: SimContainer[];
+  tags: Tag[];
+  version: number;
+  /** The failure mode decided at launch from the images (may change while RUNNING). */
+  rule: FailureRule;
+  /** The image that matched `rule`. */
+  ruleImage: string;
+  /** Health check timing of the first essential container with one (seconds). */
+  healthCheck?: { interval: number; retries: number; startPeriod: number };
+  /** Pending lifecycle timers; cancelled when the task is stopped early. */
+  timers: TimerHandle[];
+  /** True once counted in its deployment's failedTasks. */
+  countedFailed: boolean;
+}
+
+export type RolloutState = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+
+/** What a deployment runs: the fields a new deployment snapshots from the service. */
+export interface DeploymentTemplate {
+  taskDefinition: string;
+  launchType?: 'FARGATE' | 'EC2';
+  capacityProviderStrategy?: CapacityProviderStrategyItem[];
+  platformVersion?: string;
+  networkConfiguration?: { awsvpcConfiguration: AwsVpcConfiguration };
+  loadBalancers: LoadBalancer[];
+}
+
+export interface SimDeployment extends DeploymentTemplate {
+  id: string;
+  status: 'PRIMARY' | 'ACTIVE';
+  failedTasks: number;
+  createdAt: number;
+  updatedAt: number;
+  rolloutState: RolloutState;
+  rolloutStateReason: string;
+}
+
+export interface SimEvent {
+  id: string;
+  createdAt: number;
+  message: string;
+}
+
+export interface DeploymentConfig {
+  minimumHealthyPercent: number;
+  maximumPercent: number;
+  deploymentCircuitBreaker: { enable: boolean; rollback: boolean };
+}
+
+export interface SimService extends DeploymentTemplate {
+  name: string;
+  arn: string;
+  cluster: string;
+  status: 'ACTIVE' | 'DRAINING' | 'INACTIVE';
+  desiredCount: number;
+  deploymentConfiguration: DeploymentConfig;
+  serviceRegistries: ServiceRegistry[];
+  healthCheckGracePeriodSeconds?: number;
+  placementConstraints: unknown[];
+  placementStrategy: unknown[];
+  enableECSManagedTags: boolean;
+  propagateTags: string;
+  enableExecuteCommand: boolean;
+  tags: Tag[];
+  createdAt: number;
+  createdBy: string;
+  clientToken?: string;
+  /** Canonical JSON of the CreateService parameters (idempotency check). */
+  creationFingerprint: string;
+  /** Newest first; the PRIMARY deployment is `deployments[0]`. */
+  deployments: SimDeployment[];
+  /** Newest first, at most 100 (ECS keeps the latest 100). */
+  events: SimEvent[];
+  /** The last deployment that reached COMPLETED (rollback target). */
+  lastCompleted?: SimDeployment;
+  // Scheduler bookkeeping.
+  evaluation?: TimerHandle;
+  retry?: TimerHandle;
+  steady: boolean;
+  consecutiveFailures: number;
+  /** No launches before this virtual time (ECS's task launch backoff). */
+  launchBackoffUntil: number;
+  /** Warning message -> time emitted; repeated only after 6 hours or once resolved. */
+  warnings: Map<string, number>;
+  inactiveAt?: number;
+}
+
+export interface SimCluster {
+  name: string;
+  arn: string;
+  status: 'ACTIVE' | 'INACTIVE';
+  tags: Tag[];
+  settings: { name: string; value: string }[];
+  capacityProviders: string[];
+  defaultCapacityProviderStrategy: CapacityProviderStrategyItem[];
+  createdAt: number;
+  services: Map<string, SimService>;
+  tasks: Map<string, SimTask>;
+}
+
+export interface SimTaskDefinitionRevision {
+  taskDefinition: TaskDefinition;
+  tags: Tag[];
+}
+
+export interface SimFamily {
+  name: string;
+  /** Index = revision - 1. */
+  revisions: SimTaskDefinitionRevision[];
+}
+
+/** All mutable state of one simulator; replaced wholesale on reset. */
+export interface SimState {
+  clusters: Map<string, SimCluster>;
+  families: Map<string, SimFamily>;
+}
+
+export function emptyState(): SimState {
+  return { clusters: new Map(), families: new Map() };
+}

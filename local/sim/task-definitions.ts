@@ -1,0 +1,237 @@
+/**
+ * RegisterTaskDefinition as ECS does it: validation (Fargate CPU/memory pairs, awsvpc, execution
+ * role needs) and the defaults ECS adds and answers back on DescribeTaskDefinition
+ * (ECS-FACTS §6; Amazon ECS Developer Guide "Task definition parameters", "Task CPU and memory").
+ */
+import type {
+  ContainerDefinition,
+  PortMapping,
+  RegisterTaskDefinitionRequest,
+  TaskDefinition,
+} from '@aws-sdk/client-ecs';
+import { clientException } from './errors';
+
+/** Valid Fargate memory values (MiB) for each task CPU value (vCPU units), Linux. */
+export function fargateMemoryValues(cpu: number): number[] {
+  const range = (from: number, to: number, step: number) => {
+    const out: number[] = [];
+    for (let m = from; m <= to; m += step) out.push(m);
+    return out;
+  };
+  switch (cpu) {
+    case 256:
+      return [512, 1024, 2048];
+    case 512:
+      return range(1024, 4096, 1024);
+    case 1024:
+      return range(2048, 8192, 1024);
+    case 2048:
+      return range(4096, 16384, 1024);
+    case 4096:
+      return range(8192, 30720, 1024);
+    case 8192:
+      return range(16384, 61440, 4096);
+    case 16384:
+      return range(32768, 122880, 8192);
+    default:
+      return [];
+  }
+}
+
+/** True when (cpu vCPU units, memory MiB) is a Fargate configuration. */
+export function isValidFargatePair(cpu: number, memory: number): boolean {
+  return fargateMemoryValues(cpu).includes(memory);
+}
+
+/**
+ * Task `cpu` as ECS stores it: integer vCPU units as a numeric string. Accepts "256", 256,
+ * "0.25 vCPU", "1vcpu" (case-insensitive).
+ * @throws EcsApiError ClientException for anything else.
+ */
+export function normalizeCpu(value: string | number): string {
+  const s = String(value).trim();
+  if (/^\d+$/.test(s)) return String(Number(s));
+  const m = /^(\d+(?:\.\d+)?)\s*vcpu$/i.exec(s);
+  if (m) return String(Math.round(Number(m[1]) * 1024));
+  throw clientException(`Invalid 'cpu' setting for task: "${s}". Use vCPU units (e.g. 256) or vCPUs (e.g. 0.25 vCPU).`);
+}
+
+/**
+ * Task `memory` as ECS stores it: MiB as a numeric string. Accepts "512", 512, "1 GB", "2gb".
+ * @throws EcsApiError ClientException for anything else.
+ */
+export function normalizeMemory(value: string | number): string {
+  const s = String(value).trim();
+  if (/^\d+$/.test(s)) return String(Number(s));
+  const m = /^(\d+(?:\.\d+)?)\s*gb$/i.exec(s);
+  if (m) return String(Math.round(Number(m[1]) * 1024));
+  throw clientException(`Invalid 'memory' setting for task: "${s}". Use MiB (e.g. 512) or GB (e.g. 1 GB).`);
+}
+
+const FAMILY_RE = /^[A-Za-z0-9_-]{1,255}$/;
+
+/** The stored revision: what DescribeTaskDefinition answers, plus the tags given at registration. */
+export interface RegisteredTaskDefinition {
+  readonly taskDefinition: TaskDefinition;
+  tags: { key: string; value: string }[];
+}
+
+export interface RegisterContext {
+  readonly arn: string;
+  readonly revision: number;
+  readonly registeredAt: Date;
+  readonly registeredBy: string;
+}
+
+/**
+ * Validates a RegisterTaskDefinition request and builds the revision ECS would store.
+ * @throws EcsApiError ClientException with ECS's wording for: invalid family, no containers, a
+ *   container without name or image, duplicate container names, Fargate without awsvpc or
+ *   task-level cpu/memory, an invalid Fargate cpu/memory pair ("No Fargate configuration exists
+ *   for given values: 256 CPU, 4096 memory. ..."), awslogs or ECR images on Fargate without an
+ *   execution role, awsvpc host ports different from container ports, missing container memory.
+ */
+export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: RegisterContext): TaskDefinition {
+  const family = req.family;
+  if (!family || !FAMILY_RE.test(family)) {
+    throw clientException(
+      'Family name is invalid: up to 255 letters (uppercase and lowercase), numbers, underscores, and hyphens are allowed.',
+    );
+  }
+  const containers = req.containerDefinitions ?? [];
+  if (containers.length === 0) throw clientException('Container list cannot be empty.');
+  const names = new Set<string>();
+  for (const c of containers) {
+    if (!c.name) throw clientException('Container.name should not be null or empty.');
+    if (!c.image) throw clientException('Container.image should not be null or empty.');
+    if (names.has(c.name)) throw clientException(`Duplicate container name '${c.name}' in task definition.`);
+    names.add(c.name);
+  }
+  const cpu = req.cpu !== undefined && req.cpu !== '' ? normalizeCpu(req.cpu) : undefined;
+  const memory = req.memory !== undefined && req.memory !== '' ? normalizeMemory(req.memory) : undefined;
+  const networkMode = req.networkMode;
+  const awsvpc = networkMode === 'awsvpc';
+  const requiresFargate = (req.requiresCompatibilities ?? []).includes('FARGATE');
+
+  if (requiresFargate) {
+    if (!awsvpc) throw clientException("Fargate only supports network mode 'awsvpc'.");
+    if (cpu === undefined) throw clientException("Fargate requires that 'cpu' be defined at the task level.");
+    if (memory === undefined) throw clientException("Fargate requires that 'memory' be defined at the task level.");
+    if (!isValidFargatePair(Number(cpu), Number(memory))) {
+      throw clientException(
+        `No Fargate configuration exists for given values: ${cpu} CPU, ${memory} memory. See the Amazon ECS documentation for the valid values.`,
+      );
+    }
+    for (const c of containers) {
+      if (c.logConfiguration?.logDriver === 'awslogs' && !req.executionRoleArn) {
+        throw clientException('Fargate requires task definition to have execution role ARN to support log driver awslogs.');
+      }
+      if (isEcrImage(c.image as string) && !req.executionRoleArn) {
+        throw clientException('Fargate requires task definition to have execution role ARN to support ECR images.');
+      }
+    }
+  }
+  for (const c of containers) {
+    if (memory === undefined && c.memory === undefined && c.memoryReservation === undefined) {
+      throw clientException(
+        `Invalid setting for container '${c.name}'. At least one of 'memory' or 'memoryReservation' must be specified.`,
+      );
+    }
+    if (memory !== undefined && c.memory !== undefined && c.memory > Number(memory)) {
+      throw clientException(`The 'memory' setting for container '${c.name}' is greater than for the task.`);
+    }
+    if (awsvpc) {
+      for (const p of c.portMappings ?? []) {
+        if (p.hostPort !== undefined && p.hostPort !== 0 && p.hostPort !== p.containerPort) {
+          throw clientException('When networkMode=awsvpc, the host ports and container ports in port mappings must match.');
+        }
+      }
+    }
+  }
+
+  const containerDefinitions = containers.map((c) => normalizeContainer(c, awsvpc));
+  const fargateCompatible =
+    awsvpc && cpu !== undefined && memory !== undefined && isValidFargatePair(Number(cpu), Number(memory));
+
+  const td: TaskDefinition = {
+    taskDefinitionArn: ctx.arn,
+    containerDefinitions,
+    family,
+    ...(req.taskRoleArn ? { taskRoleArn: req.taskRoleArn } : {}),
+    ...(req.executionRoleArn ? { executionRoleArn: req.executionRoleArn } : {}),
+    ...(networkMode ? { networkMode } : {}),
+    revision: ctx.revision,
+    volumes: req.volumes ?? [],
+    status: 'ACTIVE',
+    requiresAttributes: requiresAttributes(req, containerDefinitions),
+    placementConstraints: req.placementConstraints ?? [],
+    compatibilities: fargateCompatible ? ['EC2', 'FARGATE'] : ['EC2'],
+    ...(req.runtimePlatform ? { runtimePlatform: req.runtimePlatform } : {}),
+    ...(req.requiresCompatibilities ? { requiresCompatibilities: [...req.requiresCompatibilities] } : {}),
+    ...(cpu !== undefined ? { cpu } : {}),
+    ...(memory !== undefined ? { memory } : {}),
+    ...(req.pidMode ? { pidMode: req.pidMode } : {}),
+    ...(req.ipcMode ? { ipcMode: req.ipcMode } : {}),
+    ...(req.proxyConfiguration ? { proxyConfiguration: req.proxyConfiguration } : {}),
+    ...(req.ephemeralStorage ? { ephemeralStorage: req.ephemeralStorage } : {}),
+    ...(req.inferenceAccelerators ? { inferenceAccelerators: req.inferenceAccelerators } : {}),
+    registeredAt: ctx.registeredAt,
+    registeredBy: ctx.registeredBy,
+  };
+  return td;
+}
+
+function isEcrImage(image: string): boolean {
+  return /^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?\//.test(image);
+}
+
+/** One container with ECS's defaults filled in (ECS-FACTS §6). */
+export function normalizeContainer(c: ContainerDefinition, awsvpc: boolean): ContainerDefinition {
+  const portMappings: PortMapping[] = (c.portMappings ?? []).map((p) => ({
+    ...p,
+    ...(p.containerPort !== undefined ? { containerPort: p.containerPort } : {}),
+    ...(awsvpc && p.containerPort !== undefined ? { hostPort: p.containerPort } : {}),
+    protocol: p.protocol ?? 'tcp',
+  }));
+  const out: ContainerDefinition = {
+    ...c,
+    cpu: c.cpu ?? 0,
+    portMappings,
+    essential: c.essential ?? true,
+    environment: c.environment ?? [],
+    mountPoints: c.mountPoints ?? [],
+    volumesFrom: c.volumesFrom ?? [],
+    systemControls: c.systemControls ?? [],
+  };
+  if (c.healthCheck) {
+    out.healthCheck = {
+      ...c.healthCheck,
+      interval: c.healthCheck.interval ?? 30,
+      timeout: c.healthCheck.timeout ?? 5,
+      retries: c.healthCheck.retries ?? 3,
+    };
+  }
+  return out;
+}
+
+function requiresAttributes(req: RegisterTaskDefinitionRequest, containers: ContainerDefinition[]): { name: string }[] {
+  const names: string[] = [];
+  const add = (...n: string[]) => {
+    for (const x of n) if (!names.includes(x)) names.push(x);
+  };
+  if (req.networkMode === 'awsvpc') add('com.amazonaws.ecs.capability.docker-remote-api.1.18', 'ecs.capability.task-eni');
+  if (req.taskRoleArn) add('com.amazonaws.ecs.capability.task-iam-role');
+  for (const c of containers) {
+    if (c.logConfiguration?.logDriver === 'awslogs') {
+      add('com.amazonaws.ecs.capability.logging-driver.awslogs', 'com.amazonaws.ecs.capability.docker-remote-api.1.19');
+      if (req.executionRoleArn) add('ecs.capability.execution-role-awslogs');
+    }
+    if (c.healthCheck) add('com.amazonaws.ecs.capability.docker-remote-api.1.24', 'ecs.capability.container-health-check');
+    if (req.executionRoleArn && isEcrImage(c.image ?? '')) add('ecs.capability.execution-role-ecr-pull');
+    for (const s of c.secrets ?? []) {
+      if (s.valueFrom?.includes(':secretsmanager:')) add('ecs.capability.secrets.asm.environment-variables');
+      else add('ecs.capability.secrets.ssm.environment-variables');
+    }
+  }
+  return names.map((name) => ({ name }));
+}
