@@ -1,0 +1,196 @@
+/**
+ * The spec store on DynamoDB (`@aws-sdk/lib-dynamodb`): one item per service, partition key
+ * `cluster`, sort key `service`; the reconciler writes only the item's `status` attribute, and
+ * keeps its pass lease in an item of the same table under a reserved key.
+ */
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  paginateScan,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { parseSpecItem } from '../core/spec';
+import type { LeaseResult, SpecRead, SpecStore } from '../core/ports';
+import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
+import { AwsCallError, isConditionalCheckFailed } from './errors';
+
+/** Partition key attribute (ECS cluster name). */
+export const PARTITION_KEY = 'cluster';
+/** Sort key attribute (ECS service name). */
+export const SORT_KEY = 'service';
+/** The attribute the reconciler owns on each spec item. */
+export const STATUS_ATTRIBUTE = 'status';
+
+/**
+ * Key of the lease item. `#` cannot occur in an ECS cluster or service name (letters, digits,
+ * hyphens and underscores only), so this key never collides with a spec; the Scan skips it.
+ */
+export const LEASE_KEY: ServiceKey = { cluster: '#lease', service: '#lease' };
+
+/** True for the reserved lease item (never a spec). */
+export function isLeaseItem(item: Record<string, unknown>): boolean {
+  return item[PARTITION_KEY] === LEASE_KEY.cluster && item[SORT_KEY] === LEASE_KEY.service;
+}
+
+export interface DynamoSpecStoreOptions {
+  /** Items per Scan page (DynamoDB `Limit`); default: DynamoDB's 1 MB pages. */
+  readonly pageSize?: number;
+}
+
+/** The lease item's attributes: holder id, expiry (epoch milliseconds and ISO 8601). */
+interface LeaseItem {
+  holder: string;
+  expiresAt: number;
+  expiresAtIso: string;
+  acquiredAt: string;
+}
+
+function looksLikeStatus(value: unknown): value is ServiceStatus {
+  return typeof value === 'object' && value !== null && typeof (value as { phase?: unknown }).phase === 'string';
+}
+
+/**
+ * {@link SpecStore} on one DynamoDB table.
+ *
+ * - `readAll`: consistent, paginated Scan (SDK `paginateScan`); a failed page gives
+ *   `complete: false` with the error, never an empty "no specs" answer.
+ * - `writeStatus`: `UpdateItem SET #status = :s` with `attribute_exists(cluster)`, so a status write
+ *   never resurrects a deleted spec and never touches attributes a person edits at the same time.
+ * - The lease: a conditional PutItem on {@link LEASE_KEY}
+ *   (`attribute_not_exists(cluster) OR expiresAt < :now OR holder = :holder`), a conditional
+ *   DeleteItem on release.
+ *
+ * Source: Amazon DynamoDB API reference, Scan (ConsistentRead, LastEvaluatedKey), UpdateItem and
+ * PutItem (ConditionExpression, ConditionalCheckFailedException).
+ */
+export class DynamoSpecStore implements SpecStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    readonly tableName: string,
+    private readonly options: DynamoSpecStoreOptions = {},
+  ) {}
+
+  /** Reads every item; never throws for a DynamoDB failure (`complete: false`, `error`). */
+  async readAll(): Promise<SpecRead> {
+    const specs: SpecParseResult[] = [];
+    const statuses: Record<ServiceId, ServiceStatus> = {};
+    try {
+      const pages = paginateScan(
+        { client: this.doc, ...(this.options.pageSize ? { pageSize: this.options.pageSize } : {}) },
+        { TableName: this.tableName, ConsistentRead: true },
+      );
+      for await (const page of pages) {
+        for (const item of page.Items ?? []) {
+          if (isLeaseItem(item)) continue;
+          // The status attribute belongs to the reconciler, not to the spec a person writes.
+          const { [STATUS_ATTRIBUTE]: status, ...specItem } = item;
+          const result = parseSpecItem(specItem);
+          specs.push(result);
+          const key = result.key;
+          if (key && looksLikeStatus(status)) statuses[serviceId(key)] = status;
+        }
+      }
+      return { specs, statuses, complete: true };
+    } catch (err) {
+      return { specs, statuses, complete: false, error: new AwsCallError(`DynamoDB Scan ${this.tableName}`, err).message };
+    }
+  }
+
+  /**
+   * @returns true when written; false when the item no longer exists.
+   * @throws AwsCallError for any other DynamoDB failure (original error as `cause`).
+   */
+  async writeStatus(key: ServiceKey, status: ServiceStatus): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: key.cluster, [SORT_KEY]: key.service },
+          UpdateExpression: 'SET #status = :s',
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { '#status': STATUS_ATTRIBUTE, '#pk': PARTITION_KEY },
+          ExpressionAttributeValues: { ':s': status },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return false;
+      throw new AwsCallError(`DynamoDB UpdateItem status of ${serviceId(key)}`, err);
+    }
+  }
+
+  /**
+   * Takes the lease for `ttlSeconds` from `now` unless another holder's lease is unexpired; the
+   * same holder may renew its own lease.
+   * @throws AwsCallError when DynamoDB fails for another reason than the condition.
+   */
+  async acquireLease(holder: string, ttlSeconds: number, now: Date): Promise<LeaseResult> {
+    const expiresAt = now.getTime() + ttlSeconds * 1000;
+    const item: LeaseItem & Record<string, unknown> = {
+      [PARTITION_KEY]: LEASE_KEY.cluster,
+      [SORT_KEY]: LEASE_KEY.service,
+      holder,
+      expiresAt,
+      expiresAtIso: new Date(expiresAt).toISOString(),
+      acquiredAt: now.toISOString(),
+    };
+    // Two tries: the lease may be released between our failed put and the read of its holder.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await this.doc.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(#pk) OR #exp < :now OR #holder = :holder',
+            ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#exp': 'expiresAt', '#holder': 'holder' },
+            ExpressionAttributeValues: { ':now': now.getTime(), ':holder': holder },
+          }),
+        );
+        return { acquired: true };
+      } catch (err) {
+        if (!isConditionalCheckFailed(err)) throw new AwsCallError(`DynamoDB PutItem lease in ${this.tableName}`, err);
+      }
+      const current = await this.readLease();
+      if (current) return { acquired: false, holder: current.holder, expiresAt: new Date(current.expiresAt) };
+    }
+    throw new AwsCallError(`DynamoDB PutItem lease in ${this.tableName}`, new Error('lease contended twice'));
+  }
+
+  /** Deletes the lease only if `holder` still holds it; resolves quietly otherwise. */
+  async releaseLease(holder: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: LEASE_KEY.cluster, [SORT_KEY]: LEASE_KEY.service },
+          ConditionExpression: '#holder = :holder',
+          ExpressionAttributeNames: { '#holder': 'holder' },
+          ExpressionAttributeValues: { ':holder': holder },
+        }),
+      );
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return;
+      throw new AwsCallError(`DynamoDB DeleteItem lease in ${this.tableName}`, err);
+    }
+  }
+
+  /** The current lease item, if any (consistent read). */
+  async readLease(): Promise<{ holder: string; expiresAt: number } | undefined> {
+    try {
+      const out = await this.doc.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: LEASE_KEY.cluster, [SORT_KEY]: LEASE_KEY.service },
+          ConsistentRead: true,
+        }),
+      );
+      const it = out.Item as Partial<LeaseItem> | undefined;
+      if (!it) return undefined;
+      return { holder: String(it.holder ?? 'unknown'), expiresAt: Number(it.expiresAt ?? 0) };
+    } catch (err) {
+      throw new AwsCallError(`DynamoDB GetItem lease in ${this.tableName}`, err);
+    }
+  }
+}

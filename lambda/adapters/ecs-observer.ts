@@ -1,0 +1,323 @@
+/**
+ * The ECS observer: what ECS says about the managed clusters, their services, the task definitions
+ * those services run and, for services that lag, why their tasks stopped.
+ *
+ * Calls per cluster (Amazon ECS API reference; ECS-FACTS §1, §5):
+ * - ListServices, `maxResults` 100, SDK paginator: `ceil(n / 100)` calls;
+ * - DescribeServices with `include: ['TAGS']`, 10 names per call, at most `concurrency` in flight:
+ *   `ceil(n / 10)` calls, listed names plus names from specs (DRAINING services are not listed);
+ * - only for services with `runningCount < desiredCount`: ListTasks (`desiredStatus: STOPPED`,
+ *   `serviceName`) and DescribeTasks (100 per call).
+ * DescribeTaskDefinition runs once per task definition ARN for the life of the process: revisions
+ * are immutable, so descriptions are kept in a module-level cache.
+ */
+import {
+  DescribeServicesCommand,
+  DescribeTaskDefinitionCommand,
+  DescribeTasksCommand,
+  ListTasksCommand,
+  paginateListServices,
+  type ECSClient,
+  type Service,
+  type Task,
+} from '@aws-sdk/client-ecs';
+import { ECS_LIMITS } from '../core/ecs-limits';
+import type { EcsReader } from '../core/ports';
+import type {
+  ObservedCluster,
+  ObservedDeployment,
+  ObservedService,
+  StoppedTask,
+  TaskDefinition,
+} from '../core/types';
+import { chunk, mapSettledLimit } from './concurrency';
+import { AwsCallError, isClusterNotFound, isProgrammingError } from './errors';
+
+/**
+ * Task definitions described so far, by ARN, for the life of the Lambda container (a revision never
+ * changes once registered: Amazon ECS Developer Guide, "Task definition states").
+ */
+const taskDefinitionCache = new Map<string, TaskDefinition>();
+
+/** Empties the process-wide task definition cache (tests and the local run's "cold start"). */
+export function clearTaskDefinitionCache(): void {
+  taskDefinitionCache.clear();
+}
+
+/** Number of task definitions in the process-wide cache. */
+export function taskDefinitionCacheSize(): number {
+  return taskDefinitionCache.size;
+}
+
+export interface EcsObserverOptions {
+  /** DescribeServices / DescribeTaskDefinition calls in flight at once (default 4). */
+  readonly concurrency?: number;
+  /** Stopped tasks kept per lagging service, newest first (default 10). */
+  readonly maxStoppedTasks?: number;
+}
+
+/** The resource name at the end of an ECS ARN: `arn:...:service/cluster/web` -> `web`. */
+export function nameFromArn(arn: string): string {
+  const slash = arn.lastIndexOf('/');
+  return slash >= 0 ? arn.slice(slash + 1) : arn;
+}
+
+function tagMap(tags: { key?: string; value?: string }[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of tags ?? []) if (t.key !== undefined) out[t.key] = t.value ?? '';
+  return out;
+}
+
+const EPOCH = new Date(0);
+
+/** Maps one DescribeServices `services[]` entry to the core's {@link ObservedService}. */
+export function toObservedService(s: Service): ObservedService {
+  const deployments: ObservedDeployment[] = (s.deployments ?? []).map((d) => ({
+    id: d.id ?? '',
+    status: d.status ?? '',
+    taskDefinition: d.taskDefinition ?? '',
+    desiredCount: d.desiredCount ?? 0,
+    runningCount: d.runningCount ?? 0,
+    pendingCount: d.pendingCount ?? 0,
+    failedTasks: d.failedTasks ?? 0,
+    ...(d.rolloutState ? { rolloutState: d.rolloutState } : {}),
+    ...(d.rolloutStateReason ? { rolloutStateReason: d.rolloutStateReason } : {}),
+    createdAt: d.createdAt ?? EPOCH,
+    updatedAt: d.updatedAt ?? d.createdAt ?? EPOCH,
+  }));
+  const primary = deployments.find((d) => d.status === 'PRIMARY');
+  const dc = s.deploymentConfiguration;
+  const vpc = s.networkConfiguration?.awsvpcConfiguration;
+  const out: ObservedService = {
+    serviceArn: s.serviceArn ?? '',
+    serviceName: s.serviceName ?? nameFromArn(s.serviceArn ?? ''),
+    clusterArn: s.clusterArn ?? '',
+    status: s.status ?? '',
+    desiredCount: s.desiredCount ?? 0,
+    runningCount: s.runningCount ?? 0,
+    pendingCount: s.pendingCount ?? 0,
+    taskDefinition: s.taskDefinition ?? primary?.taskDefinition ?? '',
+    deployments,
+    events: (s.events ?? []).map((e) => ({ id: e.id ?? '', createdAt: e.createdAt ?? EPOCH, message: e.message ?? '' })),
+    tags: tagMap(s.tags),
+  };
+  if (s.launchType) out.launchType = s.launchType;
+  if (s.capacityProviderStrategy) {
+    out.capacityProviderStrategy = s.capacityProviderStrategy.map((c) => ({
+      capacityProvider: c.capacityProvider ?? '',
+      ...(c.weight !== undefined ? { weight: c.weight } : {}),
+      ...(c.base !== undefined ? { base: c.base } : {}),
+    }));
+  }
+  if (s.platformVersion) out.platformVersion = s.platformVersion;
+  if (dc) {
+    out.deploymentConfiguration = {
+      ...(dc.minimumHealthyPercent !== undefined ? { minimumHealthyPercent: dc.minimumHealthyPercent } : {}),
+      ...(dc.maximumPercent !== undefined ? { maximumPercent: dc.maximumPercent } : {}),
+      ...(dc.deploymentCircuitBreaker
+        ? { deploymentCircuitBreaker: { enable: !!dc.deploymentCircuitBreaker.enable, rollback: !!dc.deploymentCircuitBreaker.rollback } }
+        : {}),
+    };
+  }
+  if (vpc) {
+    out.networkConfiguration = {
+      awsvpcConfiguration: {
+        ...(vpc.subnets ? { subnets: vpc.subnets } : {}),
+        ...(vpc.securityGroups ? { securityGroups: vpc.securityGroups } : {}),
+        ...(vpc.assignPublicIp ? { assignPublicIp: vpc.assignPublicIp } : {}),
+      },
+    };
+  }
+  if (s.loadBalancers && s.loadBalancers.length > 0) {
+    out.loadBalancers = s.loadBalancers.map((lb) => ({
+      ...(lb.targetGroupArn ? { targetGroupArn: lb.targetGroupArn } : {}),
+      ...(lb.containerName ? { containerName: lb.containerName } : {}),
+      ...(lb.containerPort !== undefined ? { containerPort: lb.containerPort } : {}),
+    }));
+  }
+  if (s.createdAt) out.createdAt = s.createdAt;
+  return out;
+}
+
+/** Maps one DescribeTasks `tasks[]` entry (a STOPPED task) to {@link StoppedTask}. */
+export function toStoppedTask(t: Task): StoppedTask {
+  return {
+    taskArn: t.taskArn ?? '',
+    ...(t.taskDefinitionArn ? { taskDefinitionArn: t.taskDefinitionArn } : {}),
+    ...(t.stopCode ? { stopCode: t.stopCode } : {}),
+    ...(t.stoppedReason ? { stoppedReason: t.stoppedReason } : {}),
+    ...(t.stoppedAt ? { stoppedAt: t.stoppedAt } : {}),
+    containers: (t.containers ?? []).map((c) => ({
+      name: c.name ?? '',
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(c.exitCode !== undefined && c.exitCode !== null ? { exitCode: c.exitCode } : {}),
+      ...(c.lastStatus ? { lastStatus: c.lastStatus } : {}),
+    })),
+  };
+}
+
+/** Throws programming errors; returns anything else as an AWS failure message. */
+function failureMessage(operation: string, err: unknown): string {
+  if (isProgrammingError(err)) throw err;
+  return new AwsCallError(operation, err).message;
+}
+
+/**
+ * {@link EcsReader} on an ECSClient (which carries the rate limiter and standard retries).
+ * No method throws for an AWS failure: a cluster read that failed is `complete: false` with the
+ * error; task definitions that could not be described are left out of the result.
+ */
+export class EcsObserver implements EcsReader {
+  private readonly concurrency: number;
+  private readonly maxStoppedTasks: number;
+
+  constructor(
+    private readonly ecs: ECSClient,
+    options: EcsObserverOptions = {},
+  ) {
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.maxStoppedTasks = Math.max(1, options.maxStoppedTasks ?? 10);
+  }
+
+  /**
+   * Observes one cluster: every listed service plus `extraServiceNames` (named by specs; DRAINING
+   * services are described by name because ListServices omits them). Services DescribeServices
+   * reports `MISSING` are absent from the result.
+   * @param cluster cluster name.
+   */
+  async observeCluster(cluster: string, extraServiceNames: string[]): Promise<ObservedCluster> {
+    const errors: string[] = [];
+    const listed: string[] = [];
+    try {
+      const pages = paginateListServices(
+        { client: this.ecs, pageSize: ECS_LIMITS.listServicesMaxResults },
+        { cluster, maxResults: ECS_LIMITS.listServicesMaxResults },
+      );
+      for await (const page of pages) for (const arn of page.serviceArns ?? []) listed.push(nameFromArn(arn));
+    } catch (err) {
+      if (isClusterNotFound(err)) return { cluster, complete: true, exists: false, services: {} };
+      errors.push(failureMessage(`ECS ListServices cluster=${cluster}`, err));
+    }
+
+    const names = [...new Set([...listed, ...extraServiceNames])];
+    const services: Record<string, ObservedService> = {};
+    let clusterMissing = false;
+    const batches = chunk(names, ECS_LIMITS.describeServicesBatch);
+    const described = await mapSettledLimit(batches, this.concurrency, (batch) =>
+      this.ecs.send(new DescribeServicesCommand({ cluster, services: batch, include: ['TAGS'] })),
+    );
+    for (const r of described) {
+      if (r.status === 'rejected') {
+        if (isClusterNotFound(r.reason)) {
+          clusterMissing = true;
+          continue;
+        }
+        errors.push(failureMessage(`ECS DescribeServices cluster=${cluster}`, r.reason));
+        continue;
+      }
+      for (const s of r.value.services ?? []) {
+        const o = toObservedService(s);
+        // A name may be both INACTIVE (old) and ACTIVE (re-created): the live one wins.
+        const prev = services[o.serviceName];
+        if (!prev || prev.status === 'INACTIVE') services[o.serviceName] = o;
+      }
+      for (const f of r.value.failures ?? []) {
+        if (f.reason === 'MISSING') continue;
+        errors.push(`ECS DescribeServices cluster=${cluster}: ${f.arn ?? '?'} ${f.reason ?? ''} ${f.detail ?? ''}`.trim());
+      }
+    }
+    if (clusterMissing && listed.length === 0 && errors.length === 0) {
+      return { cluster, complete: true, exists: false, services: {} };
+    }
+
+    const lagging = Object.values(services).filter((s) => s.status !== 'INACTIVE' && s.runningCount < s.desiredCount);
+    const stopped = await mapSettledLimit(lagging, this.concurrency, (s) => this.stoppedTasks(cluster, s.serviceName));
+    stopped.forEach((r, i) => {
+      if (r.status === 'fulfilled') lagging[i].stoppedTasks = r.value;
+      else errors.push(failureMessage(`ECS ListTasks/DescribeTasks cluster=${cluster} service=${lagging[i].serviceName}`, r.reason));
+    });
+
+    return {
+      cluster,
+      complete: errors.length === 0,
+      ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
+      exists: true,
+      services,
+    };
+  }
+
+  /**
+   * The newest STOPPED tasks of a service (at most `maxStoppedTasks`), with stop codes and reasons.
+   * Tasks of other services are filtered out by `group` (`service:NAME`) in case the server ignores
+   * the `serviceName` filter.
+   * @throws the SDK error of a failed call.
+   */
+  private async stoppedTasks(cluster: string, serviceName: string): Promise<StoppedTask[]> {
+    const list = await this.ecs.send(
+      new ListTasksCommand({ cluster, serviceName, desiredStatus: 'STOPPED', maxResults: ECS_LIMITS.listTasksMaxResults }),
+    );
+    const arns = list.taskArns ?? [];
+    const tasks: Task[] = [];
+    for (const batch of chunk(arns, ECS_LIMITS.describeTasksBatch)) {
+      const out = await this.ecs.send(new DescribeTasksCommand({ cluster, tasks: batch }));
+      tasks.push(...(out.tasks ?? []));
+    }
+    return tasks
+      .filter((t) => !t.group || t.group === `service:${serviceName}`)
+      .map(toStoppedTask)
+      .sort((a, b) => (b.stoppedAt?.getTime() ?? 0) - (a.stoppedAt?.getTime() ?? 0))
+      .slice(0, this.maxStoppedTasks);
+  }
+
+  /**
+   * Describes the task definitions not yet cached (with tags), at most `concurrency` at once.
+   * @param arns task definition ARNs (revisions).
+   * @returns the descriptions found, by the ARN asked for; failed ones are left out.
+   */
+  async describeTaskDefinitions(arns: string[]): Promise<Record<string, TaskDefinition>> {
+    const wanted = [...new Set(arns.filter((a) => a.length > 0))];
+    const missing = wanted.filter((a) => !taskDefinitionCache.has(a));
+    const results = await mapSettledLimit(missing, this.concurrency, (arn) => this.describeOne(arn));
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled' && r.value) {
+        taskDefinitionCache.set(missing[i], r.value);
+        if (r.value.taskDefinitionArn) taskDefinitionCache.set(r.value.taskDefinitionArn, r.value);
+      } else if (r.status === 'rejected' && isProgrammingError(r.reason)) {
+        throw r.reason;
+      }
+    });
+    const out: Record<string, TaskDefinition> = {};
+    for (const a of wanted) {
+      const td = taskDefinitionCache.get(a);
+      if (td) out[a] = td;
+    }
+    return out;
+  }
+
+  /**
+   * The latest ACTIVE revision of `family` (DescribeTaskDefinition with the family name), or
+   * undefined when the family has none. Not cached by family (a new revision may appear); the
+   * description is cached by its ARN.
+   * @throws AwsCallError for failures other than "no such task definition".
+   */
+  async latestActiveTaskDefinition(family: string): Promise<TaskDefinition | undefined> {
+    try {
+      const td = await this.describeOne(family);
+      if (td?.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td);
+      return td && td.status !== 'INACTIVE' ? td : undefined;
+    } catch (err) {
+      // ECS answers ClientException "Unable to describe task definition." for an unknown family.
+      const e = err as { name?: string; message?: string };
+      if (e.name === 'ClientException' || e.name === 'InvalidParameterException' || e.name === 'ResourceNotFoundException') {
+        return undefined;
+      }
+      throw new AwsCallError(`ECS DescribeTaskDefinition ${family}`, err);
+    }
+  }
+
+  private async describeOne(taskDefinition: string): Promise<TaskDefinition | undefined> {
+    const out = await this.ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition, include: ['TAGS'] }));
+    if (!out.taskDefinition) return undefined;
+    return { ...(out.taskDefinition as TaskDefinition), ...(out.tags && out.tags.length > 0 ? { tags: out.tags } : {}) };
+  }
+}

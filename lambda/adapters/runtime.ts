@@ -1,0 +1,125 @@
+/**
+ * Builds the ports of a pass from the configuration: the one factory the Lambda handler,
+ * `ecsr reconcile --once` and the local run (`npm start`) share. Only what differs between them
+ * is overridden (clients pointed at local servers, a virtual clock, in-memory metrics).
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { ECSClient, ECSClientConfig } from '@aws-sdk/client-ecs';
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ReconcilerConfig } from '../config';
+import { runPass, type PassPorts, type PassSummary } from '../core/pass';
+import { systemClock, type Clock, type LogPort, type MetricsSink } from '../core/ports';
+import { createDocumentClient, createEcsClient } from './clients';
+import { DynamoSpecStore } from './dynamo-spec-store';
+import { EcsActuator } from './ecs-actuator';
+import { EcsObserver } from './ecs-observer';
+import { PowertoolsLog } from './logger';
+import { PowertoolsMetricsSink } from './metrics';
+import type { EcsRateLimiter, LimiterTime } from './rate-limiter';
+
+/**
+ * Default lease lifetime (seconds) when the caller knows no deadline (CLI, local run). The pass
+ * starts no action in the last seconds of its lease, so a long pass (hundreds of creates at the
+ * API budget) leaves the rest for the next one; a crashed pass blocks others at most this long.
+ */
+export const DEFAULT_LEASE_TTL_SECONDS = 600;
+
+export interface RuntimeOverrides {
+  /** Use this ECSClient as is (no limiter is added to it). */
+  readonly ecs?: ECSClient;
+  /** Extra configuration of the ECSClient built here (endpoint, region, credentials). */
+  readonly ecsClientConfig?: ECSClientConfig;
+  /** Use this document client as is. */
+  readonly doc?: DynamoDBDocumentClient;
+  /** Extra configuration of the DynamoDB client built here. */
+  readonly dynamoClientConfig?: DynamoDBClientConfig;
+  /** Share a rate limiter, or inspect it in tests. */
+  readonly limiter?: EcsRateLimiter;
+  /** Time of a new rate limiter (virtual in the local run). */
+  readonly limiterTime?: LimiterTime;
+  readonly clock?: Clock;
+  readonly log?: LogPort;
+  readonly metrics?: MetricsSink;
+  readonly monotonicMs?: () => number;
+  /** Items per Scan page (tests use small pages). */
+  readonly specPageSize?: number;
+  /** Calls in flight per cluster observation (default 4). */
+  readonly observerConcurrency?: number;
+}
+
+/** Options of one {@link Runtime.run}. */
+export interface RunOptions {
+  /** Lease holder id; a fresh `host:pid:uuid` by default. */
+  readonly holder?: string;
+  /** Overrides the configured `DRY_RUN`. */
+  readonly dryRun?: boolean;
+  /** Seconds; default {@link DEFAULT_LEASE_TTL_SECONDS}. */
+  readonly leaseTtlSeconds?: number;
+  readonly shouldContinue?: () => boolean;
+}
+
+export interface Runtime {
+  readonly config: ReconcilerConfig;
+  readonly ports: PassPorts;
+  /** The ECS client every reader and writer call goes through. */
+  readonly ecs: ECSClient;
+  readonly doc: DynamoDBDocumentClient;
+  /** The rate limiter on `ecs`, when this factory built the client. */
+  readonly limiter?: EcsRateLimiter;
+  /** Runs one pass with the configured options. */
+  run(options?: RunOptions): Promise<PassSummary>;
+}
+
+/** A lease holder id unique to this process and call: `host:pid:uuid`. */
+export function newHolderId(): string {
+  return `${hostname()}:${process.pid}:${randomUUID()}`;
+}
+
+/**
+ * Wires the ports: DynamoDB spec store on `config.specsTable`, ECS observer and actuator on one
+ * rate-limited ECSClient (standard retries, `config.apiBudgetFraction` of ECS's rates), Powertools
+ * metrics in `config.metricsNamespace` and Powertools logs unless overridden.
+ * Endpoints and region come from the SDK's standard configuration unless overridden.
+ */
+export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverrides = {}): Runtime {
+  let ecs = overrides.ecs;
+  let limiter = overrides.limiter;
+  if (!ecs) {
+    const built = createEcsClient({
+      apiBudgetFraction: config.apiBudgetFraction,
+      limiter: overrides.limiter,
+      limiterTime: overrides.limiterTime,
+      clientConfig: overrides.ecsClientConfig,
+    });
+    ecs = built.ecs;
+    limiter = built.limiter;
+  }
+  const doc = overrides.doc ?? createDocumentClient(overrides.dynamoClientConfig);
+  const reader = new EcsObserver(ecs, { concurrency: overrides.observerConcurrency });
+  const ports: PassPorts = {
+    specs: new DynamoSpecStore(doc, config.specsTable, { pageSize: overrides.specPageSize }),
+    reader,
+    writer: new EcsActuator(ecs, reader),
+    metrics: overrides.metrics ?? new PowertoolsMetricsSink(config.metricsNamespace),
+    log: overrides.log ?? new PowertoolsLog(),
+    clock: overrides.clock ?? systemClock,
+    ...(overrides.monotonicMs ? { monotonicMs: overrides.monotonicMs } : {}),
+  };
+  return {
+    config,
+    ports,
+    ecs,
+    doc,
+    ...(limiter ? { limiter } : {}),
+    run: (options: RunOptions = {}) =>
+      runPass(ports, {
+        plan: config.plan,
+        dryRun: options.dryRun ?? config.dryRun,
+        holder: options.holder ?? newHolderId(),
+        leaseTtlSeconds: options.leaseTtlSeconds ?? DEFAULT_LEASE_TTL_SECONDS,
+        ...(options.shouldContinue ? { shouldContinue: options.shouldContinue } : {}),
+      }),
+  };
+}

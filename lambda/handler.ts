@@ -1,0 +1,47 @@
+/**
+ * The Lambda handler: a thin shell (STYLE §7). Configuration is parsed once at cold start
+ * (`loadConfig`, a bad variable throws a ConfigError naming it); clients, logger and metrics live at
+ * module scope; each invocation runs one pass and returns its summary.
+ *
+ * Endpoints, region and credentials come from the SDK's standard configuration (`AWS_REGION`,
+ * `AWS_ENDPOINT_URL`, `AWS_ENDPOINT_URL_ECS`, `AWS_ENDPOINT_URL_DYNAMODB`), so the same bundle
+ * runs against AWS, the simulator, dynalite and moto.
+ */
+import type { Context } from 'aws-lambda';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { loadConfig } from './config';
+import type { PassSummary } from './core/pass';
+import { LOG_SERVICE_NAME, PowertoolsLog } from './adapters/logger';
+import { PowertoolsMetricsSink } from './adapters/metrics';
+import { createRuntime } from './adapters/runtime';
+
+/** Milliseconds of invocation time kept in reserve: no new action starts with less left. */
+export const RESERVE_MS = 10_000;
+/** Seconds added to the remaining invocation time for the lease lifetime. */
+export const LEASE_MARGIN_SECONDS = 5;
+
+const config = loadConfig();
+const logger = new Logger({ serviceName: LOG_SERVICE_NAME });
+const metrics = new Metrics({ namespace: config.metricsNamespace });
+const runtime = createRuntime(config, {
+  log: new PowertoolsLog(logger),
+  metrics: new PowertoolsMetricsSink(config.metricsNamespace, metrics),
+  monotonicMs: () => performance.now(),
+});
+
+/**
+ * Runs one reconcile pass (EventBridge schedule; the event's content is not used: the pass is
+ * level-triggered).
+ * @returns the pass summary (JSON-safe), also when another pass holds the lease.
+ * @throws only programming errors; failed AWS calls are reported in the summary.
+ */
+export const handler = async (_event: unknown, context: Context): Promise<PassSummary> => {
+  logger.addContext(context);
+  const remainingMs = context.getRemainingTimeInMillis();
+  return runtime.run({
+    holder: context.awsRequestId,
+    leaseTtlSeconds: Math.ceil(remainingMs / 1000) + LEASE_MARGIN_SECONDS,
+    shouldContinue: () => context.getRemainingTimeInMillis() >= RESERVE_MS,
+  });
+};

@@ -1,0 +1,287 @@
+/**
+ * Builders and helpers shared by the runtime tests (spec store, observer, actuator, passes,
+ * handler): a specs table on dynalite or moto, spec items, call counters on SDK clients.
+ */
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CreateClusterCommand, DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { createDocumentClient } from '../../lambda/adapters/clients';
+import { clearTaskDefinitionCache } from '../../lambda/adapters/ecs-observer';
+import { RecordingLog } from '../../lambda/adapters/logger';
+import { InMemoryMetricsSink } from '../../lambda/adapters/metrics';
+import { createRuntime, type Runtime } from '../../lambda/adapters/runtime';
+import { ENV, loadConfig } from '../../lambda/config';
+import type { PassSummary } from '../../lambda/core/pass';
+import { parseSpecItem } from '../../lambda/core/spec';
+import type { ServiceKey, ServiceStatus, SpecParseResult } from '../../lambda/core/types';
+import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedded-dynamodb';
+import { startSimulator, type Simulator } from '../../local/sim';
+import { LOCAL_CLIENT_CONFIG } from '../support/moto';
+
+export const LOCAL = LOCAL_CLIENT_CONFIG;
+
+/** Creates the specs table (partition key `cluster`, sort key `service`, on-demand). */
+export async function createSpecsTable(endpoint: string, tableName: string): Promise<void> {
+  const ddb = new DynamoDBClient({ ...LOCAL, endpoint });
+  await ddb.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [
+        { AttributeName: 'cluster', AttributeType: 'S' },
+        { AttributeName: 'service', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'cluster', KeyType: 'HASH' },
+        { AttributeName: 'service', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  ddb.destroy();
+}
+
+/** A document client on a local endpoint, as the runtime builds it. */
+export function localDoc(endpoint: string): DynamoDBDocumentClient {
+  return createDocumentClient({ ...LOCAL, endpoint });
+}
+
+/** A valid spec item (as a person writes it); override any attribute. */
+export function aSpecItem(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    cluster: 'apps',
+    service: 'web',
+    image: 'public.ecr.aws/nginx/nginx:1.27',
+    desiredCount: 2,
+    cpu: 256,
+    memory: 512,
+    subnets: ['subnet-0123456789abcdef0'],
+    securityGroups: ['sg-0123456789abcdef0'],
+    ...overrides,
+  };
+}
+
+/** ECS calls seen by a client, by action name, in order. */
+export interface CallLog {
+  readonly calls: { action: string; input: Record<string, unknown> }[];
+  count(action: string): number;
+  writes(): string[];
+  reset(): void;
+}
+
+const ECS_WRITES = new Set([
+  'RegisterTaskDefinition',
+  'DeregisterTaskDefinition',
+  'CreateService',
+  'UpdateService',
+  'DeleteService',
+  'TagResource',
+  'UntagResource',
+]);
+
+/** Records every command sent through `client` (one entry per `send`, before retries). */
+export function recordCalls(client: ECSClient | DynamoDBDocumentClient): CallLog {
+  const calls: { action: string; input: Record<string, unknown> }[] = [];
+  (client as ECSClient).middlewareStack.add(
+    (next, context) => async (args) => {
+      calls.push({ action: (context.commandName ?? '').replace(/Command$/, ''), input: args.input as Record<string, unknown> });
+      return next(args);
+    },
+    { step: 'initialize', name: `testCallLog${Math.random()}` },
+  );
+  return {
+    calls,
+    count: (action) => calls.filter((c) => c.action === action).length,
+    writes: () => calls.filter((c) => ECS_WRITES.has(c.action)).map((c) => c.action),
+    reset: () => {
+      calls.length = 0;
+    },
+  };
+}
+
+/**
+ * moto's default VPC subnets and security group in us-east-1 (moto validates awsvpc networks
+ * against its EC2 model). EC2 speaks the Query protocol; no EC2 SDK client is installed, so this
+ * posts the two Describe actions directly.
+ */
+export async function motoDefaultNetwork(endpoint: string): Promise<{ subnets: string[]; securityGroups: string[] }> {
+  const call = async (action: string): Promise<string> => {
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+        authorization:
+          'AWS4-HMAC-SHA256 Credential=test/20250101/us-east-1/ec2/aws4_request, SignedHeaders=host, Signature=0',
+      },
+      body: `Action=${action}&Version=2016-11-15`,
+    });
+    return res.text();
+  };
+  const subnets = [...(await call('DescribeSubnets')).matchAll(/<subnetId>(subnet-[0-9a-f]+)<\/subnetId>/g)].map((m) => m[1]);
+  const groups = [...(await call('DescribeSecurityGroups')).matchAll(/<groupId>(sg-[0-9a-f]+)<\/groupId>/g)].map((m) => m[1]);
+  return { subnets: [...new Set(subnets)].slice(0, 2), securityGroups: [...new Set(groups)].slice(0, 1) };
+}
+
+/** The parsed spec of {@link aSpecItem}; throws when the item is not valid (a broken builder). */
+export function aValidSpec(overrides: Record<string, unknown> = {}): Extract<SpecParseResult, { ok: true }> {
+  const r = parseSpecItem(aSpecItem(overrides));
+  if (!r.ok) throw new Error(`builder made an invalid spec: ${JSON.stringify(r.errors)}`);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A simulator + dynalite harness for full passes over HTTP
+// ---------------------------------------------------------------------------------------------
+
+/** Write actions as the simulator logs them. */
+export function isEcsWrite(action: string): boolean {
+  return ECS_WRITES.has(action);
+}
+
+export interface SimHarnessOptions {
+  /** Extra environment for `loadConfig` (SPECS_TABLE and OWNER_ID are set). */
+  readonly env?: Record<string, string>;
+  /** Clusters created in the simulator. */
+  readonly clusters?: string[];
+}
+
+/**
+ * The ECS simulator (manual virtual clock) and dynalite on loopback, a fresh specs table per
+ * `reset`, and a runtime built with `createRuntime` as the CLI and the local run build it: its
+ * pass clock is the simulator's clock, and its rate limiter waits in virtual time.
+ */
+export class SimHarness {
+  runtime!: Runtime;
+  metrics!: InMemoryMetricsSink;
+  log!: RecordingLog;
+  table = '';
+  private tables = 0;
+
+  private constructor(
+    readonly sim: Simulator,
+    readonly db: EmbeddedDynamoDb,
+    readonly doc: DynamoDBDocumentClient,
+  ) {}
+
+  static async start(): Promise<SimHarness> {
+    const sim = await startSimulator({});
+    const db = await startEmbeddedDynamoDb();
+    return new SimHarness(sim, db, localDoc(db.endpoint));
+  }
+
+  /** Empties the simulator, creates clusters, a new table and a new runtime. */
+  async reset(opts: SimHarnessOptions = {}): Promise<void> {
+    this.sim.reset();
+    clearTaskDefinitionCache();
+    this.runtime?.ecs.destroy();
+    const clusters = opts.clusters ?? ['apps'];
+    const setup = new ECSClient({ ...LOCAL, endpoint: this.sim.endpoint });
+    for (const c of clusters) await setup.send(new CreateClusterCommand({ clusterName: c }));
+    setup.destroy();
+    this.table = `specs-${++this.tables}`;
+    await createSpecsTable(this.db.endpoint, this.table);
+    this.metrics = new InMemoryMetricsSink();
+    this.log = new RecordingLog();
+    const config = loadConfig({ [ENV.specsTable]: this.table, [ENV.ownerId]: 'sim-test', ...opts.env });
+    const sim = this.sim;
+    this.runtime = createRuntime(config, {
+      ecsClientConfig: { ...LOCAL, endpoint: sim.endpoint },
+      doc: this.doc,
+      metrics: this.metrics,
+      log: this.log,
+      clock: { now: () => sim.clock.now() },
+      limiterTime: {
+        nowMs: () => sim.clock.now().getTime(),
+        sleep: async (ms) => {
+          sim.advance(ms / 1000);
+        },
+      },
+    });
+    this.sim.clearCalls();
+  }
+
+  async putSpec(item: Record<string, unknown>): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
+  }
+
+  /** Changes attributes of a spec as a person would (UpdateItem, status untouched). */
+  async editSpec(key: ServiceKey, changes: Record<string, unknown>): Promise<void> {
+    const names = Object.keys(changes);
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { ...key },
+        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, changes[n]])),
+      }),
+    );
+  }
+
+  async deleteSpec(key: ServiceKey): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { ...key } }));
+  }
+
+  async item(key: ServiceKey): Promise<Record<string, unknown> | undefined> {
+    return (await this.doc.send(new GetCommand({ TableName: this.table, Key: { ...key }, ConsistentRead: true }))).Item;
+  }
+
+  async status(key: ServiceKey): Promise<ServiceStatus | undefined> {
+    return (await this.item(key))?.status as ServiceStatus | undefined;
+  }
+
+  pass(holder = 'pass'): Promise<PassSummary> {
+    return this.runtime.run({ holder });
+  }
+
+  /**
+   * Runs passes `stepSeconds` of virtual time apart until `done(summary)` holds.
+   * @returns the summaries; throws after `maxPasses`.
+   */
+  async passUntil(done: (s: PassSummary) => boolean, maxPasses = 15, stepSeconds = 60): Promise<PassSummary[]> {
+    const out: PassSummary[] = [];
+    for (let i = 0; i < maxPasses; i++) {
+      const s = await this.pass(`pass-${i}`);
+      out.push(s);
+      if (done(s)) return out;
+      this.sim.advance(stepSeconds);
+    }
+    throw new Error(`not done after ${maxPasses} passes: ${JSON.stringify(out.at(-1)?.statuses)}`);
+  }
+
+  /**
+   * Passes until one is steady: every status Converged, nothing planned, no status changed (the
+   * pass that sees the rollout COMPLETED still records it).
+   */
+  converge(maxPasses = 15): Promise<PassSummary[]> {
+    return this.passUntil(
+      (s) =>
+        s.actions.length === 0 &&
+        s.counts.statusesWritten === 0 &&
+        Object.values(s.statuses).length > 0 &&
+        Object.values(s.statuses).every((st) => st.phase === 'Converged'),
+      maxPasses,
+    );
+  }
+
+  /** ECS write calls the simulator answered since the last `clearCalls`. */
+  writes(): string[] {
+    return this.sim.calls().filter((c) => isEcsWrite(c.action)).map((c) => c.action);
+  }
+
+  /** A service as the simulator describes it (with tags). */
+  async describe(cluster: string, service: string) {
+    const ecs = new ECSClient({ ...LOCAL, endpoint: this.sim.endpoint });
+    try {
+      return (await ecs.send(new DescribeServicesCommand({ cluster, services: [service], include: ['TAGS'] }))).services?.[0];
+    } finally {
+      ecs.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.runtime?.ecs.destroy();
+    this.doc.destroy();
+    await this.sim.close();
+    await this.db.stop();
+  }
+}
