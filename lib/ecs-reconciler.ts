@@ -1,0 +1,831 @@
+/**
+ * `EcsReconciler`: the whole reconciler as one L3 construct — the spec table, the function and its
+ * schedule, least-privilege IAM, the defaults services need (task execution role, log groups),
+ * alarms and a dashboard. `EcsReconcilerStack` (./reconciler-stack) wraps it for `cdk deploy`;
+ * people embed the construct in their own apps the same way.
+ *
+ * Alarm thresholds and periods come from `lambda/core/alarms.ts` (one source of truth, STYLE §9);
+ * environment variable names from `lambda/config.ts` (`ENV`), so construct and parser cannot drift.
+ */
+import { fileURLToPath } from 'node:url';
+import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { ENV } from '../lambda/config';
+import { alarmDefinitions, lagPeriods, perServiceQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
+import { DEFAULT_METRICS_NAMESPACE, METRIC } from '../lambda/core/metric-names';
+import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
+
+/** Default `LOG_GROUP_PREFIX`: task definitions log to `/ecs-reconciler/<cluster>`. */
+export const DEFAULT_LOG_GROUP_PREFIX = '/ecs-reconciler/';
+
+/** The Lambda entry point (`lambda/handler.ts`, export `handler`). */
+export const HANDLER_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
+
+/** Props of {@link EcsReconciler}. Everything the function needs is set as environment (ENV names). */
+export interface EcsReconcilerProps {
+  /**
+   * ECS clusters the reconciler manages, by name or as `ICluster`. The function may create, update
+   * and delete services only in these clusters (IAM), and prunes owned services without a spec in
+   * them. At least one cluster, unless `createCluster` is true.
+   * @default - none; required unless `createCluster` is true
+   */
+  readonly clusters?: ReadonlyArray<string | ecs.ICluster>;
+  /**
+   * Quick start: create a VPC (two public subnets, no NAT gateway) and a Fargate cluster with the
+   * FARGATE and FARGATE_SPOT capacity providers and Container Insights, manage it, and make its
+   * subnets and a security group (egress only) the defaults with public IPs assigned.
+   * @default false
+   */
+  readonly createCluster?: boolean;
+  /**
+   * awsvpc subnets for specs that name none (`DEFAULT_SUBNETS`), as IDs or `ISubnet`s.
+   * @default - the quick-start VPC's public subnets with `createCluster`; otherwise none, and
+   *   every spec must name its subnets
+   */
+  readonly defaultSubnets?: ReadonlyArray<string | ec2.ISubnet>;
+  /**
+   * awsvpc security groups for specs that name none (`DEFAULT_SECURITY_GROUPS`).
+   * @default - the quick-start security group with `createCluster`; otherwise none
+   */
+  readonly defaultSecurityGroups?: ReadonlyArray<string | ec2.ISecurityGroup>;
+  /**
+   * `assignPublicIp` for specs that do not say (`DEFAULT_ASSIGN_PUBLIC_IP`). Tasks in public
+   * subnets without a NAT gateway need it to pull images.
+   * @default - true with `createCluster`, otherwise false
+   */
+  readonly assignPublicIp?: boolean;
+  /**
+   * Task roles specs may name (`taskRoleArn`). The function may `iam:PassRole` only these (and the
+   * execution roles below) to `ecs-tasks.amazonaws.com`; a spec naming another role is rejected by
+   * the planner (`ALLOWED_TASK_ROLE_ARNS`) or, with an empty list, by IAM at registration.
+   * @default - none: specs cannot give tasks a role
+   */
+  readonly allowedTaskRoles?: ReadonlyArray<string | iam.IRole>;
+  /**
+   * Execution roles specs may name (`executionRoleArn`), in addition to the default execution role
+   * this construct creates (which is always allowed).
+   * @default - only the default execution role
+   */
+  readonly allowedExecutionRoles?: ReadonlyArray<string | iam.IRole>;
+  /**
+   * Registry hosts images may come from, e.g. `public.ecr.aws` or
+   * `123456789012.dkr.ecr.eu-west-1.amazonaws.com` (`ALLOWED_IMAGE_REGISTRIES`).
+   * @default - any registry
+   */
+  readonly allowedImageRegistries?: readonly string[];
+  /**
+   * Time between passes: whole minutes from 1 to 60. Every alarm's period equals it.
+   * @default Duration.minutes(1)
+   */
+  readonly schedule?: Duration;
+  /**
+   * Lag tolerated for specs that set no `lagGraceSeconds` (`DEFAULT_LAG_GRACE_SECONDS`): a
+   * `Duration`, or whole seconds; 0 to 86400 seconds.
+   * @default Duration.seconds(300)
+   */
+  readonly defaultLagGrace?: Duration | number;
+  /**
+   * Topic the alarms notify (ALARM and OK). Give this or `alarmEmail`, not both.
+   * @default - a new topic (TLS-only), with `alarmEmail` subscribed when given
+   */
+  readonly alarmTopic?: sns.ITopic;
+  /**
+   * Email address subscribed to the new alarm topic (confirm the subscription from the mail).
+   * @default - no subscription
+   */
+  readonly alarmEmail?: string;
+  /**
+   * CloudWatch namespace of the reconciler's metrics (`METRICS_NAMESPACE`); alarms and dashboard
+   * query it.
+   * @default 'EcsReconciler'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * Delete owned services that have no spec (`PRUNE`).
+   * @default true
+   */
+  readonly prune?: boolean;
+  /**
+   * At most this many deletes per pass (`MAX_DELETES_PER_PASS`), whole number 0-1000.
+   * @default 5
+   */
+  readonly maxDeletesPerPass?: number;
+  /**
+   * Fraction (0, 1] of ECS's documented API rates one pass may use (`API_BUDGET_FRACTION`); the
+   * rest is headroom for people, consoles and pipelines (ECS-FACTS §2).
+   * @default 0.5
+   */
+  readonly apiBudgetFraction?: number;
+  /**
+   * Plan and report without calling ECS writes (`DRY_RUN`).
+   * @default false
+   */
+  readonly dryRun?: boolean;
+  /**
+   * Value of the owner tag (`ecs-reconciler:owner`) on services this reconciler owns (`OWNER_ID`).
+   * Two reconcilers that manage the same cluster need different owner ids.
+   * @default 'ecs-reconciler'
+   */
+  readonly ownerId?: string;
+  /**
+   * Prefix of the per-cluster log groups task definitions use when a spec names none
+   * (`LOG_GROUP_PREFIX`); the groups are `<prefix><cluster>`.
+   * @default '/ecs-reconciler/'
+   */
+  readonly logGroupPrefix?: string;
+  /**
+   * Retention of the function's log group and the per-cluster log groups.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * Memory of the function in MiB (128-10240).
+   * @default 256
+   */
+  readonly memorySize?: number;
+  /**
+   * Customer managed KMS key for the spec table; the function is granted encrypt/decrypt on it.
+   * @default - the AWS managed key `aws/dynamodb` (no key policy to manage, no monthly key fee)
+   */
+  readonly tableEncryptionKey?: kms.IKey;
+  /**
+   * TypeScript/JavaScript file exporting `handler`, bundled with esbuild. For wrapping the stock
+   * handler (e.g. extra middleware); it must keep the stock handler's configuration contract.
+   * @default - this package's `lambda/handler.ts`
+   */
+  readonly handlerEntry?: string;
+}
+
+/** Thrown by the {@link EcsReconciler} constructor; one sentence per problem, saying what to change. */
+export class EcsReconcilerPropsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join(' '));
+    this.name = 'EcsReconcilerPropsError';
+  }
+}
+
+const CLUSTER_NAME = /^[A-Za-z0-9_-]{1,255}$/;
+const SUBNET_ID = /^subnet-[0-9a-f]+$/;
+const SECURITY_GROUP_ID = /^sg-[0-9a-f]+$/;
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
+const OWNER_ID = /^[A-Za-z0-9+\-=._:/@ ]{1,256}$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const REGISTRY = /^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._/-]+)?$/;
+const LOG_GROUP_PREFIX = /^[A-Za-z0-9_\-/.#]{1,256}$/;
+
+const isToken = (s: string) => Token.isUnresolved(s);
+
+/**
+ * The serverless ECS reconciler. Creates:
+ * - `table`: specs, partition key `cluster`, sort key `service` (strings); on-demand, point-in-time
+ *   recovery, deletion protection, RETAIN, encrypted with the AWS managed key (or `tableEncryptionKey`).
+ * - `function`: Node.js (newest runtime in aws-cdk-lib), ARM64, reserved concurrency 1, 50 s timeout,
+ *   async invocations not retried and dropped after 60 s (ECS-FACTS §9), its own log group.
+ * - a schedule (EventBridge rule, every minute by default).
+ * - `executionRole` and `logGroups`: the default task execution role and one log group per managed
+ *   cluster that rendered task definitions use.
+ * - `topic`, `alarms` (from `lambda/core/alarms.ts`) and `dashboard`.
+ * @throws EcsReconcilerPropsError when props are invalid or incompatible.
+ */
+export class EcsReconciler extends Construct {
+  /** The spec table. */
+  public readonly table: dynamodb.Table;
+  /** The reconciler function. */
+  public readonly function: nodejs.NodejsFunction;
+  /** The function's role (least privilege; add statements here for extra needs). */
+  public readonly role: iam.Role;
+  /** The schedule that invokes the function. */
+  public readonly rule: events.Rule;
+  /** The topic every alarm notifies. */
+  public readonly topic: sns.ITopic;
+  /** Alarms by id (see `AlarmId` in `lambda/core/alarms.ts`). */
+  public readonly alarms: Readonly<Record<AlarmId, cloudwatch.Alarm>>;
+  /** Alarm states, lag per service, desired vs running, pass duration, actions, invalid specs. */
+  public readonly dashboard: cloudwatch.Dashboard;
+  /**
+   * Default task execution role for specs that name none (AmazonECSTaskExecutionRolePolicy, plus
+   * write access to the per-cluster log groups). Add secret/parameter read access here when specs
+   * use `secrets` without their own execution role.
+   */
+  public readonly executionRole: iam.Role;
+  /** Per managed cluster (by cluster name, possibly a token), the log group task definitions use. */
+  public readonly logGroups: Readonly<Record<string, logs.ILogGroup>>;
+  /** Names of the managed clusters (tokens for clusters created in this app). */
+  public readonly clusterNames: readonly string[];
+  /** The quick-start cluster, when `createCluster` is true. */
+  public readonly cluster?: ecs.Cluster;
+  /** The quick-start VPC, when `createCluster` is true. */
+  public readonly vpc?: ec2.Vpc;
+  /** The alarm definitions deployed (from `lambda/core/alarms.ts`). */
+  public readonly alarmDefinitions: readonly AlarmDefinition[];
+
+  constructor(scope: Construct, id: string, props: EcsReconcilerProps = {}) {
+    super(scope, id);
+    const settings = resolveSettings(props);
+    const stack = Stack.of(this);
+
+    // --- Quick-start VPC and cluster --------------------------------------------------------
+    let quickStartSubnets: string[] = [];
+    let quickStartSecurityGroups: string[] = [];
+    if (props.createCluster) {
+      this.vpc = new ec2.Vpc(this, 'Vpc', {
+        maxAzs: 2,
+        natGateways: 0,
+        subnetConfiguration: [{ name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }],
+        // true would add a custom-resource Lambda to the stack just to empty the default group.
+        restrictDefaultSecurityGroup: false,
+      });
+      Validations.of(this.vpc).acknowledge({
+        id: 'AwsSolutions-VPC7',
+        reason:
+          'Quick-start VPC carries only Fargate task traffic; flow logs add cost. Bring your own VPC (defaultSubnets) with flow logs for production.',
+      });
+      const sg = new ec2.SecurityGroup(this, 'TaskSecurityGroup', {
+        vpc: this.vpc,
+        description: 'ecs-reconciler quick start: tasks, egress only',
+        allowAllOutbound: true,
+      });
+      this.cluster = new ecs.Cluster(this, 'Cluster', {
+        vpc: this.vpc,
+        enableFargateCapacityProviders: true,
+        containerInsightsV2: ecs.ContainerInsights.ENABLED,
+      });
+      quickStartSubnets = this.vpc.publicSubnets.map((s) => s.subnetId);
+      quickStartSecurityGroups = [sg.securityGroupId];
+    }
+
+    const clusterNames = [
+      ...(this.cluster ? [this.cluster.clusterName] : []),
+      ...(props.clusters ?? []).map((c) => (typeof c === 'string' ? c : c.clusterName)),
+    ];
+    this.clusterNames = clusterNames;
+    const subnets = props.defaultSubnets
+      ? props.defaultSubnets.map((s) => (typeof s === 'string' ? s : s.subnetId))
+      : quickStartSubnets;
+    const securityGroups = props.defaultSecurityGroups
+      ? props.defaultSecurityGroups.map((g) => (typeof g === 'string' ? g : g.securityGroupId))
+      : quickStartSecurityGroups;
+    const assignPublicIp = props.assignPublicIp ?? Boolean(props.createCluster);
+    const roleArn = (r: string | iam.IRole) => (typeof r === 'string' ? r : r.roleArn);
+    const allowedTaskRoleArns = (props.allowedTaskRoles ?? []).map(roleArn);
+    const extraExecutionRoleArns = (props.allowedExecutionRoles ?? []).map(roleArn);
+
+    // --- Spec table -------------------------------------------------------------------------
+    this.table = new dynamodb.Table(this, 'Specs', {
+      partitionKey: { name: 'cluster', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'service', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      ...(props.tableEncryptionKey
+        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.tableEncryptionKey }
+        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+    });
+
+    // --- Defaults services need: execution role and per-cluster log groups ------------------
+    this.executionRole = new iam.Role(this, 'TaskExecutionRole', {
+      description: 'ecs-reconciler default task execution role (image pulls, awslogs)',
+      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com').withConditions({
+        // Confused-deputy protection (Amazon ECS Developer Guide, "Task execution IAM role").
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'ecs', resource: '*' }) },
+      }),
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonECSTaskExecutionRolePolicy')],
+    });
+    Validations.of(this.executionRole).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy]',
+      reason:
+        'AmazonECSTaskExecutionRolePolicy is the AWS-documented policy for Fargate task execution (ECR pulls, awslogs); AWS keeps it current with ECR and Logs API changes.',
+    });
+    const logGroups: Record<string, logs.ILogGroup> = {};
+    clusterNames.forEach((name, i) => {
+      const group = new logs.LogGroup(this, `TaskLogs${i}`, {
+        logGroupName: `${settings.logGroupPrefix}${name}`,
+        retention: settings.logRetention,
+        // Service logs outlive the reconciler: a stack deletion must not erase them.
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      group.grantWrite(this.executionRole);
+      logGroups[name] = group;
+    });
+    this.logGroups = logGroups;
+
+    // --- Function ---------------------------------------------------------------------------
+    const functionLogs = new logs.LogGroup(this, 'FunctionLogs', {
+      retention: settings.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new iam.Role(this, 'FunctionRole', {
+      description: 'ecs-reconciler function: ECS in the managed clusters, the spec table, its own logs',
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    functionLogs.grantWrite(this.role);
+
+    const allowedExecutionRoleArns = [this.executionRole.roleArn, ...extraExecutionRoleArns];
+    const environment: Record<string, string> = {
+      [ENV.specsTable]: this.table.tableName,
+      [ENV.managedClusters]: clusterNames.join(','),
+      [ENV.defaultAssignPublicIp]: String(assignPublicIp),
+      [ENV.defaultExecutionRoleArn]: this.executionRole.roleArn,
+      [ENV.logGroupPrefix]: settings.logGroupPrefix,
+      [ENV.defaultLagGraceSeconds]: String(settings.defaultLagGraceSeconds),
+      [ENV.ownerId]: settings.ownerId,
+      [ENV.dryRun]: String(settings.dryRun),
+      [ENV.prune]: String(settings.prune),
+      [ENV.maxDeletesPerPass]: String(settings.maxDeletesPerPass),
+      [ENV.apiBudgetFraction]: String(settings.apiBudgetFraction),
+      [ENV.allowedExecutionRoleArns]: allowedExecutionRoleArns.join(','),
+      [ENV.metricsNamespace]: settings.metricsNamespace,
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    if (subnets.length > 0) environment[ENV.defaultSubnets] = subnets.join(',');
+    if (securityGroups.length > 0) environment[ENV.defaultSecurityGroups] = securityGroups.join(',');
+    // IAM lets the function pass only the allow-listed task roles; say the same to the planner, so
+    // a spec naming another role gets a clear NotAllowed status instead of AccessDenied from ECS.
+    environment[ENV.allowedTaskRoleArns] = allowedTaskRoleArns.length > 0 ? allowedTaskRoleArns.join(',') : 'NONE';
+    if (settings.allowedImageRegistries.length > 0) {
+      environment[ENV.allowedImageRegistries] = settings.allowedImageRegistries.join(',');
+    }
+
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      description: 'ecs-reconciler: one level-triggered reconcile pass over the spec table',
+      entry: props.handlerEntry ?? HANDLER_ENTRY,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: settings.memorySize,
+      // A pass must end before the next one starts (ECS-FACTS §9).
+      timeout: Duration.seconds(50),
+      reservedConcurrentExecutions: 1,
+      retryAttempts: 0,
+      maxEventAge: Duration.seconds(60),
+      role: this.role,
+      logGroup: functionLogs,
+      environment,
+      bundling: {
+        forceDockerBundling: false,
+        format: nodejs.OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        // ESM bundles still meet CommonJS `require` inside dependencies (STACK.md).
+        banner: "import { createRequire as __ecsrCreateRequire } from 'node:module'; const require = __ecsrCreateRequire(import.meta.url);",
+        minify: true,
+        sourceMap: true,
+        // Line mapping only: stack traces stay readable without shipping the sources twice.
+        sourcesContent: false,
+        // Runs on the Lambda runtime (Node 24) and on Node 20 locally.
+        target: 'node20',
+        // Ship the SDK versions the tests ran against, not whatever the runtime carries.
+        bundleAwsSDK: true,
+      },
+    });
+    if (props.tableEncryptionKey) {
+      // What DynamoDB needs to use a customer managed table key on the caller's behalf, and only
+      // through DynamoDB (AWS KMS Developer Guide, "How Amazon DynamoDB uses AWS KMS").
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'SpecTableKeyViaDynamoDb',
+          actions: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:DescribeKey'],
+          resources: [props.tableEncryptionKey.keyArn],
+          conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${stack.region}.amazonaws.com` } },
+        }),
+      );
+    }
+    this.grantFunctionPermissions(clusterNames, [...allowedTaskRoleArns, ...allowedExecutionRoleArns]);
+
+    // --- Schedule ---------------------------------------------------------------------------
+    this.rule = new events.Rule(this, 'Schedule', {
+      description: `ecs-reconciler pass every ${settings.scheduleMinutes} minute(s)`,
+      schedule: events.Schedule.rate(Duration.minutes(settings.scheduleMinutes)),
+      targets: [
+        new targets.LambdaFunction(this.function, {
+          // A missed pass is made up by the next one; never queue stale passes (ECS-FACTS §9).
+          retryAttempts: 0,
+          maxEventAge: Duration.seconds(60),
+        }),
+      ],
+    });
+
+    // --- Alarms -----------------------------------------------------------------------------
+    if (props.alarmTopic) {
+      this.topic = props.alarmTopic;
+    } else {
+      const topic = new sns.Topic(this, 'AlarmTopic', { displayName: 'ecs-reconciler alarms', enforceSSL: true });
+      if (props.alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+      this.topic = topic;
+    }
+    this.alarmDefinitions = alarmDefinitions({
+      namespace: settings.metricsNamespace,
+      defaultLagGraceSeconds: settings.defaultLagGraceSeconds,
+      scheduleMinutes: settings.scheduleMinutes,
+    });
+    const lag = lagPeriods(settings.defaultLagGraceSeconds, settings.scheduleMinutes * 60);
+    if (lag.capped) {
+      Annotations.of(this).addWarningV2(
+        'ecs-reconciler:LagWindowCapped',
+        'defaultLagGrace is longer than the 3 hours a Metrics Insights alarm can evaluate: the per-service lag alarm fires after 3 hours; ServicesLaggingBeyondGrace honours the full grace.',
+      );
+    }
+    const action = new cwActions.SnsAction(this.topic);
+    const alarms = {} as Record<AlarmId, cloudwatch.Alarm>;
+    for (const def of this.alarmDefinitions) {
+      const alarm = new cloudwatch.Alarm(this, `${def.id}Alarm`, {
+        alarmDescription: def.description,
+        metric: this.metricFor(def),
+        threshold: def.threshold,
+        evaluationPeriods: def.evaluationPeriods,
+        datapointsToAlarm: def.datapointsToAlarm,
+        comparisonOperator: def.comparisonOperator as cloudwatch.ComparisonOperator,
+        treatMissingData: def.treatMissingData as cloudwatch.TreatMissingData,
+      });
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      alarms[def.id] = alarm;
+    }
+    this.alarms = alarms;
+
+    // --- Dashboard --------------------------------------------------------------------------
+    this.dashboard = this.buildDashboard(settings.metricsNamespace, settings.scheduleMinutes * 60);
+  }
+
+  /** The CloudWatch metric (or Metrics Insights query) an alarm definition watches. */
+  private metricFor(def: AlarmDefinition): cloudwatch.IMetric {
+    const period = Duration.seconds(def.periodSeconds);
+    switch (def.source.kind) {
+      case 'metricsInsights':
+        // MathExpression renders `Expression` + `Period` with no `usingMetrics`, which is what
+        // AWS::CloudWatch::Alarm takes for a Metrics Insights query alarm.
+        return new cloudwatch.MathExpression({
+          expression: def.source.query,
+          usingMetrics: {},
+          period,
+          label: `${def.source.metricName} per service`,
+        });
+      case 'reconcilerMetric':
+        return new cloudwatch.Metric({
+          namespace: def.source.namespace,
+          metricName: def.source.metricName,
+          statistic: def.source.statistic,
+          period,
+        });
+      case 'lambdaMetric':
+        return this.function.metric(def.source.metricName, { statistic: def.source.statistic, period });
+    }
+  }
+
+  /**
+   * Least privilege (IAM User Guide, Service Authorization Reference for Amazon ECS):
+   * - ECS writes only on services of the managed clusters; task definitions registered (ECS does
+   *   not scope RegisterTaskDefinition) and tagged only at creation;
+   * - ECS reads scoped to the managed clusters where ECS allows resource-level permissions;
+   * - `iam:PassRole` only for the allow-listed roles and the default execution role, only to ECS tasks;
+   * - the spec table's item actions on the table only.
+   */
+  private grantFunctionPermissions(clusterNames: string[], passableRoleArns: string[]): void {
+    const stack = Stack.of(this);
+    const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
+    const clusterArns = clusterNames.map((c) => ecsArn('cluster', c));
+    const serviceArns = clusterNames.map((c) => ecsArn('service', `${c}/*`));
+    const taskArns = clusterNames.map((c) => ecsArn('task', `${c}/*`));
+    const taskDefinitionArns = [ecsArn('task-definition', '*:*')];
+
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'EcsWithoutResourceLevelPermissions',
+        // ECS supports no resource-level permissions for these (Service Authorization Reference).
+        actions: ['ecs:ListServices', 'ecs:ListTasks', 'ecs:DescribeTaskDefinition', 'ecs:RegisterTaskDefinition'],
+        resources: ['*'],
+      }),
+    );
+    if (clusterNames.length > 0) {
+      this.role.addToPolicy(
+        new iam.PolicyStatement({ sid: 'EcsDescribeClusters', actions: ['ecs:DescribeClusters'], resources: clusterArns }),
+      );
+      this.role.addToPolicy(
+        new iam.PolicyStatement({ sid: 'EcsDescribeTasks', actions: ['ecs:DescribeTasks'], resources: taskArns }),
+      );
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'EcsServicesInManagedClusters',
+          actions: [
+            'ecs:DescribeServices',
+            'ecs:CreateService',
+            'ecs:UpdateService',
+            'ecs:DeleteService',
+            // Owner tag on CreateService, and on adoption of an existing service.
+            'ecs:TagResource',
+            'ecs:ListTagsForResource',
+          ],
+          resources: serviceArns,
+        }),
+      );
+    }
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'EcsTagTaskDefinitionsAtRegistration',
+        actions: ['ecs:TagResource'],
+        resources: taskDefinitionArns,
+        conditions: { StringEquals: { 'ecs:CreateAction': 'RegisterTaskDefinition' } },
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'EcsReadTaskDefinitionTags',
+        actions: ['ecs:ListTagsForResource'],
+        resources: taskDefinitionArns,
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'PassAllowListedRolesToEcsTasks',
+        actions: ['iam:PassRole'],
+        resources: passableRoleArns,
+        conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'SpecTable',
+        actions: [
+          'dynamodb:Scan',
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+        ],
+        resources: [this.table.tableArn],
+      }),
+    );
+
+    const policy = this.role.node.tryFindChild('DefaultPolicy');
+    const ack = (finding: string, reason: string) =>
+      Validations.of(policy ?? this.role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
+    ack(
+      'Resource::*',
+      'ecs:ListServices, ListTasks, DescribeTaskDefinition and RegisterTaskDefinition do not support resource-level permissions (Service Authorization Reference for Amazon ECS); every other ECS action is scoped to the managed clusters.',
+    );
+    for (const arn of [...serviceArns, ...taskArns]) {
+      ack(
+        `Resource::${nagResource(stack.resolve(arn))}`,
+        'Services and tasks are created at run time from specs: the wildcard is limited to the managed cluster in the ARN.',
+      );
+    }
+    ack(
+      `Resource::${nagResource(stack.resolve(taskDefinitionArns[0]))}`,
+      'Task definition families and revisions come from specs at run time; TagResource is only allowed during RegisterTaskDefinition (ecs:CreateAction) and ListTagsForResource is read-only.',
+    );
+  }
+
+  private buildDashboard(namespace: string, periodSeconds: number): cloudwatch.Dashboard {
+    const period = Duration.seconds(periodSeconds);
+    const own = (metricName: string, statistic: string, label?: string) =>
+      new cloudwatch.Metric({ namespace, metricName, statistic, period, label });
+    const insights = (expression: string, label: string) =>
+      new cloudwatch.MathExpression({ expression, usingMetrics: {}, period, label });
+    const ciQuery = (metric: string) =>
+      `SELECT MAX(${metric}) FROM SCHEMA("ECS/ContainerInsights", ClusterName, ServiceName) GROUP BY ClusterName, ServiceName`;
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(3),
+    });
+    dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({
+        title: 'Reconciler alarms',
+        alarms: Object.values(this.alarms),
+        width: 24,
+        height: 4,
+      }),
+    );
+    dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Task lag per service (desired - running, tasks)',
+        left: [insights(perServiceQuery(namespace), 'TaskLag')],
+        width: 12,
+        leftYAxis: { min: 0, label: 'tasks' },
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Desired vs running per service (Container Insights)',
+        left: [insights(ciQuery('DesiredTaskCount'), 'desired')],
+        right: [insights(ciQuery('RunningTaskCount'), 'running')],
+        width: 12,
+        leftYAxis: { min: 0, label: 'desired tasks' },
+        rightYAxis: { min: 0, label: 'running tasks' },
+      }),
+    );
+    dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Pass duration (ms)',
+        left: [own(METRIC.passDuration, 'Average', 'average'), own(METRIC.passDuration, 'Maximum', 'maximum')],
+        right: [own(METRIC.passSucceeded, 'Sum', 'passes succeeded')],
+        width: 8,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Actions per pass',
+        left: [
+          own(METRIC.actionsApplied, 'Sum', 'applied'),
+          own(METRIC.actionsFailed, 'Sum', 'failed'),
+          own(METRIC.driftCorrections, 'Sum', 'drift corrected'),
+        ],
+        width: 8,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Specs and services needing attention',
+        left: [
+          own(METRIC.invalidSpecs, 'Maximum', 'invalid specs'),
+          own(METRIC.servicesLaggingBeyondGrace, 'Maximum', 'lagging beyond grace'),
+        ],
+        width: 8,
+      }),
+    );
+    dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Function',
+        left: [
+          this.function.metricErrors({ period }),
+          this.function.metricThrottles({ period }),
+          this.function.metricInvocations({ period }),
+        ],
+        right: [this.function.metricDuration({ period, statistic: 'Maximum' })],
+        width: 24,
+      }),
+    );
+    return dashboard;
+  }
+}
+
+/**
+ * How cdk-nag 3 prints a resolved ARN in an IAM5 finding id: intrinsic references become
+ * `<Ref>` / `<Resource.Attr>` and `Fn::Join` pieces are concatenated.
+ */
+function nagResource(resolved: unknown): string {
+  if (typeof resolved === 'string') return resolved;
+  if (resolved && typeof resolved === 'object') {
+    const o = resolved as Record<string, unknown>;
+    if ('Fn::Join' in o) {
+      const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
+      return parts.map(nagResource).join(sep);
+    }
+    if ('Ref' in o) return `<${String(o.Ref)}>`;
+    if ('Fn::GetAtt' in o) {
+      const [res, attr] = o['Fn::GetAtt'] as [string, string];
+      return `<${res}.${attr}>`;
+    }
+  }
+  return JSON.stringify(resolved);
+}
+
+interface ResolvedSettings {
+  metricsNamespace: string;
+  defaultLagGraceSeconds: number;
+  scheduleMinutes: number;
+  ownerId: string;
+  prune: boolean;
+  dryRun: boolean;
+  maxDeletesPerPass: number;
+  apiBudgetFraction: number;
+  logGroupPrefix: string;
+  logRetention: logs.RetentionDays;
+  memorySize: number;
+  allowedImageRegistries: string[];
+}
+
+/**
+ * Applies defaults and validates props.
+ * @throws EcsReconcilerPropsError listing every problem, one sentence each.
+ */
+function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
+  const problems: string[] = [];
+  const clusters = props.clusters ?? [];
+  if (clusters.length === 0 && !props.createCluster) {
+    problems.push('Give at least one managed cluster in `clusters`, or set `createCluster: true` for the quick start.');
+  }
+  const names = clusters.filter((c): c is string => typeof c === 'string');
+  for (const name of names) {
+    if (!isToken(name) && !CLUSTER_NAME.test(name)) {
+      problems.push(
+        `Cluster "${name}" is not an ECS cluster name: use 1-255 letters, digits, hyphens and underscores (a name, not an ARN).`,
+      );
+    }
+  }
+  const dupes = names.filter((n, i) => !isToken(n) && names.indexOf(n) !== i);
+  if (dupes.length > 0) problems.push(`Cluster "${dupes[0]}" is listed twice in \`clusters\`: list each cluster once.`);
+
+  for (const s of props.defaultSubnets ?? []) {
+    if (typeof s === 'string' && !isToken(s) && !SUBNET_ID.test(s)) {
+      problems.push(`Default subnet "${s}" is not a subnet id: use ids like subnet-0123abcd.`);
+    }
+  }
+  for (const g of props.defaultSecurityGroups ?? []) {
+    if (typeof g === 'string' && !isToken(g) && !SECURITY_GROUP_ID.test(g)) {
+      problems.push(`Default security group "${g}" is not a security group id: use ids like sg-0123abcd.`);
+    }
+  }
+  const roleStrings = [...(props.allowedTaskRoles ?? []), ...(props.allowedExecutionRoles ?? [])].filter(
+    (r): r is string => typeof r === 'string',
+  );
+  for (const r of roleStrings) {
+    if (!isToken(r) && !ROLE_ARN.test(r)) {
+      problems.push(`Role "${r}" is not an IAM role ARN: use arn:aws:iam::123456789012:role/NAME (wildcards are not allowed).`);
+    }
+  }
+  for (const reg of props.allowedImageRegistries ?? []) {
+    if (!REGISTRY.test(reg)) {
+      problems.push(`Image registry "${reg}" is not a registry host: use a host such as public.ecr.aws or 123456789012.dkr.ecr.eu-west-1.amazonaws.com.`);
+    }
+  }
+
+  let scheduleMinutes = 1;
+  if (props.schedule !== undefined) {
+    if (props.schedule.isUnresolved()) {
+      problems.push('`schedule` must be a literal Duration, not a token.');
+    } else {
+      const seconds = props.schedule.toSeconds();
+      scheduleMinutes = seconds / 60;
+      if (!Number.isInteger(scheduleMinutes) || scheduleMinutes < 1 || scheduleMinutes > 60) {
+        problems.push(`\`schedule\` must be whole minutes from 1 to 60 (e.g. Duration.minutes(1)), got ${seconds} seconds.`);
+      }
+    }
+  }
+
+  let defaultLagGraceSeconds = DEFAULT_PLAN_OPTIONS.defaultLagGraceSeconds;
+  if (props.defaultLagGrace !== undefined) {
+    defaultLagGraceSeconds =
+      typeof props.defaultLagGrace === 'number' ? props.defaultLagGrace : props.defaultLagGrace.toSeconds();
+    if (!Number.isInteger(defaultLagGraceSeconds) || defaultLagGraceSeconds < 0 || defaultLagGraceSeconds > 86_400) {
+      problems.push(
+        `\`defaultLagGrace\` must be whole seconds from 0 to 86400 (24 hours), got ${defaultLagGraceSeconds}.`,
+      );
+    }
+  }
+
+  if (props.alarmTopic && props.alarmEmail) {
+    problems.push(
+      'Give either `alarmTopic` or `alarmEmail`, not both: subscribe the address to your own topic, or drop `alarmTopic` to get a new topic.',
+    );
+  }
+  if (props.alarmEmail !== undefined && !isToken(props.alarmEmail) && !EMAIL.test(props.alarmEmail)) {
+    problems.push(`\`alarmEmail\` "${props.alarmEmail}" is not an email address: use e.g. ops@example.com.`);
+  }
+
+  const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
+  if (!/^[A-Za-z0-9.\-_/#:]{1,255}$/.test(metricsNamespace) || metricsNamespace.startsWith('AWS/')) {
+    problems.push(
+      `\`metricsNamespace\` "${metricsNamespace}" is not a custom CloudWatch namespace: use 1-255 letters, digits and . - _ / # :, not starting with AWS/.`,
+    );
+  }
+
+  const maxDeletesPerPass = props.maxDeletesPerPass ?? DEFAULT_PLAN_OPTIONS.maxDeletesPerPass;
+  if (!Number.isInteger(maxDeletesPerPass) || maxDeletesPerPass < 0 || maxDeletesPerPass > 1000) {
+    problems.push(`\`maxDeletesPerPass\` must be a whole number from 0 to 1000, got ${maxDeletesPerPass}.`);
+  }
+  const apiBudgetFraction = props.apiBudgetFraction ?? 0.5;
+  if (!(apiBudgetFraction > 0 && apiBudgetFraction <= 1)) {
+    problems.push(`\`apiBudgetFraction\` must be a fraction above 0 and at most 1 (e.g. 0.5), got ${apiBudgetFraction}.`);
+  }
+  const ownerId = props.ownerId ?? DEFAULT_PLAN_OPTIONS.ownerId;
+  if (!isToken(ownerId) && !OWNER_ID.test(ownerId)) {
+    problems.push(`\`ownerId\` "${ownerId}" is not a valid ECS tag value: use 1-256 letters, digits, spaces and + - = . _ : / @.`);
+  }
+  const logGroupPrefix = props.logGroupPrefix ?? DEFAULT_LOG_GROUP_PREFIX;
+  if (!LOG_GROUP_PREFIX.test(logGroupPrefix)) {
+    problems.push(`\`logGroupPrefix\` "${logGroupPrefix}" is not a valid log group name prefix: use letters, digits and _ - / . #.`);
+  }
+  const memorySize = props.memorySize ?? 256;
+  if (!Number.isInteger(memorySize) || memorySize < 128 || memorySize > 10_240) {
+    problems.push(`\`memorySize\` must be whole MiB from 128 to 10240, got ${memorySize}.`);
+  }
+  if (props.createCluster && props.assignPublicIp === false && !props.defaultSubnets) {
+    problems.push(
+      'The quick-start VPC has no NAT gateway, so its tasks need public IPs to pull images: drop `assignPublicIp: false`, or give `defaultSubnets` with a route to your registry.',
+    );
+  }
+
+  if (problems.length > 0) throw new EcsReconcilerPropsError(problems);
+  return {
+    metricsNamespace,
+    defaultLagGraceSeconds,
+    scheduleMinutes,
+    ownerId,
+    prune: props.prune ?? DEFAULT_PLAN_OPTIONS.prune,
+    dryRun: props.dryRun ?? false,
+    maxDeletesPerPass,
+    apiBudgetFraction,
+    logGroupPrefix,
+    logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    memorySize,
+    allowedImageRegistries: [...(props.allowedImageRegistries ?? [])],
+  };
+}

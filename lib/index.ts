@@ -1,0 +1,7 @@
+/** Public entry of the CDK side: the construct, the stack, and the alarm definitions they deploy. */
+export { EcsReconciler, EcsReconcilerPropsError, DEFAULT_LOG_GROUP_PREFIX, HANDLER_ENTRY } from './ecs-reconciler';
+export type { EcsReconcilerProps } from './ecs-reconciler';
+export { EcsReconcilerStack, reconcilerPropsFromContext, ContextError, CONTEXT_KEYS } from './reconciler-stack';
+export type { EcsReconcilerStackProps } from './reconciler-stack';
+export { alarmDefinitions, evaluateAlarm, evaluateContributors } from '../lambda/core/alarms';
+export type { AlarmDefinition, AlarmId, AlarmSettings } from '../lambda/core/alarms';

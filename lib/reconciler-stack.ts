@@ -1,0 +1,147 @@
+/**
+ * `EcsReconcilerStack`: one `EcsReconciler` in a stack with outputs, for `cdk deploy`
+ * (`bin/app.ts`). Also `reconcilerPropsFromContext`, which turns `-c key=value` context into props.
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { EcsReconciler, type EcsReconcilerProps } from './ecs-reconciler';
+
+export interface EcsReconcilerStackProps extends StackProps {
+  /** Props of the reconciler construct. */
+  readonly reconciler: EcsReconcilerProps;
+}
+
+/** A stack holding one {@link EcsReconciler}, with outputs naming what a user needs next. */
+export class EcsReconcilerStack extends Stack {
+  public readonly reconciler: EcsReconciler;
+
+  constructor(scope: Construct, id: string, props: EcsReconcilerStackProps) {
+    super(scope, id, props);
+    this.reconciler = new EcsReconciler(this, 'Reconciler', props.reconciler);
+    const r = this.reconciler;
+    new CfnOutput(this, 'SpecsTableName', {
+      value: r.table.tableName,
+      description: 'Put specs here: npm run ecsr -- apply -f examples/web.yaml --table <this>',
+    });
+    new CfnOutput(this, 'FunctionName', { value: r.function.functionName, description: 'The reconciler function' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: r.topic.topicArn, description: 'Alarms notify this topic' });
+    new CfnOutput(this, 'DashboardName', { value: r.dashboard.dashboardName, description: 'CloudWatch dashboard' });
+    new CfnOutput(this, 'TaskExecutionRoleArn', {
+      value: r.executionRole.roleArn,
+      description: 'Default task execution role for specs that name none',
+    });
+    new CfnOutput(this, 'ManagedClusters', { value: r.clusterNames.join(','), description: 'Clusters reconciled' });
+  }
+}
+
+/** Context keys `bin/app.ts` reads (`-c key=value` or `cdk.json` "context"). */
+export const CONTEXT_KEYS = {
+  clusters: 'clusters',
+  createCluster: 'createCluster',
+  subnets: 'subnets',
+  securityGroups: 'securityGroups',
+  assignPublicIp: 'assignPublicIp',
+  alarmEmail: 'alarmEmail',
+  taskRoles: 'taskRoles',
+  executionRoles: 'executionRoles',
+  imageRegistries: 'imageRegistries',
+  scheduleMinutes: 'scheduleMinutes',
+  lagGraceSeconds: 'lagGraceSeconds',
+  metricsNamespace: 'metricsNamespace',
+  prune: 'prune',
+  maxDeletesPerPass: 'maxDeletesPerPass',
+  apiBudgetFraction: 'apiBudgetFraction',
+  dryRun: 'dryRun',
+  ownerId: 'ownerId',
+  memorySize: 'memorySize',
+  stackName: 'stackName',
+} as const;
+
+/** Thrown for unusable context; the message is one sentence naming the key(s) and what to pass. */
+export class ContextError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContextError';
+  }
+}
+
+type ContextReader = (key: string) => unknown;
+
+/**
+ * Builds construct props from CDK context values (strings from `-c`, or JSON values from cdk.json).
+ * Lists are comma-separated; booleans are `true`/`false`; numbers are decimal.
+ * @throws ContextError naming every missing or malformed key, e.g. when neither `clusters` nor
+ *   `createCluster=true` is given.
+ */
+export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerProps {
+  const problems: string[] = [];
+  const str = (key: string): string | undefined => {
+    const v = get(key);
+    if (v === undefined || v === null || v === '') return undefined;
+    return String(v);
+  };
+  const list = (key: string): string[] | undefined => {
+    const v = get(key);
+    if (v === undefined || v === null || v === '') return undefined;
+    const items = Array.isArray(v) ? v.map(String) : String(v).split(',');
+    const clean = items.map((s) => s.trim()).filter((s) => s.length > 0);
+    return clean.length > 0 ? clean : undefined;
+  };
+  const bool = (key: string): boolean | undefined => {
+    const v = str(key);
+    if (v === undefined) return undefined;
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+    problems.push(`-c ${key}= must be true or false, got "${v}"`);
+    return undefined;
+  };
+  const num = (key: string): number | undefined => {
+    const v = str(key);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n)) {
+      problems.push(`-c ${key}= must be a number, got "${v}"`);
+      return undefined;
+    }
+    return n;
+  };
+
+  const k = CONTEXT_KEYS;
+  const clusters = list(k.clusters);
+  const createCluster = bool(k.createCluster) ?? false;
+  if (!clusters && !createCluster) {
+    problems.push(`missing -c ${k.clusters}=NAME[,NAME...] (or -c ${k.createCluster}=true for a quick-start VPC and cluster)`);
+  }
+  const subnets = list(k.subnets);
+  if (clusters && !createCluster && !subnets) {
+    problems.push(`missing -c ${k.subnets}=subnet-...[,subnet-...] (default subnets for specs that name none)`);
+  }
+  const securityGroups = list(k.securityGroups);
+  if (clusters && !createCluster && !securityGroups) {
+    problems.push(`missing -c ${k.securityGroups}=sg-...[,sg-...] (default security groups for specs that name none)`);
+  }
+  const scheduleMinutes = num(k.scheduleMinutes);
+  const props: EcsReconcilerProps = {
+    clusters,
+    createCluster,
+    defaultSubnets: subnets,
+    defaultSecurityGroups: securityGroups,
+    assignPublicIp: bool(k.assignPublicIp),
+    alarmEmail: str(k.alarmEmail),
+    allowedTaskRoles: list(k.taskRoles),
+    allowedExecutionRoles: list(k.executionRoles),
+    allowedImageRegistries: list(k.imageRegistries),
+    defaultLagGrace: num(k.lagGraceSeconds),
+    metricsNamespace: str(k.metricsNamespace),
+    prune: bool(k.prune),
+    maxDeletesPerPass: num(k.maxDeletesPerPass),
+    apiBudgetFraction: num(k.apiBudgetFraction),
+    dryRun: bool(k.dryRun),
+    ownerId: str(k.ownerId),
+    memorySize: num(k.memorySize),
+  };
+  if (problems.length > 0) {
+    throw new ContextError(`Cannot build the stack: ${problems.join('; ')}.`);
+  }
+  return scheduleMinutes === undefined ? props : { ...props, schedule: Duration.minutes(scheduleMinutes) };
+}

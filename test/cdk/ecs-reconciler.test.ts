@@ -1,0 +1,615 @@
+/**
+ * Template assertions for the EcsReconciler construct: one requirement per test, bundling skipped
+ * (`aws:cdk:bundling-stacks: []`) because only the template matters here.
+ */
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { describe, expect, it } from 'vitest';
+import { ENV } from '../../lambda/config';
+import { alarmDefinitions, type AlarmDefinition } from '../../lambda/core/alarms';
+import { EcsReconciler, EcsReconcilerPropsError, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
+
+const ACCOUNT_ROLE = 'arn:aws:iam::123456789012:role/app-task';
+const OTHER_EXEC_ROLE = 'arn:aws:iam::123456789012:role/app-exec';
+
+/** Props for a reconciler that manages two existing clusters. */
+function someProps(overrides: Partial<EcsReconcilerProps> = {}): EcsReconcilerProps {
+  return {
+    clusters: ['web', 'jobs'],
+    defaultSubnets: ['subnet-0a1', 'subnet-0b2'],
+    defaultSecurityGroups: ['sg-0c3'],
+    ...overrides,
+  };
+}
+
+/** A stack holding one reconciler; bundling skipped. */
+function aReconciler(props: EcsReconcilerProps = someProps()) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Test');
+  const reconciler = new EcsReconciler(stack, 'Reconciler', props);
+  return { stack, reconciler, template: Template.fromStack(stack) };
+}
+
+/**
+ * Renders a CloudFormation value as a string: `Fn::Join` concatenated, `Ref` as `${Name}`,
+ * `Fn::GetAtt` as `${Name.Attr}`; so ARNs can be compared as text.
+ */
+function flat(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    if ('Fn::Join' in o) {
+      const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
+      return parts.map(flat).join(sep);
+    }
+    if ('Ref' in o) return `\${${String(o.Ref)}}`;
+    if ('Fn::GetAtt' in o) return `\${${(o['Fn::GetAtt'] as string[]).join('.')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+interface Statement {
+  Sid?: string;
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+const asList = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
+
+/** Statements of the policies attached to `role`. */
+function roleStatements(template: Template, role: iam.Role): Statement[] {
+  const roleId = Stack.of(role).getLogicalId(role.node.defaultChild as iam.CfnRole);
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** Statements of the policies attached to the function's role. */
+function functionStatements(template: Template, reconciler: EcsReconciler): Statement[] {
+  return roleStatements(template, reconciler.role);
+}
+
+/** (action, resource-as-text) pairs granted to the function. */
+function grants(statements: Statement[]): { action: string; resource: string; statement: Statement }[] {
+  return statements.flatMap((s) =>
+    asList(s.Action).flatMap((action) => asList(s.Resource).map((r) => ({ action, resource: flat(r), statement: s }))),
+  );
+}
+
+function alarmResource(template: Template, def: AlarmDefinition) {
+  const alarms = template.findResources('AWS::CloudWatch::Alarm');
+  const entry = Object.entries(alarms).find(([id]) => id.startsWith(`Reconciler${def.id}Alarm`));
+  if (!entry) throw new Error(`no alarm for ${def.id}`);
+  return entry[1].Properties as Record<string, unknown> & { Metrics?: Record<string, unknown>[] };
+}
+
+describe('spec table', () => {
+  it('has partition key cluster and sort key service, on-demand, PITR, deletion protection, encryption', () => {
+    const { template } = aReconciler();
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'cluster', KeyType: 'HASH' },
+        { AttributeName: 'service', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: 'cluster', AttributeType: 'S' },
+        { AttributeName: 'service', AttributeType: 'S' },
+      ]),
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+      // SSEEnabled without a key: the AWS managed key aws/dynamodb.
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  it('is retained when the stack is deleted', () => {
+    const { template } = aReconciler();
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it('uses a customer managed key when given one, and lets the function use it', () => {
+    // Prepare
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Test');
+    const key = kms.Key.fromKeyArn(stack, 'Key', 'arn:aws:kms:eu-west-1:123456789012:key/abcd-1234');
+    // Act
+    const reconciler = new EcsReconciler(stack, 'Reconciler', someProps({ tableEncryptionKey: key }));
+    const template = Template.fromStack(stack);
+    // Assess
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: 'arn:aws:kms:eu-west-1:123456789012:key/abcd-1234' },
+    });
+    const kmsGrants = grants(functionStatements(template, reconciler)).filter((g) => g.action.startsWith('kms:'));
+    expect(kmsGrants.map((g) => g.resource)).toContain('arn:aws:kms:eu-west-1:123456789012:key/abcd-1234');
+    expect(kmsGrants.map((g) => g.action)).toEqual(expect.arrayContaining(['kms:Decrypt', 'kms:Encrypt']));
+    expect(kmsGrants.every((g) => g.statement.Condition?.StringEquals?.['kms:ViaService'] !== undefined)).toBe(true);
+  });
+});
+
+describe('function', () => {
+  it('runs on the newest Node.js runtime aws-cdk-lib offers, ARM64, one at a time, under a minute', () => {
+    // Prepare: the newest NODEJS_N_X the installed aws-cdk-lib knows.
+    const newest = Object.keys(lambda.Runtime)
+      .map((k) => /^NODEJS_(\d+)_X$/.exec(k))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => Number(m[1]))
+      .sort((a, b) => b - a)[0];
+    // Act
+    const { template } = aReconciler();
+    // Assess
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: `nodejs${newest}.x`,
+      Architectures: ['arm64'],
+      ReservedConcurrentExecutions: 1,
+      Timeout: 50,
+      MemorySize: 256,
+      LoggingConfig: { LogGroup: Match.anyValue() },
+    });
+  });
+
+  it('does not retry async invocations and drops events older than 60 s', () => {
+    const { template } = aReconciler();
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+  });
+
+  it('logs to its own log group with one month retention', () => {
+    const { template, reconciler } = aReconciler();
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0];
+    const groupId = (fn.Properties.LoggingConfig.LogGroup as { Ref: string }).Ref;
+    expect(template.toJSON().Resources[groupId].Properties.RetentionInDays).toBe(30);
+    expect(Stack.of(reconciler).resolve(reconciler.function.logGroup.logGroupName)).toEqual({ Ref: groupId });
+  });
+
+  it('sets every configuration variable from the props, under the names lambda/config.ts reads', () => {
+    // Act
+    const { template } = aReconciler(
+      someProps({
+        allowedTaskRoles: [ACCOUNT_ROLE],
+        allowedExecutionRoles: [OTHER_EXEC_ROLE],
+        allowedImageRegistries: ['public.ecr.aws', '123456789012.dkr.ecr.eu-west-1.amazonaws.com'],
+        defaultLagGrace: Duration.minutes(10),
+        metricsNamespace: 'Team/Reconciler',
+        prune: false,
+        maxDeletesPerPass: 2,
+        apiBudgetFraction: 0.25,
+        dryRun: true,
+        ownerId: 'team-a',
+        assignPublicIp: true,
+      }),
+    );
+    // Assess
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0];
+    const env = fn.Properties.Environment.Variables as Record<string, unknown>;
+    const text = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, flat(v)]));
+    expect(text).toMatchObject({
+      [ENV.managedClusters]: 'web,jobs',
+      [ENV.defaultSubnets]: 'subnet-0a1,subnet-0b2',
+      [ENV.defaultSecurityGroups]: 'sg-0c3',
+      [ENV.defaultAssignPublicIp]: 'true',
+      [ENV.logGroupPrefix]: '/ecs-reconciler/',
+      [ENV.defaultLagGraceSeconds]: '600',
+      [ENV.ownerId]: 'team-a',
+      [ENV.dryRun]: 'true',
+      [ENV.prune]: 'false',
+      [ENV.maxDeletesPerPass]: '2',
+      [ENV.apiBudgetFraction]: '0.25',
+      [ENV.allowedTaskRoleArns]: ACCOUNT_ROLE,
+      [ENV.allowedImageRegistries]: 'public.ecr.aws,123456789012.dkr.ecr.eu-west-1.amazonaws.com',
+      [ENV.metricsNamespace]: 'Team/Reconciler',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    expect(text[ENV.specsTable]).toMatch(/^\$\{ReconcilerSpecs[0-9A-F]+\}$/);
+    expect(text[ENV.defaultExecutionRoleArn]).toMatch(/^\$\{ReconcilerTaskExecutionRole[0-9A-F]+\.Arn\}$/);
+    expect(text[ENV.allowedExecutionRoleArns]).toBe(`${text[ENV.defaultExecutionRoleArn]},${OTHER_EXEC_ROLE}`);
+  });
+
+  it('leaves optional lists unset when empty (config.ts reads unset as "any")', () => {
+    const { template } = aReconciler(someProps({ defaultSubnets: undefined, defaultSecurityGroups: undefined }));
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0];
+    const env = fn.Properties.Environment.Variables as Record<string, unknown>;
+    for (const name of [ENV.defaultSubnets, ENV.defaultSecurityGroups, ENV.allowedImageRegistries]) {
+      expect(env, name).not.toHaveProperty(name);
+    }
+  });
+
+  it('tells the planner that no task role is allowed when none is allow-listed (IAM agrees)', () => {
+    const { template } = aReconciler(someProps({ allowedTaskRoles: undefined }));
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0];
+    const env = fn.Properties.Environment.Variables as Record<string, unknown>;
+    expect(env[ENV.allowedTaskRoleArns]).toBe('NONE');
+  });
+});
+
+describe('schedule', () => {
+  it.each([
+    { case: 'default: every minute', schedule: undefined, expression: 'rate(1 minute)' },
+    { case: 'every 5 minutes', schedule: Duration.minutes(5), expression: 'rate(5 minutes)' },
+  ])('invokes the function: $case', ({ schedule, expression }) => {
+    const { template } = aReconciler(someProps({ schedule }));
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: expression,
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ReconcilerFunction'), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+    });
+  });
+});
+
+describe('defaults services need', () => {
+  it('creates a task execution role for ECS tasks with the AWS policy and write access to the log groups', () => {
+    const { template, reconciler } = aReconciler();
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'ecs-tasks.amazonaws.com' },
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+          }),
+        ],
+      },
+      ManagedPolicyArns: [Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([':iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy'])] })],
+    });
+    const execStatements = roleStatements(template, reconciler.executionRole);
+    const logResources = grants(execStatements)
+      .filter((g) => g.action === 'logs:PutLogEvents')
+      .map((g) => g.resource);
+    expect(logResources).toHaveLength(2);
+    expect(logResources.every((r) => /^\$\{ReconcilerTaskLogs\d[0-9A-F]+\.Arn\}$/.test(r))).toBe(true);
+  });
+
+  it('creates one log group per managed cluster, named <prefix><cluster>', () => {
+    const { template, reconciler } = aReconciler();
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/ecs-reconciler/web', RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/ecs-reconciler/jobs', RetentionInDays: 30 });
+    expect(Object.keys(reconciler.logGroups).sort()).toEqual(['jobs', 'web']);
+  });
+});
+
+describe('IAM (least privilege)', () => {
+  const unscopable = ['ecs:ListServices', 'ecs:ListTasks', 'ecs:DescribeTaskDefinition', 'ecs:RegisterTaskDefinition'];
+
+  it('grants ECS service writes only on services of the managed clusters', () => {
+    const { template, reconciler } = aReconciler();
+    const all = grants(functionStatements(template, reconciler));
+    for (const action of ['ecs:CreateService', 'ecs:UpdateService', 'ecs:DeleteService', 'ecs:DescribeServices']) {
+      const resources = all.filter((g) => g.action === action).map((g) => g.resource).sort();
+      expect(resources, action).toEqual([
+        'arn:${AWS::Partition}:ecs:${AWS::Region}:${AWS::AccountId}:service/jobs/*',
+        'arn:${AWS::Partition}:ecs:${AWS::Region}:${AWS::AccountId}:service/web/*',
+      ]);
+    }
+    const tasks = all.filter((g) => g.action === 'ecs:DescribeTasks').map((g) => g.resource).sort();
+    expect(tasks).toEqual([
+      'arn:${AWS::Partition}:ecs:${AWS::Region}:${AWS::AccountId}:task/jobs/*',
+      'arn:${AWS::Partition}:ecs:${AWS::Region}:${AWS::AccountId}:task/web/*',
+    ]);
+  });
+
+  it('uses "*" only for the ECS actions that support no resource-level permissions', () => {
+    const { template, reconciler } = aReconciler();
+    const starred = grants(functionStatements(template, reconciler)).filter((g) => g.resource === '*');
+    expect(starred.map((g) => g.action).sort()).toEqual([...unscopable].sort());
+  });
+
+  it('has no action wildcards and no service other than ECS, DynamoDB, IAM PassRole and its own logs', () => {
+    const { template, reconciler } = aReconciler();
+    const actions = grants(functionStatements(template, reconciler)).map((g) => g.action);
+    expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+    const services = [...new Set(actions.map((a) => a.split(':')[0]))].sort();
+    expect(services).toEqual(['dynamodb', 'ecs', 'iam', 'logs']);
+    expect(actions.filter((a) => a.startsWith('iam:'))).toEqual(['iam:PassRole']);
+  });
+
+  it('tags task definitions only while registering them', () => {
+    const { template, reconciler } = aReconciler();
+    const tagTd = grants(functionStatements(template, reconciler)).filter(
+      (g) => g.action === 'ecs:TagResource' && g.resource.includes(':task-definition/'),
+    );
+    expect(tagTd).toHaveLength(1);
+    expect(tagTd[0].statement.Condition).toEqual({ StringEquals: { 'ecs:CreateAction': 'RegisterTaskDefinition' } });
+  });
+
+  it('passes only the allow-listed roles and the default execution role, only to ECS tasks', () => {
+    // Act
+    const { template, reconciler } = aReconciler(
+      someProps({ allowedTaskRoles: [ACCOUNT_ROLE], allowedExecutionRoles: [OTHER_EXEC_ROLE] }),
+    );
+    // Assess
+    const pass = functionStatements(template, reconciler).filter((s) => asList(s.Action).includes('iam:PassRole'));
+    expect(pass).toHaveLength(1);
+    expect(pass[0].Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+    expect(asList(pass[0].Resource).map(flat).sort()).toEqual(
+      [ACCOUNT_ROLE, OTHER_EXEC_ROLE, expect.stringMatching(/^\$\{ReconcilerTaskExecutionRole[0-9A-F]+\.Arn\}$/)].sort(),
+    );
+  });
+
+  it('uses only item actions on the spec table ARN', () => {
+    const { template, reconciler } = aReconciler();
+    const dynamo = grants(functionStatements(template, reconciler)).filter((g) => g.action.startsWith('dynamodb:'));
+    expect(dynamo.map((g) => g.action).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Scan',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(new Set(dynamo.map((g) => g.resource))).toEqual(new Set([expect.stringMatching(/^\$\{ReconcilerSpecs[0-9A-F]+\.Arn\}$/)]));
+  });
+
+  it('writes logs only to its own log group', () => {
+    const { template, reconciler } = aReconciler();
+    const logs = grants(functionStatements(template, reconciler)).filter((g) => g.action.startsWith('logs:'));
+    expect(logs.map((g) => g.action).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(new Set(logs.map((g) => g.resource))).toEqual(new Set([expect.stringMatching(/^\$\{ReconcilerFunctionLogs[0-9A-F]+\.Arn\}$/)]));
+  });
+
+  it('has no managed policies on the function role', () => {
+    const { template } = aReconciler();
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })] },
+      ManagedPolicyArns: Match.absent(),
+    });
+  });
+});
+
+describe('alarms', () => {
+  it('deploys every definition of lambda/core/alarms.ts with its threshold, periods, statistic and missing-data treatment', () => {
+    // Prepare
+    const { template } = aReconciler();
+    const defs = alarmDefinitions({ namespace: 'EcsReconciler', defaultLagGraceSeconds: 300, scheduleMinutes: 1 });
+    // Assess
+    expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(defs.length);
+    for (const def of defs) {
+      const alarm = alarmResource(template, def);
+      expect(alarm, def.id).toMatchObject({
+        Threshold: def.threshold,
+        EvaluationPeriods: def.evaluationPeriods,
+        DatapointsToAlarm: def.datapointsToAlarm,
+        ComparisonOperator: def.comparisonOperator,
+        TreatMissingData: def.treatMissingData,
+      });
+      if (def.source.kind === 'metricsInsights') {
+        expect(alarm.Metrics, def.id).toEqual([expect.objectContaining({ Expression: def.source.query, Period: def.periodSeconds, ReturnData: true })]);
+      } else {
+        expect(alarm, def.id).toMatchObject({
+          Namespace: def.source.namespace,
+          MetricName: def.source.metricName,
+          Statistic: def.source.statistic,
+          Period: def.periodSeconds,
+        });
+      }
+    }
+  });
+
+  it('per-service lag is a Metrics Insights query over TaskLag grouped by Cluster and Service, honouring the default grace', () => {
+    const { template } = aReconciler(someProps({ defaultLagGrace: 600, metricsNamespace: 'Team/Ns' }));
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: [
+        {
+          Id: Match.anyValue(),
+          Expression: 'SELECT MAX(TaskLag) FROM SCHEMA("Team/Ns", Cluster, Service) GROUP BY Cluster, Service ORDER BY MAX() DESC',
+          Period: 60,
+          Label: Match.anyValue(),
+          ReturnData: true,
+        },
+      ],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 10,
+      DatapointsToAlarm: 10,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it.each([
+    { case: 'heartbeat: PassSucceeded below 1, missing is breaching', metric: 'PassSucceeded', props: { Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching', EvaluationPeriods: 3 } },
+    { case: 'services lagging beyond grace > 0', metric: 'ServicesLaggingBeyondGrace', props: { Statistic: 'Maximum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1 } },
+    { case: 'failed actions persisting', metric: 'ActionsFailed', props: { Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 5, DatapointsToAlarm: 5 } },
+    { case: 'invalid specs present', metric: 'InvalidSpecs', props: { Statistic: 'Maximum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' } },
+    { case: 'function errors', metric: 'Errors', props: { Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0, Dimensions: [{ Name: 'FunctionName', Value: Match.anyValue() }] } },
+    { case: 'function throttles', metric: 'Throttles', props: { Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0, Dimensions: [{ Name: 'FunctionName', Value: Match.anyValue() }] } },
+  ])('alarm: $case', ({ metric, props }) => {
+    const { template } = aReconciler();
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Period: 60, ...props });
+  });
+
+  it('periods follow the schedule', () => {
+    const { template } = aReconciler(someProps({ schedule: Duration.minutes(5) }));
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    const periods = alarms.map((a) => a.Period ?? a.Metrics[0].Period);
+    expect(new Set(periods)).toEqual(new Set([300]));
+  });
+
+  it('notifies a new topic on ALARM and OK, with the email subscribed', () => {
+    // Act
+    const { template } = aReconciler(someProps({ alarmEmail: 'ops@example.com' }));
+    // Assess
+    const topicId = Object.keys(template.findResources('AWS::SNS::Topic'))[0];
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
+    }
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+    });
+  });
+
+  it('notifies a given topic and creates none', () => {
+    // Prepare
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Test');
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:oncall';
+    // Act
+    const reconciler = new EcsReconciler(stack, 'Reconciler', someProps({ alarmTopic: sns.Topic.fromTopicArn(stack, 'T', arn) }));
+    const template = Template.fromStack(stack);
+    // Assess
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toEqual([arn]);
+      expect(alarm.Properties.OKActions).toEqual([arn]);
+    }
+    expect(reconciler.topic.topicArn).toBe(arn);
+  });
+
+  it('warns when the default grace exceeds what a Metrics Insights alarm can evaluate', () => {
+    const { stack } = aReconciler(someProps({ defaultLagGrace: 86_400 }));
+    Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('3 hours'));
+  });
+});
+
+describe('dashboard', () => {
+  it('shows lag per service, desired vs running, pass duration, actions, invalid specs and alarm states', () => {
+    const { template } = aReconciler();
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const body = flat(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody);
+    for (const fragment of [
+      'SELECT MAX(TaskLag) FROM SCHEMA(\\"EcsReconciler\\", Cluster, Service)',
+      'SELECT MAX(DesiredTaskCount) FROM SCHEMA(\\"ECS/ContainerInsights\\", ClusterName, ServiceName)',
+      'SELECT MAX(RunningTaskCount)',
+      '"PassDuration"',
+      '"ActionsApplied"',
+      '"ActionsFailed"',
+      '"InvalidSpecs"',
+      '"type":"alarm"',
+    ]) {
+      expect(body, fragment).toContain(fragment);
+    }
+    expect(body.match(/ReconcilerPassHeartbeatAlarm[0-9A-F]+\.Arn/g)).toHaveLength(1);
+  });
+});
+
+describe('quick start (createCluster)', () => {
+  it('creates a VPC without NAT, a Fargate cluster with both capacity providers, and manages it', () => {
+    // Act
+    const { template, reconciler } = aReconciler({ createCluster: true });
+    // Assess
+    template.resourceCountIs('AWS::EC2::VPC', 1);
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.hasResourceProperties('AWS::ECS::ClusterCapacityProviderAssociations', {
+      CapacityProviders: ['FARGATE', 'FARGATE_SPOT'],
+    });
+    template.hasResourceProperties('AWS::ECS::Cluster', {
+      ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }],
+    });
+    const env = Object.values(template.findResources('AWS::Lambda::Function'))[0].Properties.Environment.Variables;
+    expect(flat(env[ENV.managedClusters])).toMatch(/^\$\{ReconcilerCluster[0-9A-F]+\}$/);
+    expect(flat(env[ENV.defaultSubnets])).toMatch(/^\$\{ReconcilerVpcpublicSubnet1Subnet[0-9A-F]+\},\$\{ReconcilerVpcpublicSubnet2Subnet[0-9A-F]+\}$/);
+    expect(flat(env[ENV.defaultSecurityGroups])).toMatch(/^\$\{ReconcilerTaskSecurityGroup[0-9A-F]+\.GroupId\}$/);
+    expect(env[ENV.defaultAssignPublicIp]).toBe('true');
+    expect(reconciler.cluster).toBeDefined();
+    expect(reconciler.vpc).toBeDefined();
+  });
+
+  it('adds the quick-start cluster to the clusters given', () => {
+    const { template } = aReconciler({ createCluster: true, clusters: ['web'] });
+    const env = Object.values(template.findResources('AWS::Lambda::Function'))[0].Properties.Environment.Variables;
+    expect(flat(env[ENV.managedClusters])).toMatch(/^\$\{ReconcilerCluster[0-9A-F]+\},web$/);
+  });
+});
+
+describe('exposed resources', () => {
+  it('exposes table, function, topic, alarms, dashboard, execution role and log groups', () => {
+    const { reconciler, stack } = aReconciler();
+    expect(stack.resolve(reconciler.table.tableName)).toEqual({ Ref: expect.stringMatching(/^ReconcilerSpecs/) });
+    expect(reconciler.function.runtime.name).toMatch(/^nodejs\d+\.x$/);
+    expect(Object.keys(reconciler.alarms).sort()).toEqual(alarmDefinitions().map((d) => d.id).sort());
+    expect(reconciler.dashboard).toBeDefined();
+    expect(reconciler.topic).toBeDefined();
+    expect(stack.resolve(reconciler.executionRole.roleArn)).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ReconcilerTaskExecutionRole/), 'Arn'] });
+    expect(Object.keys(reconciler.logGroups)).toEqual(['web', 'jobs']);
+  });
+
+  it('accepts ICluster, ISubnet and IRole values as well as names, ids and ARNs', () => {
+    // Prepare
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Test');
+    const cluster = ecs.Cluster.fromClusterArn(stack, 'C', 'arn:aws:ecs:eu-west-1:123456789012:cluster/imported');
+    const subnet = ec2.Subnet.fromSubnetId(stack, 'S', 'subnet-0ff');
+    const role = iam.Role.fromRoleArn(stack, 'R', ACCOUNT_ROLE);
+    // Act
+    new EcsReconciler(stack, 'Reconciler', {
+      clusters: [cluster, 'web'],
+      defaultSubnets: [subnet, 'subnet-0a1'],
+      allowedTaskRoles: [role],
+    });
+    // Assess
+    const env = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))[0].Properties.Environment.Variables;
+    expect(env[ENV.managedClusters]).toBe('imported,web');
+    expect(env[ENV.defaultSubnets]).toBe('subnet-0ff,subnet-0a1');
+    expect(env[ENV.allowedTaskRoleArns]).toBe(ACCOUNT_ROLE);
+  });
+
+  it('emits no errors and no warnings for a valid configuration', () => {
+    const { stack } = aReconciler();
+    const annotations = Annotations.fromStack(stack);
+    expect(annotations.findError('*', Match.anyValue())).toEqual([]);
+    expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
+  });
+});
+
+describe('constructor validation', () => {
+  it.each<{ case: string; props: EcsReconcilerProps; says: string }>([
+    { case: 'no cluster', props: { defaultSubnets: ['subnet-0a1'] }, says: 'Give at least one managed cluster' },
+    { case: 'cluster ARN instead of name', props: someProps({ clusters: ['arn:aws:ecs:eu-west-1:123456789012:cluster/web'] }), says: 'is not an ECS cluster name' },
+    { case: 'duplicate cluster', props: someProps({ clusters: ['web', 'web'] }), says: 'listed twice' },
+    { case: 'bad subnet id', props: someProps({ defaultSubnets: ['sub-1'] }), says: 'is not a subnet id' },
+    { case: 'bad security group id', props: someProps({ defaultSecurityGroups: ['default'] }), says: 'is not a security group id' },
+    { case: 'wildcard task role', props: someProps({ allowedTaskRoles: ['arn:aws:iam::123456789012:role/*'] }), says: 'is not an IAM role ARN' },
+    { case: 'execution role name only', props: someProps({ allowedExecutionRoles: ['exec'] }), says: 'is not an IAM role ARN' },
+    { case: 'registry with scheme', props: someProps({ allowedImageRegistries: ['https://public.ecr.aws'] }), says: 'is not a registry host' },
+    { case: 'schedule in seconds', props: someProps({ schedule: Duration.seconds(90) }), says: 'whole minutes from 1 to 60' },
+    { case: 'schedule too long', props: someProps({ schedule: Duration.hours(2) }), says: 'whole minutes from 1 to 60' },
+    { case: 'negative grace', props: someProps({ defaultLagGrace: -1 }), says: 'defaultLagGrace' },
+    { case: 'grace beyond a day', props: someProps({ defaultLagGrace: Duration.hours(25) }), says: 'defaultLagGrace' },
+    { case: 'topic and email', props: someProps({ alarmTopic: {} as sns.ITopic, alarmEmail: 'ops@example.com' }), says: 'either `alarmTopic` or `alarmEmail`' },
+    { case: 'bad email', props: someProps({ alarmEmail: 'ops' }), says: 'is not an email address' },
+    { case: 'AWS namespace', props: someProps({ metricsNamespace: 'AWS/ECS' }), says: 'not a custom CloudWatch namespace' },
+    { case: 'quote in namespace', props: someProps({ metricsNamespace: 'a"b' }), says: 'not a custom CloudWatch namespace' },
+    { case: 'negative deletes', props: someProps({ maxDeletesPerPass: -1 }), says: 'maxDeletesPerPass' },
+    { case: 'fractional deletes', props: someProps({ maxDeletesPerPass: 1.5 }), says: 'maxDeletesPerPass' },
+    { case: 'zero budget', props: someProps({ apiBudgetFraction: 0 }), says: 'apiBudgetFraction' },
+    { case: 'budget above 1', props: someProps({ apiBudgetFraction: 1.5 }), says: 'apiBudgetFraction' },
+    { case: 'owner id with !', props: someProps({ ownerId: 'team!' }), says: 'ownerId' },
+    { case: 'memory too small', props: someProps({ memorySize: 64 }), says: 'memorySize' },
+    { case: 'quick start without public IPs', props: { createCluster: true, assignPublicIp: false }, says: 'need public IPs to pull images' },
+    { case: 'bad log group prefix', props: someProps({ logGroupPrefix: 'a b' }), says: 'logGroupPrefix' },
+  ])('rejects $case with a sentence saying what to change', ({ props, says }) => {
+    // Act
+    let error: unknown;
+    try {
+      aReconciler(props);
+    } catch (e) {
+      error = e;
+    }
+    // Assess
+    expect(error).toBeInstanceOf(EcsReconcilerPropsError);
+    expect((error as Error).message).toContain(says);
+    expect((error as Error).message).toMatch(/\.$/);
+  });
+
+  it('lists every problem at once', () => {
+    expect(() => aReconciler(someProps({ maxDeletesPerPass: -1, apiBudgetFraction: 2, ownerId: '!' }))).toThrow(
+      /maxDeletesPerPass.*apiBudgetFraction.*ownerId/,
+    );
+  });
+});
