@@ -1,0 +1,41 @@
+/**
+ * `ecsr delete CLUSTER/SERVICE`: marks a spec `state: absent`; the next pass deletes the service
+ * (scaling it to zero first). The item stays, with its status, until you remove it.
+ */
+import { Command } from 'commander';
+import { serviceId, type ServiceKey } from '../../lambda/core/types';
+import { waitAndReport, withWaitOptions } from './apply';
+import { CliError } from './support/errors';
+import { parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { SpecTable } from './support/spec-table';
+
+interface DeleteOptions extends AwsOptions {
+  wait?: boolean;
+  timeout: number;
+  interval: number;
+}
+
+export function deleteCommand(): Command {
+  const cmd = withWaitOptions(
+    new Command('delete')
+      .description('Mark a spec absent: the next reconcile pass deletes its ECS service')
+      .argument('<cluster/service>', 'the spec to mark absent', parseServiceRef),
+    'wait until the service is deleted (phase Deleted)',
+  );
+  return withAwsOptions(cmd).action(
+    runAction(async (key: ServiceKey, opts: DeleteOptions) => {
+      const table = SpecTable.open(tableOf(opts));
+      try {
+        const entry = await table.markAbsent(key);
+        process.stdout.write(`${serviceId(key)} marked absent; the next pass deletes the service.\n`);
+        if (!opts.wait) return;
+        if (!entry.result.ok) {
+          throw new CliError(`${serviceId(key)} is not a valid spec, so the reconciler will not delete it: fix it first (ecsr get ${serviceId(key)}).`);
+        }
+        await waitAndReport(table, [{ key, hash: entry.result.hash, state: 'absent' }], opts);
+      } finally {
+        table.close();
+      }
+    }),
+  );
+}

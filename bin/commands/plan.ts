@@ -1,0 +1,84 @@
+/**
+ * `ecsr plan`: the actions the next pass would take for the specs in the table, computed by the
+ * same pass code in dry-run mode (no lease, no ECS write, no status write).
+ */
+import { Command, Option } from 'commander';
+import type { PassSummary } from '../../lambda/core/pass';
+import type { ServiceStatus } from '../../lambda/core/types';
+import { CliError, EXIT } from './support/errors';
+import { formatAction, shorten, statusReason, toJson, toYaml } from './support/format';
+import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { cliConfig, dryRunPass, specReadError } from './support/pass';
+
+export interface PlanOptions extends AwsOptions {
+  output: 'text' | 'json' | 'yaml';
+  exitCode?: boolean;
+  verbose?: boolean;
+}
+
+/**
+ * Throws when a dry run could not read what it plans from: the table (a missing table is named),
+ * or any cluster (a plan over a partial observation would be wrong).
+ */
+export function assertCompleteRead(summary: PassSummary, table: string): void {
+  const specsError = specReadError(summary);
+  if (specsError) {
+    if (specsError.includes('ResourceNotFoundException')) {
+      throw new CliError(`The DynamoDB table "${table}" does not exist: check --table / SPECS_TABLE and the region.`);
+    }
+    throw new CliError(`Could not read the specs table ${table}: ${specsError.replace(/^specs: /, '')}.`);
+  }
+  const partial = Object.entries(summary.clusters).filter(([, complete]) => !complete).map(([c]) => c);
+  if (partial.length > 0) {
+    const why = summary.errors.filter((e) => partial.some((c) => e.startsWith(`cluster ${c}:`)));
+    throw new CliError(`Could not observe ECS cluster${partial.length === 1 ? '' : 's'} ${partial.join(', ')} completely, so no plan is shown.`, EXIT.failed, why);
+  }
+}
+
+/** Services that get no action but need a person (Invalid, Blocked, Degraded). */
+function attention(statuses: Record<string, ServiceStatus>): string[] {
+  return Object.entries(statuses)
+    .filter(([, s]) => s.phase === 'Invalid' || s.phase === 'Blocked' || s.phase === 'Degraded')
+    .map(([id, s]) => `${id}  ${s.phase}  ${shorten(statusReason(s), 140)}`);
+}
+
+/** Prints the planned actions (text, JSON or YAML; `extra` fields lead the JSON / YAML document). */
+export function printPlan(summary: PassSummary, format: PlanOptions['output'], extra: Record<string, unknown> = {}): void {
+  if (format !== 'text') {
+    const doc = { ...extra, actions: summary.actions, statuses: summary.statuses, errors: summary.errors };
+    process.stdout.write(format === 'json' ? toJson(doc) : toYaml(doc));
+    return;
+  }
+  const n = summary.actions.length;
+  if (n === 0) process.stdout.write('No actions: ECS matches every spec.\n');
+  else {
+    process.stdout.write(`The next pass would take ${n} action${n === 1 ? '' : 's'}:\n`);
+    for (const a of summary.actions) process.stdout.write(`  ${formatAction(a)}\n`);
+  }
+  const notes = attention(summary.statuses);
+  if (notes.length > 0) {
+    process.stdout.write('Needs attention (no action planned):\n');
+    for (const line of notes) process.stdout.write(`  ${line}\n`);
+  }
+}
+
+/** `-o`, `--exit-code` and `--verbose`, shared by plan and diff. */
+export function withPlanOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
+    .option('--exit-code', 'exit with code 2 when there are actions to take (0 when none)')
+    .option('--verbose', 'log the pass on stderr');
+}
+
+export function planCommand(): Command {
+  const cmd = withPlanOptions(new Command('plan').description('Show the actions the next reconcile pass would take (dry run; nothing is written)'));
+  return withAwsOptions(cmd).action(
+    runAction(async (opts: PlanOptions) => {
+      const table = tableOf(opts);
+      const summary = await dryRunPass(cliConfig(table), undefined, { verbose: opts.verbose });
+      assertCompleteRead(summary, table);
+      printPlan(summary, opts.output);
+      if (opts.exitCode && summary.actions.length > 0) process.exitCode = EXIT.timeoutOrChanges;
+    }),
+  );
+}

@@ -1,0 +1,85 @@
+/**
+ * `ecsr reconcile --once [--dry-run] [--json]`: runs one reconcile pass from a workstation, with
+ * the Lambda's own code (`createRuntime` + `runPass`), against whatever the AWS SDK's
+ * configuration points at (profile, region, `AWS_ENDPOINT_URL*`). It takes the same lease as the
+ * Lambda, so it never acts at the same time as a scheduled pass.
+ */
+import { Command } from 'commander';
+import type { PassSummary } from '../../lambda/core/pass';
+import type { ServiceStatus } from '../../lambda/core/types';
+import { CliError } from './support/errors';
+import { colorPhase, colorsFor, formatAction, plainTable, shorten, statusReason, toJson } from './support/format';
+import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { cliConfig, cliRuntime } from './support/pass';
+
+interface ReconcileOptions extends AwsOptions {
+  once?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+/** The statuses of a pass as a table (service, phase, tasks, reason). */
+export function renderPassStatuses(statuses: Record<string, ServiceStatus>): string {
+  const c = colorsFor();
+  const table = plainTable(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'REASON']);
+  for (const [id, s] of Object.entries(statuses).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    table.push([id, colorPhase(s.phase, c), s.desiredCount, s.runningCount, s.pendingCount, shorten(statusReason(s), 70)]);
+  }
+  return table.toString();
+}
+
+/** The pass's outcome as a CliError when it did not complete; undefined when it did. */
+export function incompletePass(summary: PassSummary, table: string): CliError | undefined {
+  if (summary.outcome === 'completed') return undefined;
+  if (summary.outcome === 'lease-held') {
+    return new CliError(
+      `Another pass holds the lease (${summary.lease?.holder ?? 'unknown'}, until ${summary.lease?.expiresAt ?? '?'}); nothing was done. Try again after it ends.`,
+    );
+  }
+  const error = summary.errors.join('; ');
+  if (error.includes('ResourceNotFoundException')) {
+    return new CliError(`The DynamoDB table "${table}" does not exist: check --table / SPECS_TABLE and the region.`);
+  }
+  return new CliError(`The pass could not start: ${error}.`);
+}
+
+export function reconcileCommand(): Command {
+  const cmd = new Command('reconcile')
+    .description('Run one reconcile pass now, with the Lambda\'s code, against the configured AWS account (or local endpoints)')
+    .option('--once', 'run one pass and exit (required: the loop itself is the Lambda\'s schedule, or ecsr local)')
+    .option('--dry-run', 'plan only: no lease, no ECS write, no status write')
+    .option('--json', 'print the pass summary (actions with type, cluster, service, outcome; statuses; counts) as JSON')
+    .option('--verbose', 'log the pass on stderr');
+  return withAwsOptions(cmd).action(
+    runAction(async (opts: ReconcileOptions) => {
+      if (!opts.once) {
+        throw new CliError('ecsr reconcile runs a single pass: pass --once (the every-minute loop is the Lambda\'s schedule; ecsr local runs one locally).');
+      }
+      const table = tableOf(opts);
+      const runtime = cliRuntime(cliConfig(table), { verbose: opts.verbose });
+      let summary: PassSummary;
+      try {
+        summary = await runtime.run({ ...(opts.dryRun ? { dryRun: true } : {}) });
+      } finally {
+        runtime.close();
+      }
+      const incomplete = incompletePass(summary, table);
+      if (opts.json) {
+        process.stdout.write(toJson(summary));
+        if (incomplete) throw incomplete;
+        return;
+      }
+      if (incomplete) throw incomplete;
+      const k = summary.counts;
+      process.stdout.write(
+        `Pass ${summary.dryRun ? '(dry run) ' : ''}completed in ${summary.durationMs} ms: ${k.specs} spec${k.specs === 1 ? '' : 's'} (${k.invalid} invalid); ` +
+          `${summary.dryRun ? `${k.actionsPlanned} planned` : `${k.actionsApplied} applied, ${k.actionsFailed} failed, ${k.actionsSkipped} skipped`}; ` +
+          `${k.statusesWritten} status${k.statusesWritten === 1 ? '' : 'es'} written.\n`,
+      );
+      for (const a of summary.actions) process.stdout.write(`  ${formatAction(a)}\n`);
+      if (Object.keys(summary.statuses).length > 0) process.stdout.write(`${renderPassStatuses(summary.statuses)}\n`);
+      for (const e of summary.errors) process.stderr.write(`warning: ${e}\n`);
+    }),
+  );
+}

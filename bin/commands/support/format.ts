@@ -1,0 +1,126 @@
+/**
+ * What `ecsr` prints: status tables (cli-table3), action lines, JSON and YAML for machines.
+ * Colours (picocolors) only on a terminal and never with `NO_COLOR`.
+ */
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import { stringify } from 'yaml';
+import type { PassAction } from '../../../lambda/core/pass';
+import { formatSpecError } from '../../../lambda/core/spec';
+import { serviceId, type Phase, type ServiceStatus } from '../../../lambda/core/types';
+import { statusReason } from '../../../local/view';
+import type { TableEntry } from './spec-table';
+
+export { statusReason };
+
+/** Output formats of `-o`. */
+export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Colour functions, or identity functions when `stream` is not a terminal or NO_COLOR is set. */
+export function colorsFor(stream: NodeJS.WriteStream = process.stdout): ReturnType<typeof pc.createColors> {
+  const enabled = Boolean(stream.isTTY) && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb';
+  return pc.createColors(enabled);
+}
+
+/** `text` cut to `max` characters with an ellipsis. */
+export function shorten(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length <= max ? one : `${one.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** A cli-table3 table without ANSI styling of its own (colours are added per cell). */
+export function plainTable(head: string[]): Table.Table {
+  return new Table({ head, style: { head: [], border: [], compact: true } });
+}
+
+/** Colour of a phase: green when converged, red when it needs a person, yellow while moving. */
+export function colorPhase(phase: Phase | string, c = colorsFor()): string {
+  switch (phase) {
+    case 'Converged':
+    case 'Deleted':
+      return c.green(phase);
+    case 'Degraded':
+    case 'Invalid':
+    case 'Blocked':
+      return c.red(phase);
+    default:
+      return c.yellow(phase);
+  }
+}
+
+/** `UpdateService: desiredCount 6 -> 2` (the status's last action), with its error if it failed. */
+export function lastActionText(status: ServiceStatus | undefined): string {
+  const a = status?.lastAction;
+  if (!a) return '';
+  return a.error ? `${a.summary} (failed: ${a.error})` : a.summary;
+}
+
+/** One row of `ecsr get`. */
+export interface StatusRow {
+  readonly id: string;
+  readonly phase: string;
+  readonly desired: string;
+  readonly running: string;
+  readonly pending: string;
+  /** `yes` when the status reflects the current spec, `no` while a pass has not seen it yet. */
+  readonly synced: string;
+  readonly reason: string;
+  readonly lastAction: string;
+  readonly observedAt: string;
+}
+
+/** The row of one table entry. */
+export function statusRow(entry: TableEntry): StatusRow {
+  const id = entry.key ? serviceId(entry.key) : '(no key)';
+  const s = entry.status;
+  const invalid = !entry.result.ok;
+  let reason = '';
+  if (!entry.result.ok) reason = entry.result.errors.map(formatSpecError).join('; ');
+  else if (s) reason = statusReason(s);
+  else reason = 'no pass has seen this spec yet';
+  return {
+    id,
+    phase: invalid ? 'Invalid' : (s?.phase ?? 'Pending'),
+    desired: s ? String(s.desiredCount) : '-',
+    running: s ? String(s.runningCount) : '-',
+    pending: s ? String(s.pendingCount) : '-',
+    synced: invalid ? 'invalid' : s?.specHash !== undefined && entry.result.ok && s.specHash === entry.result.hash ? 'yes' : 'no',
+    reason,
+    lastAction: lastActionText(s),
+    observedAt: s?.observedAt ? s.observedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-',
+  };
+}
+
+/** The status table of `ecsr get` (cli-table3). */
+export function renderStatusTable(entries: readonly TableEntry[], c = colorsFor()): string {
+  const table = plainTable(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED', 'REASON', 'LAST ACTION', 'OBSERVED']);
+  for (const e of entries) {
+    const r = statusRow(e);
+    table.push([r.id, colorPhase(r.phase, c), r.desired, r.running, r.pending, r.synced, shorten(r.reason, 60), shorten(r.lastAction, 40), r.observedAt]);
+  }
+  return table.toString();
+}
+
+/** `UpdateService (drift) shop/worker: desiredCount 6 -> 2`, and the outcome when not applied. */
+export function formatAction(a: PassAction): string {
+  const kind = a.kind ? ` (${a.kind})` : '';
+  const what = a.changes && a.changes.length > 0 ? a.changes.map((ch) => `${ch.field} ${ch.from} -> ${ch.to}`).join(', ') : a.reason;
+  const outcome =
+    a.outcome === 'failed'
+      ? ` [FAILED ${a.errorClass ?? ''}: ${a.message ?? ''}]`
+      : a.outcome === 'skipped'
+        ? ` [skipped: ${a.message ?? ''}]`
+        : '';
+  return `${a.type}${kind} ${a.cluster}/${a.service}: ${what}${outcome}`;
+}
+
+/** Pretty JSON with a final newline. */
+export function toJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** YAML (block style) with a final newline. */
+export function toYaml(value: unknown): string {
+  return stringify(value, { lineWidth: 0 });
+}

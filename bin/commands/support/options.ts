@@ -1,0 +1,124 @@
+/**
+ * Options every `ecsr` command shares (`--table`, `--region`, `--profile`, `--debug`), parsers of
+ * durations and service references, and the wrapper that turns a command's failure into one
+ * sentence and an exit code.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ENV } from '../../../lambda/config';
+import type { ServiceKey } from '../../../lambda/core/types';
+import { CliError, describeError, exitCodeOf } from './errors';
+
+/** Options added by {@link withAwsOptions}. */
+export interface AwsOptions {
+  /** DynamoDB table of specs; default `SPECS_TABLE`. */
+  table?: string;
+  region?: string;
+  profile?: string;
+  debug?: boolean;
+}
+
+/**
+ * Adds the shared options to a command: `--table NAME` (default: the `SPECS_TABLE` environment
+ * variable), `--region`, `--profile` (the AWS SDK's standard configuration otherwise: `AWS_REGION`,
+ * `AWS_PROFILE`, `AWS_ENDPOINT_URL*`, shared config files) and `--debug` (stack traces).
+ */
+export function withAwsOptions(cmd: Command, opts: { table?: boolean } = {}): Command {
+  if (opts.table !== false) {
+    cmd.addOption(new Option('--table <name>', 'DynamoDB table of specs').env(ENV.specsTable));
+  }
+  return cmd
+    .option('--region <region>', 'AWS Region (default: AWS_REGION or your profile)')
+    .option('--profile <name>', 'AWS profile of the shared config files (default: AWS_PROFILE)')
+    .option('--debug', 'print stack traces of errors');
+}
+
+/**
+ * Makes `--region` and `--profile` the SDK's standard configuration for this process, so that
+ * every client (the runtime's included) uses them.
+ */
+export function applyAwsOptions(opts: AwsOptions): void {
+  if (opts.profile) process.env.AWS_PROFILE = opts.profile;
+  if (opts.region) {
+    process.env.AWS_REGION = opts.region;
+    process.env.AWS_DEFAULT_REGION = opts.region;
+  }
+}
+
+/**
+ * The specs table to use.
+ * @throws CliError when neither `--table` nor `SPECS_TABLE` names one.
+ */
+export function tableOf(opts: AwsOptions): string {
+  const table = opts.table?.trim();
+  if (!table) throw new CliError(`No specs table given: pass --table NAME or set ${ENV.specsTable}.`);
+  return table;
+}
+
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/**
+ * Parses a duration such as `90s`, `10m`, `1h30m`, `500ms` or a bare number of seconds.
+ * @returns seconds (may be fractional for `ms`).
+ * @throws InvalidArgumentError (commander prints it as a usage error) for anything else.
+ */
+export function parseDuration(text: string): number {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+  let total = 0;
+  let matched = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(t)) !== null) {
+    total += Number(m[1]) * UNIT_SECONDS[m[2]];
+    matched = re.lastIndex;
+  }
+  if (t.length === 0 || matched !== t.length) {
+    throw new InvalidArgumentError(`"${text}" is not a duration; use e.g. 90s, 10m, 1h30m.`);
+  }
+  return total;
+}
+
+/** `90s`, `10m`, `1h30m`: seconds as a short duration for messages. */
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  return `${h > 0 ? `${h}h` : ''}${m > 0 ? `${m}m` : ''}${rest > 0 ? `${rest}s` : ''}`;
+}
+
+const NAME_RE = /^[A-Za-z0-9_-]{1,255}$/;
+
+/**
+ * Parses `CLUSTER/SERVICE` (ECS names: letters, digits, hyphens, underscores).
+ * @throws InvalidArgumentError for anything else.
+ */
+export function parseServiceRef(text: string): ServiceKey {
+  const parts = text.split('/');
+  if (parts.length !== 2 || !NAME_RE.test(parts[0]) || !NAME_RE.test(parts[1])) {
+    throw new InvalidArgumentError(`"${text}" is not CLUSTER/SERVICE (ECS names: letters, digits, - and _).`);
+  }
+  return { cluster: parts[0], service: parts[1] };
+}
+
+/**
+ * Wraps a command's action: applies `--region` / `--profile`, and turns any error into one
+ * sentence on stderr (plus its detail lines) and the process exit code; with `--debug` the stack
+ * trace follows. The action's arguments are commander's: positional arguments, options, command.
+ */
+export function runAction<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    const cmd = args[args.length - 1] as Command;
+    const opts = (typeof cmd?.optsWithGlobals === 'function' ? cmd.optsWithGlobals() : {}) as AwsOptions;
+    try {
+      applyAwsOptions(opts);
+      await fn(...args);
+    } catch (err) {
+      process.stderr.write(`ecsr ${cmd?.name?.() ?? ''}: ${describeError(err)}\n`.replace('ecsr : ', 'ecsr: '));
+      if (err instanceof CliError) for (const line of err.details) process.stderr.write(`  ${line}\n`);
+      if (opts.debug) process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = exitCodeOf(err);
+    }
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * The local stack of `ecsr local` (and of the CLI tests): dynalite in process, the ECS simulator on
+ * loopback with a manual virtual clock, the specs table (partition key `cluster`, sort key
+ * `service`, as the CDK construct creates it) and the ECS clusters with the Fargate capacity
+ * providers, created through the ECS API like a person would with `aws ecs create-cluster`.
+ */
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateClusterCommand, ECSClient } from '@aws-sdk/client-ecs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../lambda/adapters/clients';
+import { createRuntime, type Runtime } from '../lambda/adapters/runtime';
+import { ENV, loadConfig } from '../lambda/config';
+import type { LogPort, MetricsSink } from '../lambda/core/ports';
+import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from './embedded-dynamodb';
+import { startSimulator, type Simulator } from './sim';
+
+/** Dummy credentials: the local servers accept any signature. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' } as const;
+
+export interface LocalStackOptions {
+  /** Specs table name (default `ecsr-specs`). */
+  readonly specsTable?: string;
+  /** ECS clusters to create (default `shop`). */
+  readonly clusters?: readonly string[];
+  /** Seed of the simulator's random choices (default 1): a run is reproducible. */
+  readonly seed?: number;
+  /** Virtual time at start (default: now). */
+  readonly startTime?: Date;
+  /** Loopback ports; 0 (default) picks free ones. */
+  readonly ecsPort?: number;
+  readonly dynamodbPort?: number;
+  /** ECS request throttling in the simulator (default true, ECS's documented buckets). */
+  readonly throttling?: boolean;
+}
+
+export interface LocalStack {
+  readonly sim: Simulator;
+  readonly db: EmbeddedDynamoDb;
+  readonly table: string;
+  readonly region: string;
+  readonly clusters: readonly string[];
+  /** A document client on dynalite (for writing specs as a person would). */
+  readonly doc: DynamoDBDocumentClient;
+  /** SDK configuration of a client pointed at the simulator / dynalite. */
+  readonly ecsClientConfig: { endpoint: string; region: string; credentials: typeof LOCAL_CREDENTIALS };
+  readonly dynamoClientConfig: { endpoint: string; region: string; credentials: typeof LOCAL_CREDENTIALS };
+  /**
+   * The environment that points the AWS SDK, the AWS CLI and `ecsr` at the stack:
+   * `AWS_ENDPOINT_URL_ECS`, `AWS_ENDPOINT_URL_DYNAMODB`, region, dummy credentials, `SPECS_TABLE`.
+   */
+  readonly env: Readonly<Record<string, string>>;
+  /** Stops both servers and the clients. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts dynalite and the simulator (manual clock: the caller moves time), creates the table and
+ * the clusters.
+ * @throws SimulatorListenError / a listen error when a given port is taken; SDK errors when the
+ *   table or a cluster cannot be created.
+ */
+export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  const table = opts.specsTable ?? 'ecsr-specs';
+  const clusters = [...(opts.clusters ?? ['shop'])];
+  const db = await startEmbeddedDynamoDb(opts.dynamodbPort ?? 0);
+  let sim: Simulator;
+  try {
+    sim = await startSimulator({
+      port: opts.ecsPort ?? 0,
+      seed: opts.seed ?? 1,
+      throttling: opts.throttling ?? true,
+      ...(opts.startTime ? { startTime: opts.startTime } : {}),
+    });
+  } catch (err) {
+    await db.stop();
+    throw err;
+  }
+  const region = sim.region;
+  const ecsClientConfig = { endpoint: sim.endpoint, region, credentials: LOCAL_CREDENTIALS };
+  const dynamoClientConfig = { endpoint: db.endpoint, region, credentials: LOCAL_CREDENTIALS };
+  const doc = createDocumentClient(dynamoClientConfig);
+  const close = async () => {
+    doc.destroy();
+    await sim.close();
+    await db.stop();
+  };
+  try {
+    await createSpecsTable({ dynamoClientConfig }, table);
+    for (const clusterName of clusters) await createCluster({ ecsClientConfig }, clusterName);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return {
+    sim,
+    db,
+    table,
+    region,
+    clusters,
+    doc,
+    ecsClientConfig,
+    dynamoClientConfig,
+    env: {
+      AWS_ENDPOINT_URL_ECS: sim.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+      AWS_REGION: region,
+      AWS_DEFAULT_REGION: region,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      SPECS_TABLE: table,
+    },
+    close,
+  };
+}
+
+/**
+ * Defaults of the local reconciler, as an operator configures them on the Lambda: subnets, a
+ * security group and the task execution role (Fargate needs one to pull from ECR; the simulator
+ * checks it like ECS does and accepts any id).
+ */
+export const LOCAL_DEFAULTS = {
+  subnets: 'subnet-0a1b2c3d4e5f60001,subnet-0a1b2c3d4e5f60002',
+  securityGroups: 'sg-0a1b2c3d4e5f60001',
+  executionRoleArn: 'arn:aws:iam::123456789012:role/ecsTaskExecutionRole',
+} as const;
+
+/**
+ * The reconciler's environment variables for a local stack: {@link LOCAL_DEFAULTS} and
+ * `MANAGED_CLUSTERS` = the stack's clusters, overridden by any reconciler variable of `env`
+ * (PRUNE, DEFAULT_LAG_GRACE_SECONDS, OWNER_ID, ...); `SPECS_TABLE` and `AWS_REGION` are always the
+ * stack's.
+ */
+export function localReconcilerEnv(stack: Pick<LocalStack, 'table' | 'region' | 'clusters'>, env: Record<string, string | undefined> = {}): Record<string, string> {
+  const out: Record<string, string> = {
+    [ENV.defaultSubnets]: LOCAL_DEFAULTS.subnets,
+    [ENV.defaultSecurityGroups]: LOCAL_DEFAULTS.securityGroups,
+    [ENV.defaultExecutionRoleArn]: LOCAL_DEFAULTS.executionRoleArn,
+    [ENV.managedClusters]: stack.clusters.join(','),
+  };
+  for (const name of Object.values(ENV)) {
+    const v = env[name];
+    if (v !== undefined && name !== ENV.specsTable && name !== ENV.region) out[name] = v;
+  }
+  out[ENV.specsTable] = stack.table;
+  out[ENV.region] = stack.region;
+  return out;
+}
+
+/**
+ * The reconciler's runtime on a local stack: `createRuntime` (the Lambda's factory, the real
+ * adapters) with clients on the simulator and dynalite, the simulator's clock as the pass clock,
+ * and the API budget waiting in simulated time.
+ * @param env the reconciler variables (see {@link localReconcilerEnv}).
+ * @throws ConfigError when a variable is invalid.
+ */
+export function createLocalRuntime(
+  stack: LocalStack,
+  opts: { env?: Record<string, string | undefined>; metrics: MetricsSink; log: LogPort; table?: string },
+): Runtime {
+  const config = loadConfig(localReconcilerEnv(opts.table ? { ...stack, table: opts.table } : stack, opts.env));
+  const sim = stack.sim;
+  return createRuntime(config, {
+    ecsClientConfig: stack.ecsClientConfig,
+    doc: stack.doc,
+    metrics: opts.metrics,
+    log: opts.log,
+    clock: { now: () => sim.clock.now() },
+    monotonicMs: () => performance.now(),
+    limiterTime: { nowMs: () => sim.clock.nowMs(), sleep: async (ms) => void sim.clock.advance(ms / 1000) },
+  });
+}
+
+/** Creates another specs table on the stack's dynalite (tests use one per case). */
+export async function createSpecsTable(stack: Pick<LocalStack, 'dynamoClientConfig'>, table: string): Promise<void> {
+  const ddb = new DynamoDBClient(stack.dynamoClientConfig);
+  try {
+    await ddb.send(
+      new CreateTableCommand({
+        TableName: table,
+        AttributeDefinitions: [
+          { AttributeName: 'cluster', AttributeType: 'S' },
+          { AttributeName: 'service', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'cluster', KeyType: 'HASH' },
+          { AttributeName: 'service', KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  } finally {
+    ddb.destroy();
+  }
+}
+
+/** Creates an ECS cluster with the Fargate capacity providers on the simulator. */
+export async function createCluster(stack: Pick<LocalStack, 'ecsClientConfig'>, clusterName: string): Promise<void> {
+  const ecs = new ECSClient(stack.ecsClientConfig);
+  try {
+    // Fargate and Fargate Spot must be associated with a cluster before services can use them.
+    await ecs.send(new CreateClusterCommand({ clusterName, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
+  } finally {
+    ecs.destroy();
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The summary `ecsr local` prints when it ends: the expectations and whether each held, per
+ * service its final phase, the actions taken and the time to converge (simulated seconds), the
+ * alarms raised, and the ECS API calls by action as the simulator counted them.
+ */
+import Table from 'cli-table3';
+import type { CallCount } from './sim';
+import { timestamp } from './view';
+import type { Convergence, ExpectationResult, RunRecord } from './scenario';
+
+function table(head: string[]): Table.Table {
+  return new Table({ head, style: { head: [], border: [], compact: true } });
+}
+
+/** Applied actions per service, by type: `{ 'shop/web': { CreateService: 1, ... } }`. */
+export function actionsByService(run: RunRecord): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const p of run.passes) {
+    for (const a of p.summary?.actions ?? []) {
+      if (a.outcome !== 'applied') continue;
+      const id = `${a.cluster}/${a.service}`;
+      const label = a.kind ? `${a.type}(${a.kind})` : a.type;
+      const byType = (out[id] ??= {});
+      byType[label] = (byType[label] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
+/**
+ * The phase of each service at the end: the last pass's status; for a service the last pass no
+ * longer reports (a pruned service once ECS has it INACTIVE), `Deleted` when ECS agrees, else the
+ * last phase a pass reported.
+ */
+export function finalPhases(run: RunRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of run.passes) for (const [id, s] of Object.entries(p.summary?.statuses ?? {})) out[id] = s.phase;
+  const last = run.passes.at(-1)?.summary?.statuses ?? {};
+  for (const id of Object.keys(out)) {
+    if (last[id]) continue;
+    const live = run.live[id];
+    if (!live || live.status === 'INACTIVE') out[id] = 'Deleted';
+  }
+  return out;
+}
+
+/**
+ * The whole summary as text.
+ * @param expectations empty with `--forever` (no scenario).
+ * @param callCounts the simulator's per-action counts (total, ok, throttled, errors).
+ */
+export function renderSummary(
+  run: RunRecord,
+  expectations: readonly ExpectationResult[],
+  convergence: readonly Convergence[],
+  callCounts: Record<string, CallCount>,
+): string {
+  const out: string[] = [];
+  const end = run.passes.at(-1)?.at ?? run.startedAt;
+  out.push(`Summary: ${run.passes.length} passes over ${timestamp(end, run.startedAt).split(' +')[1]} of simulated time.`);
+
+  if (expectations.length > 0) {
+    out.push('', 'Expectations:');
+    for (const e of expectations) out.push(`  ${e.ok ? 'PASS' : 'FAIL'}  ${e.description}: ${e.detail}`);
+  }
+
+  out.push('', 'Services:');
+  const actions = actionsByService(run);
+  const phases = finalPhases(run);
+  const ids = [...new Set([...Object.keys(run.loadedHashes), ...Object.keys(phases), ...Object.keys(actions)])].sort();
+  const services = table(['SERVICE', 'FINAL PHASE', 'ECS', 'ACTIONS APPLIED', 'TIME TO CONVERGE (simulated s)']);
+  for (const id of ids) {
+    const acts = Object.entries(actions[id] ?? {}).map(([t, n]) => `${t} ${n}`).join(', ') || '-';
+    const conv = convergence
+      .filter((c) => c.service === id)
+      .map((c) => `${c.label}: ${c.seconds === null ? 'never' : `${c.seconds}`}`)
+      .join('; ');
+    const live = run.live[id];
+    const ecs = live ? `${live.status} ${live.runningCount}/${live.desiredCount}` : 'gone';
+    services.push([id, phases[id] ?? '-', ecs, acts, conv || '-']);
+  }
+  out.push(services.toString());
+
+  out.push('', 'Alarms raised:');
+  const raised = run.alarms.filter((a) => a.to === 'ALARM');
+  if (raised.length === 0) out.push('  none');
+  for (const a of raised) {
+    const who = a.contributor ? ` ${a.contributor}` : '';
+    const value = a.value !== undefined ? ` (latest datapoint ${a.value})` : '';
+    out.push(`  ${timestamp(a.at, run.startedAt)}  ${a.alarm}${who} -> ALARM${value}${a.reason ? `: ${a.reason}` : ''}`);
+  }
+  const stillInAlarm = Object.entries(run.finalAlarmStates).filter(([, s]) => s === 'ALARM').map(([k]) => k);
+  out.push(`  in ALARM at the end: ${stillInAlarm.length > 0 ? stillInAlarm.join(', ') : 'none'}`);
+
+  out.push('', 'ECS API calls (as the simulator answered them):');
+  const calls = table(['ACTION', 'CALLS', 'OK', 'THROTTLED', 'ERRORS']);
+  const totals = { total: 0, ok: 0, throttled: 0, errors: 0 };
+  for (const [action, c] of Object.entries(callCounts).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    calls.push([action, c.total, c.ok, c.throttled, c.errors]);
+    totals.total += c.total;
+    totals.ok += c.ok;
+    totals.throttled += c.throttled;
+    totals.errors += c.errors;
+  }
+  calls.push(['(all)', totals.total, totals.ok, totals.throttled, totals.errors]);
+  out.push(calls.toString());
+
+  if (expectations.length > 0) {
+    const failed = expectations.filter((e) => !e.ok);
+    out.push(
+      '',
+      failed.length === 0
+        ? `Result: all ${expectations.length} expectations held.`
+        : `Result: ${failed.length} of ${expectations.length} expectations did not hold: ${failed.map((e) => `${e.description} (${e.detail})`).join('; ')}.`,
+    );
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,395 @@
+/**
+ * `ecsr` end to end: the CLI in a child process (`node bin/ecsr.js`) against dynalite and the ECS
+ * simulator started here (manual clock). Where a command waits for the reconciler, a loop in this
+ * process runs passes (`createLocalRuntime`: the Lambda's runtime on the local stack) and moves the
+ * simulated clock a minute at a time. Each case has its own table and cluster.
+ */
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { RecordingLog } from '../../lambda/adapters/logger';
+import { InMemoryMetricsSink } from '../../lambda/adapters/metrics';
+import type { PassSummary } from '../../lambda/core/pass';
+import { parseSpecItem, parseSpecsYaml, specToItem } from '../../lambda/core/spec';
+import type { ServiceStatus } from '../../lambda/core/types';
+import { createCluster, createLocalRuntime, createSpecsTable, localReconcilerEnv, startLocalStack, type LocalStack } from '../../local/stack';
+import { baseEnv, ecsr } from './run-cli';
+
+const WRITES = new Set(['RegisterTaskDefinition', 'CreateService', 'UpdateService', 'DeleteService', 'TagResource']);
+
+describe('ecsr against dynalite and the ECS simulator', () => {
+  let stack: LocalStack;
+  let dir: string;
+  let cases = 0;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ specsTable: 'cli-unused', clusters: [] });
+    dir = mkdtempSync(join(tmpdir(), 'ecsr-cli-'));
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  /** A fresh table and cluster, the environment that points the CLI at them, and helpers. */
+  async function aCase() {
+    const n = ++cases;
+    const table = `specs-${n}`;
+    const cluster = `c${n}`;
+    await createSpecsTable(stack, table);
+    await createCluster(stack, cluster);
+    const reconciler = localReconcilerEnv({ table, region: stack.region, clusters: [cluster] });
+    const env = baseEnv({ ...stack.env, ...reconciler });
+    const runtime = createLocalRuntime(stack, { env: reconciler, table, metrics: new InMemoryMetricsSink(), log: new RecordingLog() });
+    const file = (name: string, text: string) => {
+      const path = join(dir, `${n}-${name}`);
+      writeFileSync(path, text);
+      return path;
+    };
+    const items = async () => {
+      const out: Record<string, unknown>[] = [];
+      for await (const page of paginateScan({ client: stack.doc }, { TableName: table, ConsistentRead: true })) out.push(...(page.Items ?? []));
+      return out.filter((i) => i.cluster !== '#lease');
+    };
+    const item = async (service: string) =>
+      (await stack.doc.send(new GetCommand({ TableName: table, Key: { cluster, service }, ConsistentRead: true }))).Item;
+    const pass = async (): Promise<PassSummary> => runtime.run({ holder: `test-${n}` });
+    /** Runs a pass per simulated minute until stopped (while a CLI command waits). */
+    const passLoop = () => {
+      let stop = false;
+      const loop = (async () => {
+        while (!stop) {
+          await pass();
+          stack.sim.clock.advance(60);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      return async () => {
+        stop = true;
+        await loop;
+      };
+    };
+    const writeCalls = () =>
+      stack.sim.calls().filter((c) => WRITES.has(c.action) && (c.request.cluster === cluster || String(c.request.family ?? '').startsWith(`${cluster}-`)));
+    return { n, table, cluster, env, runtime, file, items, item, pass, passLoop, writeCalls };
+  }
+
+  const spec = (cluster: string, service: string, extra = '') =>
+    `cluster: ${cluster}\nservice: ${service}\nimage: public.ecr.aws/nginx/nginx:1.27\ndesiredCount: 2\n${extra}`;
+
+  it('apply writes valid specs, keeps an existing status, and says what changed', async () => {
+    // Prepare
+    const c = await aCase();
+    const path = c.file('shop.yaml', `${spec(c.cluster, 'web', 'containerPort: 80\n')}---\n${spec(c.cluster, 'worker')}`);
+    const first = await ecsr(['apply', '-f', path], { env: c.env });
+    const status = { phase: 'Converged', conditions: [], desiredCount: 2, runningCount: 2, pendingCount: 0, lagBeyondGrace: false, observedAt: 'x' };
+    await stack.doc.send(
+      new UpdateCommand({ TableName: c.table, Key: { cluster: c.cluster, service: 'web' }, UpdateExpression: 'SET #s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': status } }),
+    );
+    const changed = c.file('changed.yaml', `${spec(c.cluster, 'web', 'desiredCount: 3\n').replace('desiredCount: 2\n', '')}---\n${spec(c.cluster, 'worker')}`);
+
+    // Act
+    const second = await ecsr(['apply', '-f', changed], { env: c.env });
+
+    // Assess
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(`${c.cluster}/web created\n${c.cluster}/worker created\n`);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe(`${c.cluster}/web configured\n${c.cluster}/worker unchanged\n`);
+    const web = await c.item('web');
+    expect(web?.status).toEqual(status);
+    const { status: _s, ...attributes } = web ?? {};
+    const expected = parseSpecItem({ cluster: c.cluster, service: 'web', image: 'public.ecr.aws/nginx/nginx:1.27', desiredCount: 3 });
+    if (!expected.ok) throw new Error('bad expected spec');
+    expect(attributes).toEqual(specToItem(expected.spec));
+    expect(attributes).not.toHaveProperty('containerPort');
+  });
+
+  it.each([
+    {
+      case: 'an invalid attribute: file, line, spec, path and reason',
+      text: (cl: string) => `${spec(cl, 'web')}---\n${spec(cl, 'api', 'cpu: 300\n')}`,
+      message: /1 problem in the spec file; nothing was written\./,
+      detail: (path: string, cl: string) => new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:6: ${cl}/api: cpu: must be one of 256, 512, 1024`),
+    },
+    {
+      case: 'a YAML syntax error with its line',
+      text: (cl: string) => `${spec(cl, 'web')}---\ncluster: ${cl}\nservice: [unclosed\n`,
+      message: /problem.* in the spec file; nothing was written\./,
+      detail: (path: string) => new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+: YAML syntax error`),
+    },
+    {
+      case: 'the same service twice',
+      text: (cl: string) => `${spec(cl, 'web')}---\n${spec(cl, 'web')}`,
+      message: /1 problem/,
+      detail: (_path: string, cl: string) => new RegExp(`${cl}/web: is also defined at`),
+    },
+  ])('apply rejects $case, and writes nothing', async ({ text, message, detail }) => {
+    // Prepare
+    const c = await aCase();
+    const path = c.file('bad.yaml', text(c.cluster));
+
+    // Act
+    const r = await ecsr(['apply', '-f', path], { env: c.env });
+
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(detail(path, c.cluster));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(await c.items()).toEqual([]);
+  });
+
+  it('get shows the status table, and JSON and YAML for machines', async () => {
+    // Prepare
+    const c = await aCase();
+    await ecsr(['apply', '-f', c.file('s.yaml', `${spec(c.cluster, 'web')}---\n${spec(c.cluster, 'broken', 'cpu: 3\n')}`)], { env: c.env }).then((r) =>
+      expect(r.code).toBe(1),
+    );
+    await stack.doc.send(new PutCommand({ TableName: c.table, Item: { cluster: c.cluster, service: 'web', image: 'public.ecr.aws/nginx/nginx:1.27', desiredCount: 2 } }));
+    await stack.doc.send(new PutCommand({ TableName: c.table, Item: { cluster: c.cluster, service: 'broken', image: 'x', desiredCount: 1, cpu: 3 } }));
+    await c.pass();
+
+    // Act
+    const table = await ecsr(['get'], { env: c.env });
+    const json = await ecsr(['get', c.cluster, '-o', 'json'], { env: c.env });
+    const yaml = await ecsr(['get', `${c.cluster}/web`, '-o', 'yaml'], { env: c.env });
+    const single = await ecsr(['get', `${c.cluster}/web`, '-o', 'json'], { env: c.env });
+    const missing = await ecsr(['get', `${c.cluster}/nope`], { env: c.env });
+
+    // Assess
+    expect(table.code).toBe(0);
+    const rows = table.stdout.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│').map((x) => x.trim()));
+    expect(rows[0].slice(1, 7)).toEqual(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED']);
+    expect(rows.find((r) => r[1] === `${c.cluster}/web`)?.slice(2, 7)).toEqual(['Progressing', '2', '0', '0', 'yes']);
+    expect(rows.find((r) => r[1] === `${c.cluster}/broken`)?.slice(2, 3)).toEqual(['Invalid']);
+    const docs = JSON.parse(json.stdout) as { service: string; valid: boolean; status: ServiceStatus | null; errors?: unknown[] }[];
+    expect(docs.map((d) => [d.service, d.valid, d.status?.phase])).toEqual([
+      ['broken', false, 'Invalid'],
+      ['web', true, 'Progressing'],
+    ]);
+    expect(docs[0].errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'cpu' })]));
+    const one = parseSpecsYaml(yaml.stdout).docs;
+    expect(yaml.code).toBe(0);
+    expect(one).toHaveLength(1);
+    expect(one[0].item).toMatchObject({ service: 'web', valid: true, status: { phase: 'Progressing', desiredCount: 2 } });
+    expect(JSON.parse(single.stdout)).toMatchObject({ cluster: c.cluster, service: 'web', spec: { image: 'public.ecr.aws/nginx/nginx:1.27' } });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(`ecsr get: There is no spec ${c.cluster}/nope in table ${c.table}.\n`);
+  });
+
+  it('diff shows spec changes and the planned actions without writing anything', async () => {
+    // Prepare
+    const c = await aCase();
+    await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+    for (let i = 0; i < 3; i++) {
+      await c.pass();
+      stack.sim.clock.advance(60);
+    }
+    const before = await c.items();
+    const writes = c.writeCalls().length;
+    const path = c.file('next.yaml', `${spec(c.cluster, 'web').replace('1.27', '1.28')}---\n${spec(c.cluster, 'api')}`);
+
+    // Act
+    const r = await ecsr(['diff', '-f', path, '--exit-code'], { env: c.env });
+    const json = await ecsr(['diff', '-f', path, '-o', 'json'], { env: c.env });
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(`~ ${c.cluster}/web\n      image "public.ecr.aws/nginx/nginx:1.27" -> "public.ecr.aws/nginx/nginx:1.28"`);
+    expect(r.stdout).toContain(`+ ${c.cluster}/api (new spec)`);
+    expect(r.stdout).toContain(`UpdateService (rollout) ${c.cluster}/web: containerDefinitions[web].image public.ecr.aws/nginx/nginx:1.27 -> public.ecr.aws/nginx/nginx:1.28`);
+    expect(r.stdout).toContain(`CreateService ${c.cluster}/api`);
+    const doc = JSON.parse(json.stdout) as { actions: { type: string; service: string; outcome: string }[] };
+    expect(doc.actions.map((a) => [a.type, a.service, a.outcome])).toEqual([
+      ['RegisterTaskDefinition', 'api', 'planned'],
+      ['CreateService', 'api', 'planned'],
+      ['RegisterTaskDefinition', 'web', 'planned'],
+      ['UpdateService', 'web', 'planned'],
+    ]);
+    expect(await c.items()).toEqual(before);
+    expect(c.writeCalls()).toHaveLength(writes);
+  });
+
+  it('plan lists what the next pass would do for the table as it is', async () => {
+    // Prepare
+    const c = await aCase();
+    await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+
+    // Act
+    const r = await ecsr(['plan', '-o', 'json'], { env: c.env });
+    const text = await ecsr(['plan'], { env: c.env });
+
+    // Assess
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { actions: { type: string; cluster: string; service: string }[]; statuses: Record<string, ServiceStatus> };
+    expect(doc.actions.map((a) => [a.type, a.cluster, a.service])).toEqual([
+      ['RegisterTaskDefinition', c.cluster, 'web'],
+      ['CreateService', c.cluster, 'web'],
+    ]);
+    expect(doc.statuses[`${c.cluster}/web`].phase).toBe('Progressing');
+    expect(text.stdout).toMatch(/^The next pass would take 2 actions:\n/);
+    expect(c.writeCalls()).toEqual([]);
+    expect((await c.item('web'))?.status).toBeUndefined();
+  });
+
+  it('apply --wait returns once the rollout completed and running equals desired', async () => {
+    // Prepare
+    const c = await aCase();
+    const stop = c.passLoop();
+
+    // Act
+    const r = await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web')), '--wait', '--interval', '200ms', '--timeout', '60s'], { env: c.env });
+    await stop();
+
+    // Assess
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${c.cluster}/web created`);
+    expect(r.stdout).toMatch(new RegExp(`${c.cluster}/web  Converged  running 2/2`));
+    expect(r.stdout).toMatch(/1 of 1 service converged in \d+s\.\n$/);
+    const status = (await c.item('web'))?.status as ServiceStatus;
+    expect(status).toMatchObject({ phase: 'Converged', runningCount: 2, desiredCount: 2, appliedRolloutState: 'COMPLETED' });
+  });
+
+  it('apply --wait gives up at the timeout, exit code 2, with what it waited for', async () => {
+    // Prepare: no pass runs.
+    const c = await aCase();
+
+    // Act
+    const r = await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web')), '--wait', '--interval', '200ms', '--timeout', '1s'], { env: c.env });
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^ecsr apply: Timed out after \\d+s waiting for ${c.cluster}/web \\(0 of 1 service converged in \\d+s\\)\\.\n`));
+    expect(r.stderr).toContain(`${c.cluster}/web: no status yet: no reconcile pass has run since the spec was written`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('apply --wait reports a failed rollout with the latest events and stop reasons', async () => {
+    // Prepare
+    const c = await aCase();
+    const stop = c.passLoop();
+    const path = c.file('bad.yaml', spec(c.cluster, 'pay').replace('nginx:1.27', 'nginx:does-not-exist'));
+
+    // Act
+    const r = await ecsr(['apply', '-f', path, '--wait', '--interval', '200ms', '--timeout', '60s'], { env: c.env });
+    await stop();
+
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^ecsr apply: The rollout of ${c.cluster}/pay failed; the reconciler will not re-apply this spec until it changes\\.`));
+    expect(r.stderr).toMatch(/condition Ready=False RolloutFailed: .*circuit breaker/);
+    expect(r.stderr).toMatch(/event .*: \(service pay\) .*deployment failed/);
+    expect(r.stderr).toMatch(/stopped task [0-9a-f]+: TaskFailedToStart: CannotPullContainerError/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(c.writeCalls().filter((w) => w.action === 'CreateService')).toHaveLength(1);
+  });
+
+  it('delete marks the spec absent, and the next pass deletes the service', async () => {
+    // Prepare
+    const c = await aCase();
+    await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+    await c.pass();
+
+    // Act
+    const r = await ecsr(['delete', `${c.cluster}/web`], { env: c.env });
+    const next = await c.pass();
+    const unknown = await ecsr(['delete', `${c.cluster}/nope`], { env: c.env });
+
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${c.cluster}/web marked absent; the next pass deletes the service.\n`);
+    expect((await c.item('web'))?.state).toBe('absent');
+    expect(next.actions.map((a) => [a.type, a.service, a.outcome])).toEqual([['DeleteService', 'web', 'applied']]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(`ecsr delete: There is no spec ${c.cluster}/nope in table ${c.table}.\n`);
+  });
+
+  it('export prints YAML that apply reads back to the same specs', async () => {
+    // Prepare
+    const c = await aCase();
+    const text = `${spec(c.cluster, 'web', 'environment:\n  B: "2"\n  A: "1"\nsubnets: [subnet-0b1b2c3d4e5f60001, subnet-0a1b2c3d4e5f60001]\n')}---\n${spec(c.cluster, 'gone', 'state: absent\n')}`;
+    await ecsr(['apply', '-f', c.file('s.yaml', text)], { env: c.env });
+    const other = `${c.table}-copy`;
+    await createSpecsTable(stack, other);
+
+    // Act
+    const exported = await ecsr(['export'], { env: c.env });
+    const applied = await ecsr(['apply', '-f', '-', '--table', other], { env: c.env, input: exported.stdout });
+    const again = await ecsr(['export', '--table', other], { env: c.env });
+
+    // Assess
+    expect(exported.code).toBe(0);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toBe(`${c.cluster}/gone created (state: absent)\n${c.cluster}/web created\n`);
+    expect(again.stdout).toBe(exported.stdout);
+    const hashes = (yaml: string) => parseSpecsYaml(yaml).docs.map((d) => (d.result.ok ? d.result.hash : 'invalid'));
+    expect(hashes(exported.stdout)).toEqual(hashes(text).reverse());
+    expect(exported.stdout).toMatch(/^---\n# c\d+\/gone\n/);
+  });
+
+  it('reconcile --once --json runs one pass with the Lambda code and prints actions and statuses', async () => {
+    // Prepare
+    const c = await aCase();
+    await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+
+    // Act
+    const dry = await ecsr(['reconcile', '--once', '--dry-run', '--json'], { env: c.env });
+    const writesAfterDryRun = c.writeCalls().length;
+    const r = await ecsr(['reconcile', '--once', '--json'], { env: c.env });
+
+    // Assess
+    expect(dry.code).toBe(0);
+    expect(writesAfterDryRun).toBe(0);
+    expect((JSON.parse(dry.stdout) as PassSummary).actions.map((a) => a.outcome)).toEqual(['planned', 'planned']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as PassSummary;
+    expect(summary.outcome).toBe('completed');
+    expect(summary.actions.map((a) => [a.type, a.cluster, a.service, a.outcome])).toEqual([
+      ['RegisterTaskDefinition', c.cluster, 'web', 'applied'],
+      ['CreateService', c.cluster, 'web', 'applied'],
+    ]);
+    expect(summary.statuses[`${c.cluster}/web`]).toMatchObject({ phase: 'Progressing', desiredCount: 2 });
+    expect(c.writeCalls().map((w) => w.action)).toEqual(['RegisterTaskDefinition', 'CreateService']);
+    expect(((await c.item('web'))?.status as ServiceStatus).lastAction?.type).toBe('CreateService');
+  });
+
+  it.each([
+    { case: 'no table', args: ['get'], env: { SPECS_TABLE: undefined }, code: 1, stderr: /^ecsr get: No specs table given: pass --table NAME or set SPECS_TABLE\.\n$/ },
+    { case: 'a table that does not exist', args: ['get', '--table', 'nope-table'], env: {}, code: 1, stderr: /^ecsr get: The DynamoDB table "nope-table" does not exist: check --table \/ SPECS_TABLE and the region\.\n$/ },
+    { case: 'a table that does not exist, for a pass', args: ['reconcile', '--once', '--table', 'nope-table'], env: {}, code: 1, stderr: /^ecsr reconcile: The DynamoDB table "nope-table" does not exist/ },
+    { case: 'nothing listening at the endpoint', args: ['get'], env: { AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' }, code: 1, stderr: /^ecsr get: Cannot connect to AWS \(connection refused\)/ },
+    { case: 'a bad duration', args: ['apply', '-f', 'x.yaml', '--timeout', '10x'], env: {}, code: 1, stderr: /"10x" is not a duration; use e\.g\. 90s, 10m, 1h30m\./ },
+    { case: 'a bad service reference', args: ['delete', 'no-slash'], env: {}, code: 1, stderr: /"no-slash" is not CLUSTER\/SERVICE/ },
+    { case: 'a missing file', args: ['apply', '-f', '/nonexistent/specs.yaml'], env: {}, code: 1, stderr: /^ecsr apply: Cannot read \/nonexistent\/specs\.yaml: no such file\.\n$/ },
+    { case: 'reconcile without --once', args: ['reconcile'], env: {}, code: 1, stderr: /^ecsr reconcile: ecsr reconcile runs a single pass: pass --once/ },
+    { case: 'an invalid reconciler variable', args: ['plan'], env: { MAX_DELETES_PER_PASS: '-1' }, code: 1, stderr: /^ecsr plan: Invalid configuration: MAX_DELETES_PER_PASS must be a whole number from 0 to 1000, got "-1"\.\n$/ },
+  ])('fails with one sentence and no stack trace: $case', async ({ args, env, code, stderr }) => {
+    // Prepare
+    const c = await aCase();
+
+    // Act
+    const r = await ecsr(args, { env: baseEnv({ ...c.env, ...env }) });
+
+    // Assess
+    expect(r.code).toBe(code);
+    expect(r.stderr).toMatch(stderr);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--debug adds the stack trace', async () => {
+    // Prepare
+    const c = await aCase();
+
+    // Act
+    const r = await ecsr(['get', '--table', 'nope-table', '--debug'], { env: c.env });
+
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^ecsr get: The DynamoDB table "nope-table" does not exist/);
+    expect(r.stderr).toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * The pure parts of `ecsr`: durations and references, error sentences, the `--wait` verdict, the
+ * spec attribute diff and the export format.
+ */
+import { InvalidArgumentError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../lambda/config';
+import { AwsCallError } from '../../lambda/adapters/errors';
+import { parseSpecItem, parseSpecsYaml } from '../../lambda/core/spec';
+import type { Condition, ServiceStatus } from '../../lambda/core/types';
+import { specChanges } from '../../bin/commands/diff';
+import { exportYaml } from '../../bin/commands/export';
+import { CliError, describeError } from '../../bin/commands/support/errors';
+import { formatDuration, parseDuration, parseServiceRef } from '../../bin/commands/support/options';
+import type { TableEntry } from '../../bin/commands/support/spec-table';
+import { verdictOf, type WaitTarget } from '../../bin/commands/support/wait';
+
+const T = '2025-06-01T12:00:00.000Z';
+
+function sdkError(name: string, message: string, extra: Record<string, unknown> = {}): Error {
+  return Object.assign(new Error(message), { name, $metadata: { httpStatusCode: 400 }, ...extra });
+}
+
+function condition(type: string, status: Condition['status'], reason: string): Condition {
+  return { type, status, reason, message: reason, lastTransitionTime: T };
+}
+
+function aStatus(overrides: Partial<ServiceStatus> = {}): ServiceStatus {
+  return {
+    phase: 'Converged',
+    conditions: [condition('Ready', 'True', 'ServiceConverged'), condition('Progressing', 'False', 'ServiceConverged')],
+    specHash: 'h1',
+    lastAppliedSpecHash: 'h1',
+    appliedRolloutState: 'COMPLETED',
+    desiredCount: 2,
+    runningCount: 2,
+    pendingCount: 0,
+    lagBeyondGrace: false,
+    observedAt: T,
+    ...overrides,
+  };
+}
+
+const PRESENT: WaitTarget = { key: { cluster: 'shop', service: 'web' }, hash: 'h1', state: 'present' };
+const ABSENT: WaitTarget = { ...PRESENT, state: 'absent' };
+
+describe('ecsr support', () => {
+  it.each([
+    { text: '90s', seconds: 90 },
+    { text: '10m', seconds: 600 },
+    { text: '1h30m', seconds: 5400 },
+    { text: '2m30s', seconds: 150 },
+    { text: '500ms', seconds: 0.5 },
+    { text: '45', seconds: 45 },
+    { text: '1d', seconds: 86_400 },
+  ])('parseDuration("$text") = $seconds s', ({ text, seconds }) => {
+    expect(parseDuration(text)).toBe(seconds);
+  });
+
+  it.each(['', '10x', 'm', '1h 30m', '-5s', 'ten minutes'])('parseDuration rejects "%s"', (text) => {
+    expect(() => parseDuration(text)).toThrow(InvalidArgumentError);
+  });
+
+  it.each([
+    { seconds: 42, text: '42s' },
+    { seconds: 600, text: '10m' },
+    { seconds: 5430, text: '1h30m30s' },
+  ])('formatDuration($seconds) = $text', ({ seconds, text }) => {
+    expect(formatDuration(seconds)).toBe(text);
+  });
+
+  it('parses CLUSTER/SERVICE and rejects anything else', () => {
+    expect(parseServiceRef('shop/web')).toEqual({ cluster: 'shop', service: 'web' });
+    for (const bad of ['shop', 'shop/web/x', '/web', 'shop/', 'sh op/web']) expect(() => parseServiceRef(bad)).toThrow(InvalidArgumentError);
+  });
+
+  it.each([
+    { case: 'a CliError as is', err: new CliError('Fix the file.'), sentence: 'Fix the file.' },
+    {
+      case: 'a configuration error',
+      err: new ConfigError('Invalid configuration: PRUNE must be one of true, false', ['PRUNE']),
+      sentence: 'Invalid configuration: PRUNE must be one of true, false.',
+    },
+    {
+      case: 'a refused connection inside the SDK error',
+      err: Object.assign(new Error('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) }),
+      sentence: /^Cannot connect to AWS \(connection refused\): check AWS_ENDPOINT_URL/,
+    },
+    { case: 'no region', err: new Error('Region is missing'), sentence: /^No AWS region is configured: pass --region, set AWS_REGION/ },
+    {
+      case: 'no credentials',
+      err: sdkError('CredentialsProviderError', 'Could not load credentials from any providers'),
+      sentence: /^No AWS credentials were found: pass --profile/,
+    },
+    {
+      case: 'rejected credentials',
+      err: sdkError('UnrecognizedClientException', 'The security token included in the request is invalid.'),
+      sentence: 'AWS rejected the credentials (UnrecognizedClientException): The security token included in the request is invalid.',
+    },
+    {
+      case: 'access denied',
+      err: sdkError('AccessDeniedException', 'User: arn:aws:iam::1:user/x is not authorized to perform: dynamodb:Scan'),
+      sentence: 'Access denied: User: arn:aws:iam::1:user/x is not authorized to perform: dynamodb:Scan.',
+    },
+    {
+      case: 'a wrapped AWS call',
+      err: new AwsCallError('DynamoDB Scan specs', sdkError('ValidationException', 'bad request\nwith a second line')),
+      sentence: 'DynamoDB Scan specs failed: ValidationException: bad request.',
+    },
+  ])('describeError: $case', ({ err, sentence }) => {
+    // Act
+    const text = describeError(err);
+
+    // Assess
+    if (typeof sentence === 'string') expect(text).toBe(sentence);
+    else expect(text).toMatch(sentence);
+    expect(text).not.toContain('\n');
+  });
+
+  it.each([
+    { case: 'no status yet', target: PRESENT, status: undefined, verdict: 'waiting' },
+    { case: 'a status of an older spec', target: PRESENT, status: aStatus({ specHash: 'h0' }), verdict: 'waiting' },
+    { case: 'converged on the spec', target: PRESENT, status: aStatus(), verdict: 'done' },
+    { case: 'running below desired', target: PRESENT, status: aStatus({ phase: 'Progressing', runningCount: 1 }), verdict: 'waiting' },
+    { case: 'rollout still in progress', target: PRESENT, status: aStatus({ appliedRolloutState: 'IN_PROGRESS' }), verdict: 'waiting' },
+    { case: 'converged on an older applied spec', target: PRESENT, status: aStatus({ lastAppliedSpecHash: 'h0' }), verdict: 'waiting' },
+    { case: 'the rollout of this spec failed', target: PRESENT, status: aStatus({ phase: 'Degraded', failedSpecHash: 'h1' }), verdict: 'failed' },
+    { case: 'blocked', target: PRESENT, status: aStatus({ phase: 'Blocked' }), verdict: 'failed' },
+    { case: 'lagging beyond grace (may still recover)', target: PRESENT, status: aStatus({ phase: 'Degraded', runningCount: 0, lagBeyondGrace: true }), verdict: 'waiting' },
+    { case: 'absent and deleted', target: ABSENT, status: aStatus({ phase: 'Deleted' }), verdict: 'done' },
+    { case: 'absent and still deleting', target: ABSENT, status: aStatus({ phase: 'Deleting' }), verdict: 'waiting' },
+  ])('wait verdict: $case -> $verdict', ({ target, status, verdict }) => {
+    expect(verdictOf(target, status)).toBe(verdict);
+  });
+
+  it('lists attribute changes from the table to the file, by path', () => {
+    expect(
+      specChanges(
+        { image: 'a:1', desiredCount: 2, environment: { A: '1', B: '2' }, subnets: ['s1'] },
+        { image: 'a:2', desiredCount: 2, environment: { A: '1', C: '3' } },
+      ),
+    ).toEqual(['environment.B "2" -> (none)', 'environment.C (none) -> "3"', 'image "a:1" -> "a:2"', 'subnets ["s1"] -> (none)']);
+    expect(specChanges({ image: 'a:1' }, { image: 'a:1' })).toEqual([]);
+  });
+
+  it('exports valid specs in normalized form and invalid items with their problems as comments', () => {
+    // Prepare
+    const valid = parseSpecItem({ cluster: 'shop', service: 'web', image: 'nginx:1', desiredCount: 2, subnets: ['subnet-0b1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60001'] });
+    const invalidItem = { cluster: 'shop', service: 'bad', image: 'nginx:1', desiredCount: 1, cpu: 3 };
+    const invalid = parseSpecItem(invalidItem);
+    const entries: TableEntry[] = [
+      { key: { cluster: 'shop', service: 'bad' }, item: invalidItem, result: invalid },
+      { key: { cluster: 'shop', service: 'web' }, item: {}, result: valid },
+    ];
+
+    // Act
+    const text = exportYaml(entries);
+
+    // Assess
+    expect(text).toMatch(/^---\n# shop\/bad: INVALID, exported as stored; apply rejects it until fixed:\n# +cpu: must be one of 256/);
+    const docs = parseSpecsYaml(text).docs;
+    expect(docs.map((d) => d.result.ok)).toEqual([false, true]);
+    expect(docs[1].result.ok && valid.ok && docs[1].result.hash).toBe(valid.ok ? valid.hash : 'x');
+    expect(docs[1].item?.subnets).toEqual(['subnet-0a1b2c3d4e5f60001', 'subnet-0b1b2c3d4e5f60001']);
+  });
+});

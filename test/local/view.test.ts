@@ -1,0 +1,149 @@
+/**
+ * What the local run shows: the live table's rows, a frame, plain timestamped lines, and the
+ * one-line reason of a status.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Condition, ServiceStatus } from '../../lambda/core/types';
+import { PlainView, renderFrame, renderServiceTable, statusReason, timestamp, type ServiceRow } from '../../local/view';
+
+const T = '2025-06-01T12:00:00.000Z';
+
+function condition(type: string, status: Condition['status'], reason: string, message = ''): Condition {
+  return { type, status, reason, message, lastTransitionTime: T };
+}
+
+function aStatus(overrides: Partial<ServiceStatus> = {}): ServiceStatus {
+  return {
+    phase: 'Converged',
+    conditions: [condition('Ready', 'True', 'ServiceConverged'), condition('Progressing', 'False', 'ServiceConverged')],
+    desiredCount: 3,
+    runningCount: 3,
+    pendingCount: 0,
+    lagBeyondGrace: false,
+    observedAt: T,
+    ...overrides,
+  };
+}
+
+const ROW: ServiceRow = {
+  id: 'shop/ledger',
+  desired: 2,
+  running: 0,
+  pending: 1,
+  phase: 'Degraded',
+  reason: 'RolloutFailed: TaskFailedToStart: CannotPullContainerError',
+  lastAction: 'CreateService: service ledger does not exist; create it',
+  alarm: 'ALARM',
+};
+
+describe('the local view', () => {
+  it.each([
+    { case: 'converged: nothing to explain', status: aStatus(), reason: '' },
+    {
+      case: 'lagging: the progressing reason and the stop reason',
+      status: aStatus({
+        phase: 'Progressing',
+        runningCount: 1,
+        reason: 'UserInitiated: Task stopped by user',
+        conditions: [condition('Ready', 'False', 'TasksLagging', '1 of 3'), condition('Progressing', 'True', 'TasksLagging', '1 of 3')],
+      }),
+      reason: 'TasksLagging: UserInitiated: Task stopped by user',
+    },
+    {
+      case: 'drift corrected: what was changed back',
+      status: aStatus({
+        phase: 'Progressing',
+        drift: ['desiredCount 6 -> 2'],
+        reason: '(service worker) has started 4 tasks.',
+        conditions: [condition('Ready', 'False', 'DriftCorrected', 'x'), condition('Progressing', 'True', 'DriftCorrected', 'x')],
+      }),
+      reason: 'DriftCorrected: desiredCount 6 -> 2',
+    },
+    {
+      case: 'blocked: the blocking condition',
+      status: aStatus({
+        phase: 'Blocked',
+        conditions: [
+          condition('Ready', 'False', 'NotOwned'),
+          condition('Progressing', 'False', 'NotOwned'),
+          condition('Blocked', 'True', 'NotOwned', 'service legacy exists without the owner tag'),
+        ],
+      }),
+      reason: 'NotOwned: service legacy exists without the owner tag',
+    },
+    {
+      case: 'failed rollout without a stop reason: the condition message',
+      status: aStatus({
+        phase: 'Degraded',
+        conditions: [condition('Ready', 'False', 'RolloutFailed', 'deployment FAILED'), condition('Progressing', 'False', 'RolloutFailed', 'deployment FAILED')],
+      }),
+      reason: 'RolloutFailed: deployment FAILED',
+    },
+  ])('statusReason, $case', ({ status, reason }) => {
+    expect(statusReason(status)).toBe(reason);
+  });
+
+  it('renders the service table with every column', () => {
+    // Act
+    const text = renderServiceTable([ROW], undefined, 220);
+
+    // Assess
+    const [head, , row] = text.split('\n').slice(1);
+    expect(head.split('│').map((c) => c.trim()).filter(Boolean)).toEqual(['SERVICE', 'DESIRED', 'RUNNING', 'PENDING', 'PHASE', 'REASON', 'LAST ACTION', 'ALARM']);
+    expect(row.split('│').map((c) => c.trim()).filter(Boolean)).toEqual([
+      'shop/ledger',
+      '2',
+      '0',
+      '1',
+      'Degraded',
+      'RolloutFailed: TaskFailedToStart: CannotPullContainerError',
+      'CreateService: service ledger does not exist; create it',
+      'ALARM',
+    ]);
+  });
+
+  it('cuts reason and last action to the terminal width', () => {
+    // Act
+    const text = renderServiceTable([ROW], undefined, 110);
+
+    // Assess
+    const row = text.split('\n')[3].split('│').map((c) => c.trim());
+    expect(row[6]).toMatch(/^RolloutFailed:.*…$/);
+    expect(row[7]).toMatch(/^CreateService:.*…$/);
+    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(110);
+  });
+
+  it('renders a frame: simulated time, progress, speed, alarms and the latest events', () => {
+    // Act
+    const frame = renderFrame(
+      {
+        now: new Date('2025-06-01T12:04:30Z'),
+        startedAt: new Date('2025-06-01T12:00:30Z'),
+        passes: 5,
+        totalPasses: 14,
+        speed: 13,
+        rows: [ROW],
+        alarmsInAlarm: ['ServiceLagBeyondGrace'],
+      },
+      ['[12:04:30 +4m00s] something happened'],
+    );
+
+    // Assess
+    expect(frame.split('\n')[0]).toBe('ecsr local  simulated 12:04:30 +4m00s  pass 5/14  speed 13x');
+    expect(frame).toContain('alarms in ALARM: ServiceLagBeyondGrace');
+    expect(frame.split('\n').at(-1)).toBe('[12:04:30 +4m00s] something happened');
+  });
+
+  it('prints plain lines stamped with simulated time and time since the start', () => {
+    // Prepare
+    const out: string[] = [];
+    const view = new PlainView((t) => out.push(t));
+
+    // Act
+    view.event(new Date('2025-06-01T12:02:05Z'), new Date('2025-06-01T12:00:30Z'), 'pass 1: 0 applied');
+
+    // Assess
+    expect(out).toEqual(['[12:02:05 +1m35s] pass 1: 0 applied\n']);
+    expect(timestamp(new Date('2025-06-01T12:00:30Z'), new Date('2025-06-01T12:00:30Z'))).toBe('12:00:30 +0m00s');
+  });
+});
