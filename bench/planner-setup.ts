@@ -1,0 +1,140 @@
+/**
+ * Inputs of the planner benchmark: for a fleet of N services, the plan input of the first pass
+ * (specs, clusters that exist and hold nothing) and of a steady pass (every service running as
+ * its spec says, statuses remembered from the previous pass).
+ *
+ * The steady state is not written by hand: the from-empty plan is applied to the ECS simulator in
+ * process (no HTTP, no throttling), simulated time runs until the tasks are up, and the observed
+ * state is read back with the observer's own mapping (`toObservedService`), so the planner sees
+ * what it sees in production: ECS defaults, deployments, events, tags. The setup checks that the
+ * planner finds nothing to do in that state, or throws.
+ */
+import type { Service, TaskDefinition as SdkTaskDefinition } from '@aws-sdk/client-ecs';
+import { toObservedService } from '../lambda/adapters/ecs-observer';
+import { ECS_LIMITS } from '../lambda/core/ecs-limits';
+import type { PlanOptions } from '../lambda/core/options';
+import { plan, type PlanInput } from '../lambda/core/planner';
+import { parseSpecItem } from '../lambda/core/spec';
+import type { Action, ObservedService, ObservedState, Plan, SpecParseResult, TaskDefinition } from '../lambda/core/types';
+import { SimulatedEcs } from '../local/sim';
+import { BENCH_START_TIME, benchClusters, benchSpecItems } from './fixtures';
+
+/** Simulated seconds between applying the first plan and observing: every task is RUNNING by then. */
+const SETTLE_SECONDS = 600;
+
+export interface PlannerInputs {
+  /** First pass: no service exists yet; the plan registers and creates every one. */
+  readonly fromEmpty: PlanInput;
+  /** A later pass: everything converged; the plan is empty. */
+  readonly steady: PlanInput;
+}
+
+/** Thrown when the fleet does not reach the state a benchmark case needs (a setup bug). */
+export class BenchSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BenchSetupError';
+  }
+}
+
+/** Parses the fleet's items. @throws BenchSetupError when one is invalid. */
+export function benchSpecs(n: number): SpecParseResult[] {
+  const specs = benchSpecItems(n).map(parseSpecItem);
+  const bad = specs.find((s) => !s.ok);
+  if (bad && !bad.ok) throw new BenchSetupError(`a benchmark spec is invalid: ${JSON.stringify(bad.errors)}`);
+  return specs;
+}
+
+/**
+ * Builds both plan inputs for `n` services.
+ * @param options the planner options (from the reconciler's configuration).
+ * @throws BenchSetupError when the from-empty plan is not two actions per service, or when the
+ *   planner does not find the converged fleet steady (actions planned, or a phase other than
+ *   Converged).
+ */
+export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInputs {
+  const specs = benchSpecs(n);
+  const sim = new SimulatedEcs({ startTime: BENCH_START_TIME, seed: 1, throttling: false });
+  const clusters = benchClusters();
+  for (const clusterName of clusters) sim.call('CreateCluster', { clusterName, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
+
+  const empty: ObservedState = {
+    clusters: Object.fromEntries(clusters.map((c) => [c, { cluster: c, complete: true, exists: true, services: {} }])),
+    taskDefinitions: {},
+  };
+  const fromEmpty: PlanInput = { specs, specsComplete: true, observed: empty, remembered: {}, options, now: sim.clock.now() };
+  const first = plan(fromEmpty);
+  if (first.actions.length !== 2 * n) {
+    throw new BenchSetupError(`the from-empty plan of ${n} services has ${first.actions.length} actions, expected ${2 * n}`);
+  }
+  applyInProcess(sim, first.actions);
+  sim.advance(SETTLE_SECONDS);
+
+  const observed = observeInProcess(sim, clusters);
+  const second = plan({ specs, specsComplete: true, observed, remembered: first.statuses, options, now: sim.clock.now() });
+  const steady: PlanInput = { specs, specsComplete: true, observed, remembered: second.statuses, options, now: sim.clock.now() };
+  assertSteady(plan(steady), n);
+  return { fromEmpty, steady };
+}
+
+function assertSteady(p: Plan, n: number): void {
+  const phases = Object.values(p.statuses).map((s) => s.phase);
+  const notConverged = phases.filter((x) => x !== 'Converged').length;
+  if (p.actions.length > 0 || notConverged > 0 || phases.length !== n) {
+    const first = p.actions[0];
+    throw new BenchSetupError(
+      `the converged fleet of ${n} services is not steady: ${p.actions.length} actions` +
+        (first ? ` (first: ${first.type} ${first.cluster}/${first.service}: ${first.reason})` : '') +
+        `, ${notConverged} of ${phases.length} statuses not Converged`,
+    );
+  }
+}
+
+/** What the actuator does, without HTTP: register, then create with the registered ARN. */
+function applyInProcess(sim: SimulatedEcs, actions: Action[]): void {
+  const registered = new Map<string, string>();
+  for (const a of actions) {
+    if (a.type === 'RegisterTaskDefinition') {
+      const { tags, ...rest } = a.input;
+      const out = sim.call('RegisterTaskDefinition', tags && tags.length > 0 ? a.input : rest) as { taskDefinition: SdkTaskDefinition };
+      registered.set(a.input.family, out.taskDefinition.taskDefinitionArn ?? '');
+    } else if (a.type === 'CreateService') {
+      sim.call('CreateService', { ...a.input, taskDefinition: registered.get(a.input.taskDefinition) ?? a.input.taskDefinition });
+    } else {
+      throw new BenchSetupError(`the from-empty plan holds a ${a.type}; only registers and creates were expected`);
+    }
+  }
+}
+
+/** What the observer reads, without HTTP: ListServices, DescribeServices (TAGS), DescribeTaskDefinition. */
+function observeInProcess(sim: SimulatedEcs, clusters: string[]): ObservedState {
+  const observed: ObservedState = { clusters: {}, taskDefinitions: {} };
+  for (const cluster of clusters) {
+    const names: string[] = [];
+    let nextToken: string | undefined;
+    do {
+      const out = sim.call('ListServices', { cluster, maxResults: ECS_LIMITS.listServicesMaxResults, ...(nextToken ? { nextToken } : {}) }) as {
+        serviceArns: string[];
+        nextToken?: string;
+      };
+      names.push(...out.serviceArns.map((arn) => arn.slice(arn.lastIndexOf('/') + 1)));
+      nextToken = out.nextToken;
+    } while (nextToken);
+    const services: Record<string, ObservedService> = {};
+    for (let i = 0; i < names.length; i += ECS_LIMITS.describeServicesBatch) {
+      const batch = names.slice(i, i + ECS_LIMITS.describeServicesBatch);
+      const out = sim.call('DescribeServices', { cluster, services: batch, include: ['TAGS'] }) as { services: Service[] };
+      for (const s of out.services) services[s.serviceName ?? ''] = toObservedService(s);
+    }
+    observed.clusters[cluster] = { cluster, complete: true, exists: true, services };
+    for (const s of Object.values(services)) {
+      if (observed.taskDefinitions[s.taskDefinition]) continue;
+      const out = sim.call('DescribeTaskDefinition', { taskDefinition: s.taskDefinition, include: ['TAGS'] }) as {
+        taskDefinition: TaskDefinition;
+        tags?: { key?: string; value?: string }[];
+      };
+      observed.taskDefinitions[s.taskDefinition] = { ...out.taskDefinition, ...(out.tags && out.tags.length > 0 ? { tags: out.tags } : {}) };
+    }
+  }
+  return observed;
+}

@@ -1,0 +1,103 @@
+/**
+ * Worker process of the planner benchmark (bundled and forked by `./run`): measures the pure
+ * planner, `plan()` from `lambda/core/planner.ts`, for each fleet size and case.
+ *
+ * - `timing` mode: warm-up calls, then calls until `budgetMs` of measured time (at least
+ *   {@link MIN_RUNS}), each timed with `performance.now()`; median, p95, min in milliseconds.
+ * - `alloc` mode: the heap growth of single calls (`process.memoryUsage().heapUsed` after minus
+ *   before). The parent starts this worker with a young generation large enough
+ *   (`--min-semi-space-size`) that most calls run without a garbage collection; calls during which
+ *   one ran (seen with a `gc` PerformanceObserver) are discarded, since a collection hides
+ *   allocations. Nothing is forced (`--expose-gc` is not needed).
+ */
+import { PerformanceObserver } from 'node:perf_hooks';
+import { loadConfig } from '../lambda/config';
+import { plan, type PlanInput } from '../lambda/core/planner';
+import { buildPlannerInputs } from './planner-setup';
+import { serveRequests, type PlanCase, type PlannerCaseResult, type PlannerRequest, type PlannerResponse, type WorkerRequest, type WorkerResponse } from './protocol';
+import { median, percentile } from './stats';
+
+/** Calls measured per case at least (timing mode). */
+const MIN_RUNS = 20;
+/** Calls measured per case at most (timing mode). */
+const MAX_RUNS = 2000;
+/** Warm-up: this many calls, or this many milliseconds, whichever comes later. */
+const WARMUP_CALLS = 5;
+const WARMUP_MS = 200;
+/** Calls measured per case in alloc mode. */
+const ALLOC_RUNS = 9;
+
+/** Keeps results reachable so the calls cannot be optimised away. */
+let sink = 0;
+
+function timeCase(input: PlanInput, budgetMs: number): { runs: number; medianMs: number; p95Ms: number; minMs: number; actions: number } {
+  const warmStart = performance.now();
+  for (let i = 0; i < WARMUP_CALLS || performance.now() - warmStart < WARMUP_MS; i++) sink += plan(input).actions.length;
+  const samples: number[] = [];
+  let measured = 0;
+  let actions = 0;
+  while ((samples.length < MIN_RUNS || measured < budgetMs) && samples.length < MAX_RUNS) {
+    const t0 = performance.now();
+    const p = plan(input);
+    const dt = performance.now() - t0;
+    actions = p.actions.length;
+    sink += actions;
+    samples.push(dt);
+    measured += dt;
+  }
+  return { runs: samples.length, medianMs: median(samples), p95Ms: percentile(samples, 95), minMs: Math.min(...samples), actions };
+}
+
+async function allocCase(input: PlanInput): Promise<{ allocatedBytes?: number; allocRuns: number; allocRunsWithGc: number; actions: number }> {
+  const gcs: { start: number; end: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  sink += plan(input).actions.length; // warm-up: compiled code, no first-call allocations
+  const runs: { start: number; end: number; bytes: number }[] = [];
+  let actions = 0;
+  for (let i = 0; i < ALLOC_RUNS; i++) {
+    const before = process.memoryUsage().heapUsed;
+    const start = performance.now();
+    const p = plan(input);
+    const end = performance.now();
+    const after = process.memoryUsage().heapUsed;
+    actions = p.actions.length;
+    sink += actions;
+    runs.push({ start, end, bytes: after - before });
+  }
+  // gc entries are delivered asynchronously.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  observer.disconnect();
+  const clean = runs.filter((r) => !gcs.some((g) => g.end >= r.start && g.start <= r.end));
+  return {
+    ...(clean.length > 0 ? { allocatedBytes: median(clean.map((r) => r.bytes)) } : {}),
+    allocRuns: runs.length,
+    allocRunsWithGc: runs.length - clean.length,
+    actions,
+  };
+}
+
+async function runPlanner(req: PlannerRequest): Promise<PlannerResponse> {
+  const options = loadConfig(req.env).plan;
+  const results: PlannerCaseResult[] = [];
+  for (const services of req.sizes) {
+    const inputs = buildPlannerInputs(services, options);
+    const cases: [PlanCase, PlanInput][] = [
+      ['from-empty', inputs.fromEmpty],
+      ['steady', inputs.steady],
+    ];
+    for (const [name, input] of cases) {
+      if (req.mode === 'timing') results.push({ services, case: name, ...timeCase(input, req.budgetMs) });
+      else results.push({ services, case: name, ...(await allocCase(input)) });
+    }
+  }
+  if (sink < 0) console.error(sink);
+  return { id: req.id, type: 'planner', results };
+}
+
+serveRequests(async (req: WorkerRequest): Promise<WorkerResponse> => {
+  if (req.type !== 'planner') throw new Error(`the planner worker does not handle ${req.type}`);
+  return runPlanner(req);
+});

@@ -1,0 +1,166 @@
+/**
+ * `npm run bench`: speed and memory of the reconciler, measured (never asserted in tests).
+ *
+ * 1. The pure planner, `plan()`: wall time per call (median, p95 after warm-up) and heap allocated
+ *    per call, for a fleet from empty and steady, at each size.
+ * 2. Full passes with the real adapters against the ECS simulator (HTTP, ECS throttling on, the
+ *    reconciler's rate limiter at API_BUDGET_FRACTION 0.5) and dynalite, in a worker process
+ *    bundled like the Lambda: create from empty, first pass of a new container, steady passes;
+ *    real time, rate-limit waits, API calls by action, peak RSS and heap.
+ * 3. Passes bounded like the Lambda (50 s timeout) from empty, at one size.
+ *
+ * Prints tables to stdout and progress to stderr; writes no file. See notes/readme-bench.md.
+ */
+import { availableParallelism } from 'node:os';
+import { Command, InvalidArgumentError } from 'commander';
+import { localReconcilerEnv } from '../local/stack';
+import { BENCH_OWNER_ID, BENCH_REGION, BENCH_TABLE, benchClusters } from './fixtures';
+import { runPassBench } from './pass-bench';
+import type { PlannerCaseResult, PlannerRequest } from './protocol';
+import { callsTable, cappedTable, lambdaTable, memoryTable, memoryTrendTable, passFindings, passTable, plannerTable } from './report';
+import { bundleWorkers, BenchWorker } from './workers';
+
+/** Young generation of the allocation run (MiB per semi-space): one plan() of 1000 services fits. */
+const ALLOC_SEMI_SPACE_MIB = 256;
+
+function sizeList(value: string): number[] {
+  const sizes = value.split(',').map((s) => Number(s.trim()));
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 9999)) {
+    throw new InvalidArgumentError('give comma-separated whole numbers from 1 to 9999, e.g. 10,100,500,1000');
+  }
+  return sizes;
+}
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 9999) throw new InvalidArgumentError('give a whole number from 0 to 9999');
+  return n;
+}
+
+interface BenchOptions {
+  sizes: number[];
+  passSizes?: number[];
+  lambdaSize: number;
+  steadyPasses: number;
+  cappedHeapMib: number;
+  plannerBudgetMs: number;
+  planner: boolean;
+  pass: boolean;
+}
+
+const program = new Command('bench')
+  .description('Speed and memory of the planner and of full passes (simulator + dynalite). Prints tables; writes nothing.')
+  .option('--sizes <list>', 'fleet sizes (services) of the planner and pass benchmarks', sizeList, [10, 100, 500, 1000])
+  .option('--pass-sizes <list>', 'fleet sizes of the pass benchmark (default: --sizes)', sizeList)
+  .option('--steady-passes <n>', 'warm steady passes measured per size', count, 3)
+  .option('--capped-heap-mib <n>', 'also run the largest fleet with --max-old-space-size=<n> (0 skips it)', count, 64)
+  .option('--lambda-size <n>', 'fleet size of the Lambda-bounded run from empty (0 skips it)', count, 100)
+  .option('--planner-budget-ms <ms>', 'measured milliseconds per planner case, at least', count, 1000)
+  .option('--no-planner', 'skip the planner benchmark')
+  .option('--no-pass', 'skip the pass benchmarks');
+
+async function main(): Promise<void> {
+  // The SDK warns once per process that releases after January 2027 need Node 22 (STACK.md).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  program.parse();
+  const opts = program.opts<BenchOptions>();
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  const began = performance.now();
+  const env = localReconcilerEnv({ table: BENCH_TABLE, region: BENCH_REGION, clusters: benchClusters() }, { OWNER_ID: BENCH_OWNER_ID });
+
+  progress('bundling the workers (esbuild, as the construct bundles the Lambda)...');
+  const bundles = await bundleWorkers();
+  try {
+    console.log(
+      `ecs-reconciler benchmarks, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} cores`,
+    );
+    console.log(`fleet: services dealt over ${benchClusters().length} clusters, 1-3 tasks each; API_BUDGET_FRACTION ${env.API_BUDGET_FRACTION ?? '0.5 (default)'}\n`);
+
+    if (opts.planner) {
+      progress('planner: timing...');
+      const timing = await plannerRun(bundles.plannerWorker, 'timing', opts, env, []);
+      progress('planner: allocation...');
+      const alloc = await plannerRun(bundles.plannerWorker, 'alloc', opts, env, [
+        `--min-semi-space-size=${ALLOC_SEMI_SPACE_MIB}`,
+        `--max-semi-space-size=${ALLOC_SEMI_SPACE_MIB}`,
+      ]);
+      console.log('1. Planner: plan() per call (pure, no I/O)');
+      console.log(plannerTable(timing, alloc));
+      console.log();
+    }
+
+    if (opts.pass) {
+      progress('passes: real adapters, simulator (throttling on) and dynalite...');
+      const result = await runPassBench({
+        passWorker: bundles.passWorker,
+        sizes: opts.passSizes ?? opts.sizes,
+        lambdaSize: opts.lambdaSize,
+        steadyPasses: opts.steadyPasses,
+        cappedHeapMiB: opts.cappedHeapMib,
+        progress,
+      });
+      console.log('2. Full passes (real adapters; simulator over HTTP with ECS throttling; limiter at the budget; dynalite)');
+      console.log('   real s = the reconciler\'s own time here; budget waits s = rate-limiter waits (simulated here, real in AWS)');
+      console.log(passTable(result.sizes));
+      console.log();
+      console.log('3. Memory of a new container (worker process) and its high-water RSS after the first and steady passes');
+      console.log(memoryTable(result.sizes));
+      const largest = [...result.sizes].sort((a, b) => b.services - a.services)[0];
+      if (largest) {
+        console.log(`   pass by pass, ${largest.services} services:`);
+        console.log(memoryTrendTable(largest));
+        if (largest.capped) {
+          console.log(`   the same in a container with the V8 heap capped (--max-old-space-size=${largest.capped.heapMiB}):`);
+          console.log(cappedTable(largest.services, largest.capped));
+        }
+      }
+      console.log();
+      console.log('4. API calls of one pass (ECS: the simulator\'s call log; DynamoDB: the worker\'s client)');
+      console.log(callsTable(result.sizes));
+      console.log();
+      if (result.lambda) {
+        console.log(`5. From empty, passes bounded like the Lambda (${result.lambda.services} services, 50 s timeout, one pass a minute)`);
+        console.log(lambdaTable(result.lambda));
+        console.log();
+      }
+      const all = [
+        ...result.sizes.flatMap((s) => [...s.passes, ...(s.capped?.passes ?? [])]),
+        ...(result.lambda?.passes ?? []),
+      ];
+      const findings = passFindings(all);
+      const notSteady = [
+        ...result.sizes.filter((s) => !s.converged).map((s) => `N=${s.services}: the fleet did not become steady`),
+        ...(result.lambda && !result.lambda.converged ? [`N=${result.lambda.services} (Lambda-bounded): the fleet did not become steady`] : []),
+      ];
+      if (findings.length + notSteady.length > 0) {
+        console.log('Findings (errors and services not healthy, first occurrence of each):');
+        for (const line of [...notSteady, ...findings]) console.log(`  ${line}`);
+        console.log();
+      }
+    }
+    progress(`done in ${((performance.now() - began) / 1000).toFixed(0)} s`);
+  } finally {
+    await bundles.remove();
+  }
+}
+
+async function plannerRun(
+  bundle: string,
+  mode: PlannerRequest['mode'],
+  opts: BenchOptions,
+  env: Record<string, string>,
+  execArgv: string[],
+): Promise<PlannerCaseResult[]> {
+  const worker = BenchWorker.start(bundle, execArgv);
+  try {
+    const res = await worker.request<PlannerRequest>({ type: 'planner', mode, sizes: opts.sizes, env, budgetMs: opts.plannerBudgetMs });
+    return res.results;
+  } finally {
+    await worker.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
