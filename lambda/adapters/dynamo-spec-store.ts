@@ -11,6 +11,7 @@ import {
   paginateScan,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { parseSpecItem } from '../core/spec';
 import type { LeaseResult, SpecRead, SpecStore } from '../core/ports';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
@@ -47,8 +48,82 @@ interface LeaseItem {
   acquiredAt: string;
 }
 
-function looksLikeStatus(value: unknown): value is ServiceStatus {
-  return typeof value === 'object' && value !== null && typeof (value as { phase?: unknown }).phase === 'string';
+const optionalString = z.string().optional().catch(undefined);
+const count = z.number().finite().catch(0);
+const isoTime = z
+  .string()
+  .refine((t) => !Number.isNaN(Date.parse(t)))
+  .optional()
+  .catch(undefined);
+const conditionSchema = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string(),
+  message: z.string(),
+  lastTransitionTime: z.string(),
+});
+const ACTION_TYPES = ['RegisterTaskDefinition', 'CreateService', 'UpdateService', 'DeleteService', 'TagResource'] as const;
+const PHASES = ['Pending', 'Progressing', 'Converged', 'Degraded', 'Invalid', 'Blocked', 'Deleting', 'Deleted'] as const;
+
+/**
+ * The remembered status as the planner may trust it. The `status` attribute lives in an item
+ * people edit (console, scripts), so each field is checked on its own: a field of the wrong type
+ * is dropped (a condition list that is not a list becomes empty, a time that does not parse is
+ * forgotten, a count that is not a number is 0), and the rest of the memory, `failedSpecHash`
+ * above all, is kept.
+ */
+const rememberedStatusSchema = z.object({
+  phase: z.enum(PHASES),
+  conditions: z
+    .array(z.unknown())
+    .catch([])
+    .transform((xs) =>
+      xs.flatMap((x) => {
+        const c = conditionSchema.safeParse(x);
+        return c.success ? [c.data] : [];
+      }),
+    ),
+  specHash: optionalString,
+  desiredCount: count,
+  runningCount: count,
+  pendingCount: count,
+  laggingSince: isoTime,
+  lagBeyondGrace: z.boolean().catch(false),
+  reason: optionalString,
+  lastAppliedSpecHash: optionalString,
+  failedSpecHash: optionalString,
+  appliedDeploymentId: optionalString,
+  appliedRolloutState: z.enum(['IN_PROGRESS', 'COMPLETED', 'FAILED']).optional().catch(undefined),
+  rolloutFromTaskDefinitionArn: optionalString,
+  driftCorrectedAt: isoTime,
+  taskDefinitionArn: optionalString,
+  drift: z.array(z.string()).optional().catch(undefined),
+  lastAction: z
+    .object({ type: z.enum(ACTION_TYPES), at: z.string(), summary: z.string(), error: z.string().optional() })
+    .optional()
+    .catch(undefined),
+  reasonsFirstSeen: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .catch(undefined)
+    .transform((m) => {
+      if (!m) return undefined;
+      const kept = Object.entries(m).filter(([, t]) => typeof t === 'string' && !Number.isNaN(Date.parse(t)));
+      return kept.length > 0 ? (Object.fromEntries(kept) as Record<string, string>) : undefined;
+    }),
+  observedAt: z.string().catch(''),
+});
+
+/**
+ * The `status` attribute of an item as the planner's memory, or undefined when it is not a
+ * status at all (not a map with a known `phase`). Never throws; see {@link rememberedStatusSchema}
+ * for what is dropped.
+ */
+export function parseRememberedStatus(value: unknown): ServiceStatus | undefined {
+  const parsed = rememberedStatusSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  const out = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+  return out as unknown as ServiceStatus;
 }
 
 /**
@@ -89,7 +164,8 @@ export class DynamoSpecStore implements SpecStore {
           const result = parseSpecItem(specItem);
           specs.push(result);
           const key = result.key;
-          if (key && looksLikeStatus(status)) statuses[serviceId(key)] = status;
+          const remembered = key ? parseRememberedStatus(status) : undefined;
+          if (key && remembered) statuses[serviceId(key)] = remembered;
         }
       }
       return { specs, statuses, complete: true };

@@ -41,7 +41,9 @@ function familyReference(action: CreateServiceAction | UpdateServiceAction): str
  *   between register and update does not pile up revisions; the ARN registered or reused replaces
  *   the family name in the following CreateService / UpdateService of that family.
  * - A Create/UpdateService whose family failed to register is skipped (`errorClass: 'skipped'`).
- * - TagResource tags a service being adopted (the owner tag and the spec's tags).
+ * - TagResource tags a service being adopted (the owner tag and the spec's tags). When it fails,
+ *   the service's later actions (RegisterTaskDefinition, UpdateService, DeleteService) are skipped:
+ *   the service is still not owned, and the reconciler writes only to services it owns.
  * - DeleteService with `scaleToZero` sends UpdateService `desiredCount: 0` first (DeleteService
  *   fails while the service keeps tasks; ECS-FACTS §3); a service already gone counts as deleted.
  * - `shouldContinue()` is asked before each action; once false, the rest are skipped and left for
@@ -61,6 +63,7 @@ export class EcsActuator implements EcsWriter {
   async apply(actions: Action[], shouldContinue: () => boolean): Promise<ActionResult[]> {
     const registered = new Map<string, string>();
     const failedFamilies = new Map<string, string>();
+    const failedAdoptions = new Map<string, string>();
     const results: ActionResult[] = [];
     let outOfTime = false;
     for (const action of actions) {
@@ -69,7 +72,20 @@ export class EcsActuator implements EcsWriter {
         results.push({ ok: false, action, errorClass: 'skipped', message: OUT_OF_TIME_MESSAGE });
         continue;
       }
-      results.push(await this.applyOne(action, registered, failedFamilies));
+      const service = `${action.cluster}/${action.service}`;
+      const adoption = failedAdoptions.get(service);
+      if (adoption !== undefined) {
+        results.push({
+          ok: false,
+          action,
+          errorClass: 'skipped',
+          message: `not started: TagResource of ${service} failed (${adoption}); the service is not owned`,
+        });
+        continue;
+      }
+      const result = await this.applyOne(action, registered, failedFamilies);
+      if (action.type === 'TagResource' && !result.ok) failedAdoptions.set(service, result.message);
+      results.push(result);
     }
     return results;
   }

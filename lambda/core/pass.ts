@@ -428,10 +428,10 @@ function summarize(action: Action): string {
 /**
  * Statuses after applying: `lastAction` (type, time, summary, error) for every service with an
  * action; for a service whose create or rollout failed or was skipped, `lastAppliedSpecHash`,
- * `appliedDeploymentId` and `appliedRolloutState` go back to the remembered values (the planner
- * set them for the hash it planned), so the next pass applies the spec again; an `invalid`
- * error adds the {@link ACTION_REJECTED_CONDITION} condition with ECS's message and the phase
- * `Degraded`.
+ * `appliedDeploymentId`, `appliedRolloutState` and `rolloutFromTaskDefinitionArn` go back to the
+ * remembered values (the planner set them for the hash it planned), so the next pass applies the
+ * spec again; an `invalid` error adds the {@link ACTION_REJECTED_CONDITION} condition with ECS's
+ * message and the phase `Degraded`.
  */
 export function foldResults(
   planned: Record<ServiceId, ServiceStatus>,
@@ -491,12 +491,19 @@ export function foldResults(
 }
 
 function withRemembered(status: ServiceStatus, prev: ServiceStatus | undefined): ServiceStatus {
-  const { lastAppliedSpecHash: _h, appliedDeploymentId: _d, appliedRolloutState: _r, ...rest } = status;
+  const {
+    lastAppliedSpecHash: _h,
+    appliedDeploymentId: _d,
+    appliedRolloutState: _r,
+    rolloutFromTaskDefinitionArn: _f,
+    ...rest
+  } = status;
   return {
     ...rest,
     ...(prev?.lastAppliedSpecHash !== undefined ? { lastAppliedSpecHash: prev.lastAppliedSpecHash } : {}),
     ...(prev?.appliedDeploymentId !== undefined ? { appliedDeploymentId: prev.appliedDeploymentId } : {}),
     ...(prev?.appliedRolloutState !== undefined ? { appliedRolloutState: prev.appliedRolloutState } : {}),
+    ...(prev?.rolloutFromTaskDefinitionArn !== undefined ? { rolloutFromTaskDefinitionArn: prev.rolloutFromTaskDefinitionArn } : {}),
   };
 }
 

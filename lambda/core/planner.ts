@@ -77,12 +77,18 @@ export interface PlanInput {
 
 /**
  * Idempotency token for CreateService (ECS-FACTS §3: at most 36 ASCII characters, codes 33..126):
- * `ecsr-` + 31 hex characters of SHA-256 over cluster, service and spec hash. The same spec of the
- * same service always gets the same token, so a retried create returns the service created by the
- * first attempt instead of failing.
+ * `ecsr-` + 31 hex characters of SHA-256 over cluster, service, spec hash and, for a re-creation,
+ * the `incarnation` it follows. The same create of the same spec always gets the same token, so a
+ * retried create returns the service created by the first attempt instead of failing; a service
+ * created again after a delete gets another token, because ECS answers a reused token with the
+ * earlier request's result and "you should not reuse the same client token for other API
+ * requests" (Amazon ECS API reference, "Ensuring idempotency").
+ * @param incarnation identifies the earlier service of this name (its `createdAt`, or the pass
+ *   time when only memory says one existed); undefined for a first creation.
  */
-export function clientToken(key: ServiceKey, specHash: string): string {
-  const digest = createHash('sha256').update(`${key.cluster}\n${key.service}\n${specHash}`).digest('hex');
+export function clientToken(key: ServiceKey, specHash: string, incarnation?: string): string {
+  const material = `${key.cluster}\n${key.service}\n${specHash}${incarnation !== undefined ? `\n${incarnation}` : ''}`;
+  const digest = createHash('sha256').update(material).digest('hex');
   return `ecsr-${digest.slice(0, 31)}`;
 }
 
@@ -137,6 +143,17 @@ function rolloutStateOf(svc: ObservedService, d: ObservedDeployment): ServiceSta
   return svc.deployments.length === 1 && svc.runningCount >= svc.desiredCount ? 'COMPLETED' : 'IN_PROGRESS';
 }
 
+/** Whether an UpdateService with these fields starts a new deployment (ECS-FACTS §7). */
+function startsDeployment(input: Omit<UpdateServiceInput, 'cluster' | 'service'>): boolean {
+  return (
+    input.taskDefinition !== undefined ||
+    input.networkConfiguration !== undefined ||
+    input.capacityProviderStrategy !== undefined ||
+    input.loadBalancers !== undefined ||
+    input.forceNewDeployment === true
+  );
+}
+
 function compareKeys(a: ServiceKey, b: ServiceKey): number {
   if (a.cluster !== b.cluster) return a.cluster < b.cluster ? -1 : 1;
   if (a.service !== b.service) return a.service < b.service ? -1 : 1;
@@ -159,6 +176,7 @@ type Memory = Partial<
     | 'failedSpecHash'
     | 'appliedDeploymentId'
     | 'appliedRolloutState'
+    | 'rolloutFromTaskDefinitionArn'
     | 'drift'
     | 'driftCorrectedAt'
   >
@@ -336,6 +354,7 @@ class Planner {
       failedSpecHash: rem?.failedSpecHash,
       appliedDeploymentId: rem?.appliedDeploymentId,
       appliedRolloutState: rem?.appliedRolloutState,
+      rolloutFromTaskDefinitionArn: rem?.rolloutFromTaskDefinitionArn,
       taskDefinitionArn: current?.taskDefinition,
       drift: rem?.drift,
       driftCorrectedAt: rem?.driftCorrectedAt,
@@ -500,7 +519,7 @@ class Planner {
         ...(desired.loadBalancers.length > 0 ? { loadBalancers: desired.loadBalancers } : {}),
         propagateTags: 'SERVICE',
         tags,
-        clientToken: clientToken(key, hash),
+        clientToken: clientToken(key, hash, this.incarnation(key, previous)),
       },
     };
     const message = `CreateService planned for spec ${hash}`;
@@ -521,9 +540,24 @@ class Planner {
           failedSpecHash: undefined,
           appliedDeploymentId: undefined,
           appliedRolloutState: undefined,
+          // A first deployment has no COMPLETED deployment for ECS to roll back to.
+          rolloutFromTaskDefinitionArn: '',
         },
       }),
     };
+  }
+
+  /**
+   * What tells this creation from an earlier service of the same name, for the clientToken: the
+   * INACTIVE service's `createdAt` when ECS still describes it, else the pass time when memory
+   * says this item's service was deleted before; undefined for a first creation.
+   */
+  private incarnation(key: ServiceKey, previous: ObservedService | undefined): string | undefined {
+    if (previous) return (previous.createdAt ?? this.now).toISOString();
+    const rem = this.remembered(serviceId(key));
+    const deletedBefore =
+      rem !== undefined && (rem.phase === 'Deleted' || rem.phase === 'Deleting' || rem.lastAction?.type === 'DeleteService');
+    return deletedBefore ? this.now.toISOString() : undefined;
   }
 
   /** The remembered failure message, without the retry hint (added again by failedStatus). */
@@ -556,9 +590,11 @@ class Planner {
 
   /**
    * The deployment of the current spec hash ended FAILED (ECS-FACTS §4): a PRIMARY or ACTIVE
-   * deployment with rolloutState FAILED whose task definition is ours, or a rollback seen after
-   * the fact (same hash applied, the deployment we applied never COMPLETED, a new PRIMARY and the
-   * live task definition no longer the desired one). Returns the message, or undefined.
+   * deployment with rolloutState FAILED whose task definition is ours (unless memory says another
+   * hash failed and this one was never applied: a retry), or a rollback seen after
+   * the fact (same hash applied, the deployment we applied never COMPLETED, a new PRIMARY, the
+   * live task definition no longer the desired one but the one the rollout started from,
+   * `rolloutFromTaskDefinitionArn`). Returns the message, or undefined.
    */
   private detectFailedRollout(
     hash: string,
@@ -574,9 +610,14 @@ class Planner {
       const described = this.observed.taskDefinitions[d.taskDefinition];
       return described !== undefined && taskDefinitionChanges(rendered, described).length === 0;
     };
-    const failed = svc.deployments.find(
-      (d) => (d.status === 'PRIMARY' || d.status === 'ACTIVE') && d.rolloutState === 'FAILED' && ours(d),
-    );
+    // A FAILED deployment counts against this hash, unless memory says another hash failed: then
+    // that failure explains the deployment, and this new hash is the user's retry ("edit the spec
+    // to retry"). Without such memory (e.g. a status write lost after a rollout) the safe reading
+    // stays: never re-apply what ECS reports FAILED.
+    const mayBlame = appliedThis || rem?.failedSpecHash === undefined;
+    const failed = mayBlame
+      ? svc.deployments.find((d) => (d.status === 'PRIMARY' || d.status === 'ACTIVE') && d.rolloutState === 'FAILED' && ours(d))
+      : undefined;
     if (failed) {
       return `deployment ${failed.id} of ${failed.taskDefinition} FAILED: ${failed.rolloutStateReason ?? 'no reason given'}`;
     }
@@ -587,7 +628,9 @@ class Planner {
       primary !== undefined &&
       primary.id !== rem?.appliedDeploymentId &&
       tdChanges !== undefined &&
-      tdChanges.length > 0
+      tdChanges.length > 0 &&
+      // ECS rolls back to the task definition it ran before; any other one was set by a person.
+      (rem?.rolloutFromTaskDefinitionArn === undefined || rem.rolloutFromTaskDefinitionArn === svc.taskDefinition)
     ) {
       return (
         `ECS rolled back to ${svc.taskDefinition} (PRIMARY deployment ${primary.id})` +
@@ -617,6 +660,14 @@ class Planner {
     const serviceDiff = diffService(desiredServiceConfig(spec, this.options.defaults), svc);
     const changes = [...(tdChanges ?? []), ...serviceDiff.changes];
     const kind: UpdateKind = adopting ? 'adopt' : rem?.lastAppliedSpecHash !== hash ? 'rollout' : 'drift';
+    const primary = primaryDeployment(svc);
+    const retry =
+      kind !== 'drift' && primary?.rolloutState === 'FAILED' && tdChanges?.length === 0 && !startsDeployment(serviceDiff.input);
+    if (retry) {
+      // A FAILED deployment launches no tasks (ECS-FACTS §4) and an UpdateService without a new
+      // task definition starts none: a retry of the same task definition must force one.
+      changes.push({ field: 'deployment', from: `${primary.id} FAILED`, to: 'new deployment (forceNewDeployment)' });
+    }
     const incomplete = liveTd
       ? undefined
       : {
@@ -638,7 +689,12 @@ class Planner {
       };
       actions.push(tag);
     }
-    const input: UpdateServiceInput = { cluster: key.cluster, service: key.service, ...serviceDiff.input };
+    const input: UpdateServiceInput = {
+      cluster: key.cluster,
+      service: key.service,
+      ...serviceDiff.input,
+      ...(retry ? { forceNewDeployment: true } : {}),
+    };
     if (tdChanges && tdChanges.length > 0) {
       actions.push({
         type: 'RegisterTaskDefinition',
@@ -662,19 +718,13 @@ class Planner {
       actions.push(update);
     }
 
-    const primary = primaryDeployment(svc);
     const observedDeployment: Memory =
       tdChanges !== undefined && tdChanges.length === 0 && primary && primary.taskDefinition === svc.taskDefinition
         ? { appliedDeploymentId: primary.id, appliedRolloutState: rolloutStateOf(svc, primary) }
         : {};
 
     if (actions.length > 0) {
-      const newDeployment =
-        input.taskDefinition !== undefined ||
-        input.networkConfiguration !== undefined ||
-        input.capacityProviderStrategy !== undefined ||
-        input.loadBalancers !== undefined ||
-        input.forceNewDeployment === true;
+      const newDeployment = startsDeployment(input);
       const reason = adopting ? Reason.Adopting : kind === 'drift' ? Reason.DriftCorrected : Reason.SpecApplied;
       const message =
         changes.length > 0
@@ -687,9 +737,17 @@ class Planner {
           phase: 'Progressing',
           conditions: drafts('Progressing', reason, message, incomplete ? { incomplete } : {}),
           memory: {
-            lastAppliedSpecHash: hash,
+            // Only a spec applied whole counts as applied: with the live task definition unknown,
+            // its half of a changed spec is still to come, as a rollout (not as drift) next pass.
+            lastAppliedSpecHash: liveTd || kind === 'drift' ? hash : rem?.lastAppliedSpecHash,
             failedSpecHash: undefined,
-            ...(newDeployment ? { appliedDeploymentId: undefined, appliedRolloutState: undefined } : observedDeployment),
+            ...(newDeployment
+              ? {
+                  appliedDeploymentId: undefined,
+                  appliedRolloutState: undefined,
+                  rolloutFromTaskDefinitionArn: this.rolloutFrom(svc, rem),
+                }
+              : observedDeployment),
             ...(kind === 'drift' && changes.length > 0
               ? { drift: changes.map(describeChange), driftCorrectedAt: this.now.toISOString() }
               : {}),
@@ -709,12 +767,14 @@ class Planner {
     let reason: Reason;
     let message: string;
     const countText = `runningCount ${counts.runningCount}, pendingCount ${counts.pendingCount}, desiredCount ${counts.desiredCount}`;
-    if (inRollout) {
+    if (counts.runningCount < counts.desiredCount && lag.lagBeyondGrace) {
+      // A rollout that never ends (no circuit breaker) must not hide a lag beyond grace.
+      const during = inRollout ? ` (deployment ${primary?.id ?? '?'} in progress)` : '';
+      [phase, reason, message] = ['Degraded', Reason.LagBeyondGrace, `${countText}, lagging since ${lag.laggingSince}${during}`];
+    } else if (inRollout) {
       [phase, reason, message] = ['Progressing', Reason.RolloutInProgress, `deployment ${primary?.id ?? '?'} in progress; ${countText}`];
     } else if (counts.runningCount < counts.desiredCount) {
-      [phase, reason, message] = lag.lagBeyondGrace
-        ? ['Degraded', Reason.LagBeyondGrace, `${countText}, lagging since ${lag.laggingSince}`]
-        : ['Progressing', Reason.TasksLagging, `${countText}, lagging since ${lag.laggingSince}`];
+      [phase, reason, message] = ['Progressing', Reason.TasksLagging, `${countText}, lagging since ${lag.laggingSince}`];
     } else if (counts.runningCount > counts.desiredCount || counts.pendingCount > 0) {
       [phase, reason, message] = ['Progressing', Reason.TasksSettling, countText];
     } else {
@@ -730,6 +790,18 @@ class Planner {
         memory,
       }),
     };
+  }
+
+  /**
+   * The task definition a rollout planned now starts from, as ECS's circuit breaker would roll
+   * back to it: the live one, unless the rollout applied before had not COMPLETED (then ECS's
+   * last COMPLETED deployment is still the one that rollout started from).
+   */
+  private rolloutFrom(svc: ObservedService, rem: ServiceStatus | undefined): string {
+    if (rem?.appliedRolloutState !== 'COMPLETED' && rem?.rolloutFromTaskDefinitionArn !== undefined) {
+      return rem.rolloutFromTaskDefinitionArn;
+    }
+    return svc.taskDefinition;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -363,6 +363,14 @@ export interface ServiceStatus {
    * back only a deployment that is still in progress, ECS-FACTS §4).
    */
   appliedRolloutState?: RolloutState;
+  /**
+   * Task definition ARN the service ran when the rollout of `lastAppliedSpecHash` was planned
+   * (kept from the earlier rollout while that one had not COMPLETED); `''` after a create, which
+   * has no earlier deployment to return to. ECS's circuit breaker rolls back to the last COMPLETED
+   * deployment (ECS-FACTS §4): a new PRIMARY on any other task definition is a person's change
+   * (drift), not a rollback. Absent in statuses written before it existed.
+   */
+  rolloutFromTaskDefinitionArn?: string;
   /** ISO time of the pass that recorded `drift`. */
   driftCorrectedAt?: string;
   /** Task definition ARN live at the last observation. */
