@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -259,65 +260,21 @@ describe('parseSpecsYaml', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The README example (notes/readme-spec.md): the DynamoDB console item, stored in an embedded
-// DynamoDB and read back through lib-dynamodb as the reconciler reads it, is the same spec as
-// the YAML. Keep these two texts identical to the README's.
+// The README example: the DynamoDB console item, stored in an embedded DynamoDB and read back
+// through lib-dynamodb as the reconciler reads it, is the same spec as the YAML. Both texts are
+// read from README.md itself (the first json and yaml blocks of "Example: a web service"), so the
+// README cannot drift from what the parser accepts.
 // ---------------------------------------------------------------------------------------------
 
-const README_DYNAMODB_JSON = `{
-  "cluster": { "S": "prod" },
-  "service": { "S": "web" },
-  "image": { "S": "123456789012.dkr.ecr.eu-west-1.amazonaws.com/web:1.4.2" },
-  "desiredCount": { "N": "3" },
-  "cpu": { "N": "512" },
-  "memory": { "N": "1024" },
-  "containerPort": { "N": "8080" },
-  "environment": { "M": {
-    "NODE_ENV": { "S": "production" },
-    "PORT": { "S": "8080" }
-  } },
-  "secrets": { "M": {
-    "DATABASE_PASSWORD": { "S": "arn:aws:ssm:eu-west-1:123456789012:parameter/web/database-password" }
-  } },
-  "subnets": { "SS": ["subnet-0a1b2c3d4e5f60718", "subnet-0f1e2d3c4b5a69788"] },
-  "securityGroups": { "L": [ { "S": "sg-0123456789abcdef0" } ] },
-  "healthCheck": { "M": {
-    "command": { "L": [ { "S": "CMD-SHELL" }, { "S": "curl -fs http://localhost:8080/health || exit 1" } ] },
-    "intervalSeconds": { "N": "15" },
-    "retries": { "N": "3" },
-    "startPeriodSeconds": { "N": "20" }
-  } },
-  "deployment": { "M": {
-    "circuitBreaker": { "M": { "enable": { "BOOL": true }, "rollback": { "BOOL": true } } }
-  } },
-  "tags": { "M": { "team": { "S": "storefront" } } }
-}`;
-
-const README_YAML = `# yaml-language-server: $schema=./schema/service-spec.schema.json
-cluster: prod
-service: web
-image: 123456789012.dkr.ecr.eu-west-1.amazonaws.com/web:1.4.2
-desiredCount: 3
-cpu: 512
-memory: 1024
-containerPort: 8080
-environment:
-  NODE_ENV: production
-  PORT: "8080"          # environment values are strings: quote numbers
-secrets:
-  DATABASE_PASSWORD: arn:aws:ssm:eu-west-1:123456789012:parameter/web/database-password
-subnets: [subnet-0a1b2c3d4e5f60718, subnet-0f1e2d3c4b5a69788]
-securityGroups: [sg-0123456789abcdef0]
-healthCheck:
-  command: [CMD-SHELL, "curl -fs http://localhost:8080/health || exit 1"]
-  intervalSeconds: 15
-  retries: 3
-  startPeriodSeconds: 20
-deployment:
-  circuitBreaker: { enable: true, rollback: true }
-tags:
-  team: storefront
-`;
+const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const EXAMPLE = README.slice(README.indexOf('### Example: a web service'));
+function fenced(lang: string): string {
+  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(EXAMPLE);
+  if (!m) throw new Error(`README.md: no ${lang} block under "Example: a web service"`);
+  return m[1];
+}
+const README_DYNAMODB_JSON = fenced('json');
+const README_YAML = fenced('yaml');
 
 describe('the README example', () => {
   let db: EmbeddedDynamoDb;
