@@ -86,6 +86,8 @@ export const SPEC_LIMITS = Object.freeze({
   tagValueMaxLength: 256,
   /** Seconds (ours: one day). */
   lagGraceSecondsMax: 86_400,
+  /** Tasks: ECS declares desiredCount a 32-bit Integer (CreateService, UpdateService). */
+  desiredCountMax: 2_147_483_647,
   /** ECS HealthCheck ranges, seconds (retries: count). */
   healthCheck: Object.freeze({
     intervalSeconds: [5, 300] as const,
@@ -135,13 +137,29 @@ function shorten(text: string, max = DISPLAY_MAX): string {
   return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
 }
 
+/** Marks a bigint in {@link jsonish}'s JSON, so that it is written as the bare number. */
+const BIGINT_MARK = '\u0001bigint:';
+
+/**
+ * JSON for display, of anything an item can hold at any depth: a bigint (DynamoDB N beyond 2^53)
+ * as its digits, a Set as a list, a binary as `<n bytes>`, a Map as a map. Never throws.
+ */
 function jsonish(value: unknown): string {
-  if (value instanceof Set) return jsonish([...value]);
   if (value instanceof Uint8Array) return `<${value.length} bytes>`;
   try {
-    return JSON.stringify(value) ?? String(value);
+    const text = JSON.stringify(value, function (this: unknown, key: string, v: unknown) {
+      // The holder's own value: JSON.stringify has already applied toJSON (Buffer) to `v`.
+      const raw = (this as Record<string, unknown>)[key];
+      if (typeof raw === 'bigint') return `${BIGINT_MARK}${raw}`;
+      if (raw instanceof Uint8Array) return `<${raw.length} bytes>`;
+      if (raw instanceof Set) return [...raw];
+      if (raw instanceof Map) return Object.fromEntries([...raw].map(([k, x]) => [String(k), x]));
+      return v;
+    });
+    if (text === undefined) return typeof value;
+    return text.replace(/"\\u0001bigint:(-?\d+)"/g, '$1');
   } catch {
-    return String(value);
+    return '(a value that cannot be shown: it contains itself)';
   }
 }
 
@@ -161,6 +179,9 @@ function describeValue(value: unknown): string {
     return `${kind} ${shorten(jsonish(value), 60)}`;
   }
   if (value instanceof Uint8Array) return 'binary (B)';
+  if (typeof value === 'bigint') return `${value}`;
+  if (value instanceof Date) return `date ${jsonish(value)}`;
+  if (value instanceof Map) return `ordered map (YAML !!omap or !!pairs) ${shorten(jsonish(value), 60)}`;
   if (Array.isArray(value)) return `list ${shorten(jsonish(value), 60)}`;
   if (typeof value === 'object') return `map ${shorten(jsonish(value), 60)}`;
   return typeof value;
@@ -185,6 +206,9 @@ const EXPECTED: Record<string, string> = {
 function genericMessage(iss: { code?: string; input?: unknown; expected?: string; values?: unknown[] }): string | undefined {
   if (iss.code === 'invalid_type') {
     if (iss.input === undefined) return 'is required';
+    if (typeof iss.input === 'bigint') {
+      return `is too large, got ${iss.input} (beyond 2^53, the largest whole number a JavaScript number holds exactly)`;
+    }
     const expected = EXPECTED[iss.expected ?? ''] ?? `a ${iss.expected}`;
     if (iss.expected === 'array' && iss.input instanceof Set) {
       return `must be ${expected}, got ${describeValue(iss.input)}: a set does not keep the order of its members`;
@@ -227,9 +251,18 @@ const ecsName = (what: 'cluster' | 'service') =>
     .regex(NAME_RE, fail(`must be 1-255 letters, numbers, hyphens or underscores (ECS ${what} name)`))
     .describe(`ECS ${what} name${what === 'cluster' ? ' (DynamoDB partition key)' : ' (DynamoDB sort key)'}.`);
 
+/**
+ * `__proto__` as a map key: JavaScript objects cannot carry it as data (assigning it sets the
+ * prototype), and zod's records skip it without an issue, so the variable or tag would vanish
+ * without a word. {@link parseSpecItem} refuses it by name ({@link protoKeyErrors}); the JSON
+ * Schema says so too.
+ */
+const PROTO_KEY = '__proto__';
+
 const envName = z
   .string()
-  .regex(ENV_NAME_RE, fail('must start with a letter or underscore and hold only letters, digits and underscores'));
+  .regex(ENV_NAME_RE, fail('must start with a letter or underscore and hold only letters, digits and underscores'))
+  .meta({ not: { const: PROTO_KEY } });
 
 const roleArn = (which: string) =>
   z
@@ -257,7 +290,7 @@ const tagKey = z
   .regex(TAG_CHARS_RE, fail('must hold only letters, numbers, spaces and + - = . _ : / @ (ECS tag key)'))
   .refine((k) => !k.toLowerCase().startsWith('aws:'), fail('must not start with "aws:" (reserved by AWS)'))
   .refine((k) => k !== OWNER_TAG_KEY, fail(`must not be "${OWNER_TAG_KEY}" (reserved: the reconciler's owner tag)`))
-  .meta({ not: { anyOf: [{ pattern: '^[Aa][Ww][Ss]:' }, { const: OWNER_TAG_KEY }] } });
+  .meta({ not: { anyOf: [{ pattern: '^[Aa][Ww][Ss]:' }, { const: OWNER_TAG_KEY }, { const: PROTO_KEY }] } });
 
 const tagValue = z
   .string()
@@ -354,6 +387,10 @@ const specObject = z.strictObject({
     .optional()
     .describe('Container image reference. Required unless state is absent.'),
   desiredCount: wholeNumber(0, undefined, ' (tasks)')
+    .max(
+      SPEC_LIMITS.desiredCountMax,
+      fail(`must be at most ${SPEC_LIMITS.desiredCountMax} (tasks; ECS declares desiredCount a 32-bit integer)`),
+    )
     .optional()
     .describe('Tasks wanted. Required unless autoscaled is true (then only the initial count at creation).'),
   cpu: cpuSchema.default(SPEC_DEFAULTS.cpu).describe('Task CPU in vCPU units (1024 = 1 vCPU); a Fargate task size.'),
@@ -430,7 +467,15 @@ export function describeMemories(memories: readonly number[]): string {
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const rec = (v: unknown): Record<string, unknown> | undefined =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Set) ? (v as Record<string, unknown>) : undefined;
+  v !== null &&
+  typeof v === 'object' &&
+  !Array.isArray(v) &&
+  !(v instanceof Set) &&
+  !(v instanceof Map) &&
+  !(v instanceof Uint8Array) &&
+  !(v instanceof Date)
+    ? (v as Record<string, unknown>)
+    : undefined;
 
 /**
  * Rules that span attributes. They run even when single attributes are invalid (so that all of
@@ -627,8 +672,10 @@ export function suggestAttribute(unknown: string, known: readonly string[]): str
 function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) {
+    // An empty attribute name (YAML `"": x` or `~: x`) is shown as "", not as the whole item.
+    const name = p === '' && out === '' ? '""' : String(p);
     if (typeof p === 'number') out += `[${p}]`;
-    else out += out === '' ? String(p) : `.${String(p)}`;
+    else out += out === '' ? name : `.${name}`;
   }
   return out === '' ? '(item)' : out;
 }
@@ -668,6 +715,25 @@ function toSpecErrors(issues: readonly ZodIssueLike[]): SpecError[] {
       });
     } else {
       errors.push({ path: formatPath(iss.path), value: displayValue(iss.input), message: iss.message });
+    }
+  }
+  return errors;
+}
+
+/** Attributes that are maps of names (zod records). */
+const NAME_MAPS = ['environment', 'secrets', 'tags'] as const;
+
+/** Errors for a `__proto__` name in a map of names, which zod's records would skip silently. */
+function protoKeyErrors(input: Record<string, unknown>): SpecError[] {
+  const errors: SpecError[] = [];
+  for (const attr of NAME_MAPS) {
+    const map = rec(input[attr]);
+    if (map && Object.hasOwn(map, PROTO_KEY)) {
+      errors.push({
+        path: formatPath([attr, PROTO_KEY]),
+        value: displayValue(PROTO_KEY),
+        message: `name must not be "${PROTO_KEY}" (JavaScript cannot keep that name as data)`,
+      });
     }
   }
   return errors;
@@ -714,14 +780,19 @@ export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
   const service = str(obj.service);
   const key: ServiceKey | null = cluster && service ? { cluster, service } : null;
   try {
-    const input: Record<string, unknown> = {};
+    // Without a prototype, so that an attribute named `__proto__` (kept as data by JSON.parse and
+    // YAML) stays an attribute, reported as unknown, instead of becoming the input's prototype
+    // and lending its members to the spec.
+    const input = Object.create(null) as Record<string, unknown>;
     for (const [name, value] of Object.entries(obj)) {
       if (name === STATUS_ATTRIBUTE) continue;
       input[name] = value instanceof Set && SET_AS_LIST.includes(name) ? [...value] : value;
     }
     const parsed = serviceSpecSchema.safeParse(input, { reportInput: true, error: genericMessage });
-    if (!parsed.success) {
-      return { ok: false, key, errors: toSpecErrors(parsed.error.issues as unknown as ZodIssueLike[]) };
+    const protoErrors = protoKeyErrors(input);
+    if (!parsed.success || protoErrors.length > 0) {
+      const errors = parsed.success ? [] : toSpecErrors(parsed.error.issues as unknown as ZodIssueLike[]);
+      return { ok: false, key, errors: [...errors, ...protoErrors] };
     }
     const spec = parsed.data;
     return { ok: true, key: { cluster: spec.cluster, service: spec.service }, spec, hash: specHash(spec) };

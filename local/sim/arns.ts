@@ -15,7 +15,11 @@ export type ParsedArn =
   | { kind: 'task'; cluster: string; taskId: string }
   | { kind: 'task-definition'; family: string; revision: number };
 
-const ARN_RE = /^arn:aws[a-z-]*:ecs:([a-z0-9-]+):(\d{12}):(.+)$/;
+/**
+ * Region and account are taken as they come (no colon): the simulator's own ARNs must parse back
+ * whatever `region` / `accountId` it was started with (e.g. `--account-id 42`).
+ */
+const ARN_RE = /^arn:aws[a-z-]*:ecs:([^:]+):([^:]+):(.+)$/;
 
 export class Arns {
   constructor(readonly scope: ArnScope) {}

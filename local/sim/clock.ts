@@ -44,6 +44,9 @@ export class RunawayClockError extends Error {
 
 export const MAX_TIMERS_PER_RUN = 1_000_000;
 
+/** The latest time a JavaScript Date can hold (epoch milliseconds, ECMAScript "Time Values"). */
+export const MAX_TIME_MS = 8.64e15;
+
 /** Binary min-heap of timers ordered by (at, seq): equal times run in scheduling order. */
 class TimerHeap {
   private readonly items: Timer[] = [];
@@ -174,13 +177,18 @@ export class VirtualClock {
    * Moves virtual time forward by `seconds` (>= 0), running every scheduled transition up to the
    * new time in order; each transition sees its own time.
    * @returns the new virtual time.
-   * @throws RangeError for a negative or non-finite amount; RunawayClockError (see above).
+   * @throws RangeError for a negative or non-finite amount, or one that would take the clock past
+   *   the latest time a Date can hold (year 275760; nothing changes then); RunawayClockError (see
+   *   above).
    */
   advance(seconds: number): Date {
     if (!(seconds >= 0) || !Number.isFinite(seconds)) {
       throw new RangeError(`advance takes a finite number of seconds >= 0, got ${seconds}`);
     }
     const target = this.nowMs() + seconds * 1000;
+    if (!(target <= MAX_TIME_MS)) {
+      throw new RangeError(`advance by ${seconds} seconds would take the clock past the latest time a Date can hold`);
+    }
     this.runUntil(target);
     if (this.speed === undefined) {
       this.base = Math.max(this.base, target);

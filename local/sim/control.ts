@@ -119,11 +119,15 @@ export function handleControl(sim: SimulatedEcs, method: string, path: string, q
           return ok(sim.snapshot());
         case 'calls': {
           const since = query.get('since');
+          const sinceDate = since ? new Date(since) : undefined;
+          if (sinceDate && Number.isNaN(sinceDate.getTime())) {
+            return { status: 400, body: { error: 'InvalidInput', message: `since: must be an ISO 8601 time, got "${since}"` } };
+          }
           return ok({
             calls: sim.calls({
               action: query.get('action') ?? undefined,
               outcome: query.get('outcome') ?? undefined,
-              since: since ? new Date(since) : undefined,
+              since: sinceDate,
             }),
           });
         }
@@ -155,6 +159,8 @@ export function handleControl(sim: SimulatedEcs, method: string, path: string, q
   } catch (e) {
     if (e instanceof EcsApiError) return { status: e.status, body: { error: e.type, message: e.message } };
     if (e instanceof z.ZodError) return { status: 400, body: { error: 'InvalidInput', message: e.message } };
+    // The simulator's own range checks (clock, latency) are about the input too.
+    if (e instanceof RangeError) return { status: 400, body: { error: 'InvalidInput', message: e.message } };
     return { status: 500, body: { error: 'InternalError', message: e instanceof Error ? e.message : String(e) } };
   }
 }

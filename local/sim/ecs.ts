@@ -39,6 +39,7 @@ import {
 import { DEFAULT_FAILURE_RULES, failureRuleSchema, ruleForTask, type FailureRule } from './failure-modes';
 import { stoppedReason } from './messages';
 import { page } from './paging';
+import { listMember, stringMember } from './protocol';
 import { SeededRandom } from './random';
 import { DEFAULT_TIMINGS, Scheduler, isLive, type SimTimings } from './scheduler';
 import {
@@ -768,8 +769,8 @@ export class SimulatedEcs {
   }
 
   private describeClusters(i: Record<string, unknown>): unknown {
-    const include = (i.include as string[] | undefined) ?? [];
-    const refs = (i.clusters as string[] | undefined) ?? ['default'];
+    const include = (listMember(i, 'include', 'string') as string[] | undefined) ?? [];
+    const refs = (listMember(i, 'clusters', 'string') as string[] | undefined) ?? ['default'];
     const clusters: Cluster[] = [];
     const failures: { arn: string; reason: string }[] = [];
     for (const ref of refs) {
@@ -817,7 +818,7 @@ export class SimulatedEcs {
     const found = this.lookupTaskDefinition(ref);
     if (!found) throw clientException('Unable to describe task definition.');
     const rev = found.family.revisions[found.index];
-    const include = (i.include as string[] | undefined) ?? [];
+    const include = (listMember(i, 'include', 'string') as string[] | undefined) ?? [];
     return {
       taskDefinition: structuredClone(rev.taskDefinition),
       ...(include.includes('TAGS') ? { tags: rev.tags.map((t) => ({ ...t })) } : {}),
@@ -843,22 +844,19 @@ export class SimulatedEcs {
     const prefix = i.familyPrefix as string | undefined;
     const status = (i.status as string | undefined) ?? 'ACTIVE';
     const sort = (i.sort as string | undefined) ?? 'ASC';
-    const entries: { key: string; arn: string }[] = [];
+    // API reference (ListTaskDefinitions `sort`): family names lexicographically, then revisions
+    // in ascending numerical order; DESC reverses both. The key separates family and revision with
+    // a character below every family character, so that "web" sorts before "web-2".
+    const byKey = new Map<string, string>();
     for (const f of this.state.families.values()) {
       if (prefix !== undefined && f.name !== prefix) continue; // ECS: familyPrefix matches the full family
       for (const r of f.revisions) {
         if (status !== 'ALL' && r.taskDefinition.status !== status) continue;
         const rev = r.taskDefinition.revision as number;
-        entries.push({ key: `${f.name}:${String(rev).padStart(10, '0')}`, arn: r.taskDefinition.taskDefinitionArn as string });
+        byKey.set(`${f.name}\u0000${String(rev).padStart(10, '0')}`, r.taskDefinition.taskDefinitionArn as string);
       }
     }
-    // Keys sort ascending; for DESC, invert the revision part so the shared pager still sorts ascending.
-    const keyed = entries.map((e) => ({
-      ...e,
-      key: sort === 'DESC' ? e.key.replace(/:(\d+)$/, (_, n: string) => `:${String(9_999_999_999 - Number(n)).padStart(10, '0')}`) : e.key,
-    }));
-    const byKey = new Map(keyed.map((e) => [e.key, e.arn]));
-    const p = page('taskDefinitions', [...byKey.keys()], pageReq(i), { defaultMax: 100, max: 100 });
+    const p = page('taskDefinitions', [...byKey.keys()], pageReq(i), { defaultMax: 100, max: 100, descending: sort === 'DESC' });
     return { taskDefinitionArns: p.items.map((k) => byKey.get(k) as string), ...(p.nextToken ? { nextToken: p.nextToken } : {}) };
   }
 
@@ -886,14 +884,15 @@ export class SimulatedEcs {
         'Service name is invalid: up to 255 letters (uppercase and lowercase), numbers, underscores, and hyphens are allowed.',
       );
     }
-    if (req.clientToken !== undefined && (req.clientToken.length > ECS_LIMITS.clientTokenMaxLength || !/^[\x21-\x7e]*$/.test(req.clientToken))) {
+    const clientToken = stringMember(req as unknown as Record<string, unknown>, 'clientToken');
+    if (clientToken !== undefined && (clientToken.length > ECS_LIMITS.clientTokenMaxLength || !/^[\x21-\x7e]*$/.test(clientToken))) {
       throw invalidParameter('clientToken must be up to 36 ASCII characters (codes 33 to 126).');
     }
     const fingerprint = canonicalJson({ ...req, clientToken: undefined, cluster: cluster.name });
     const existing = cluster.services.get(name);
     if (existing?.status === 'DRAINING') throw invalidParameter('Unable to Start a service that is still Draining.');
     if (existing?.status === 'ACTIVE') {
-      if (existing.clientToken === req.clientToken && existing.creationFingerprint === fingerprint) {
+      if (existing.clientToken === clientToken && existing.creationFingerprint === fingerprint) {
         return { service: this.serviceToWire(existing, true) };
       }
       throw invalidParameter('Creation of service was not idempotent.');
@@ -937,7 +936,7 @@ export class SimulatedEcs {
       tags,
       createdAt: now,
       createdBy: this.arns.principal(),
-      clientToken: req.clientToken,
+      clientToken,
       creationFingerprint: fingerprint,
       deployments: [],
       events: [],
@@ -957,6 +956,7 @@ export class SimulatedEcs {
     strategy: CapacityProviderStrategyItem[] | undefined,
     td: TaskDefinition,
   ): Pick<DeploymentTemplate, 'launchType' | 'capacityProviderStrategy'> {
+    listMember({ capacityProviderStrategy: strategy }, 'capacityProviderStrategy', 'structure');
     if (launchType !== undefined && strategy !== undefined && strategy.length > 0) {
       throw invalidParameter('Specifying both a launch type and capacity provider strategy is not supported. Remove one and try again.');
     }
@@ -988,6 +988,11 @@ export class SimulatedEcs {
     }
     if (!nc?.awsvpcConfiguration) return undefined;
     const v = nc.awsvpcConfiguration;
+    if (typeof v !== 'object' || Array.isArray(v)) {
+      throw new EcsApiError('SerializationException', 'awsvpcConfiguration must be a structure.');
+    }
+    listMember(v as unknown as Record<string, unknown>, 'subnets', 'string');
+    listMember(v as unknown as Record<string, unknown>, 'securityGroups', 'string');
     if (!v.subnets || v.subnets.length === 0) throw invalidParameter('subnets can not be empty.');
     if (v.subnets.length > 16) throw invalidParameter('subnets can have at most 16 items.');
     if ((v.securityGroups ?? []).length > 5) throw invalidParameter('securityGroups can have at most 5 items.');
@@ -1001,6 +1006,7 @@ export class SimulatedEcs {
   }
 
   private loadBalancers(lbs: DeploymentTemplate['loadBalancers'] | undefined, td: TaskDefinition): DeploymentTemplate['loadBalancers'] {
+    listMember({ loadBalancers: lbs }, 'loadBalancers', 'structure');
     for (const lb of lbs ?? []) {
       const c = (td.containerDefinitions ?? []).find((x: ContainerDefinition) => x.name === lb.containerName);
       if (!c) throw invalidParameter(`The container ${lb.containerName} does not exist in the task definition.`);
@@ -1052,12 +1058,15 @@ export class SimulatedEcs {
       if (canonicalJson(loadBalancers) !== canonicalJson(svc.loadBalancers)) newDeployment = true;
     }
     if (req.platformVersion !== undefined && req.platformVersion !== svc.platformVersion) newDeployment = true;
+    // Validated before anything changes: a refused UpdateService leaves the service as it was.
+    const deploymentConfiguration =
+      req.deploymentConfiguration !== undefined
+        ? deploymentConfig(req.deploymentConfiguration, svc.deploymentConfiguration)
+        : svc.deploymentConfiguration;
 
     // Apply (validation passed).
     if (req.desiredCount !== undefined) svc.desiredCount = req.desiredCount;
-    if (req.deploymentConfiguration !== undefined) {
-      svc.deploymentConfiguration = deploymentConfig(req.deploymentConfiguration, svc.deploymentConfiguration);
-    }
+    svc.deploymentConfiguration = deploymentConfiguration;
     if (req.healthCheckGracePeriodSeconds !== undefined) svc.healthCheckGracePeriodSeconds = req.healthCheckGracePeriodSeconds;
     if (req.enableECSManagedTags !== undefined) svc.enableECSManagedTags = req.enableECSManagedTags;
     if (req.propagateTags !== undefined) svc.propagateTags = req.propagateTags;
@@ -1095,12 +1104,12 @@ export class SimulatedEcs {
 
   private describeServices(i: Record<string, unknown>): unknown {
     const cluster = this.resolveCluster(i.cluster);
-    const refs = i.services;
-    if (!Array.isArray(refs) || refs.length === 0) throw invalidParameter('Services cannot be empty.');
+    const refs = listMember(i, 'services', 'string');
+    if (!refs || refs.length === 0) throw invalidParameter('Services cannot be empty.');
     if (refs.length > ECS_LIMITS.describeServicesBatch) {
       throw invalidParameter(`service names can have at most ${ECS_LIMITS.describeServicesBatch} items.`);
     }
-    const includeTags = ((i.include as string[] | undefined) ?? []).includes('TAGS');
+    const includeTags = (listMember(i, 'include', 'string') ?? []).includes('TAGS');
     const services: Service[] = [];
     const failures: { arn: string; reason: string }[] = [];
     for (const ref of refs as string[]) {
@@ -1155,12 +1164,12 @@ export class SimulatedEcs {
 
   private describeTasks(i: Record<string, unknown>): unknown {
     const cluster = this.resolveCluster(i.cluster);
-    const refs = i.tasks;
-    if (!Array.isArray(refs) || refs.length === 0) throw invalidParameter('Tasks cannot be empty.');
+    const refs = listMember(i, 'tasks', 'string');
+    if (!refs || refs.length === 0) throw invalidParameter('Tasks cannot be empty.');
     if (refs.length > ECS_LIMITS.describeTasksBatch) {
       throw invalidParameter(`taskIds can have at most ${ECS_LIMITS.describeTasksBatch} items.`);
     }
-    const includeTags = ((i.include as string[] | undefined) ?? []).includes('TAGS');
+    const includeTags = (listMember(i, 'include', 'string') ?? []).includes('TAGS');
     const tasks: Task[] = [];
     const failures: { arn: string; reason: string }[] = [];
     for (const ref of refs as string[]) {
@@ -1184,7 +1193,8 @@ export class SimulatedEcs {
     const cluster = this.resolveCluster(req.cluster);
     const count = req.count ?? 1;
     if (!Number.isInteger(count) || count < 1 || count > 10) throw invalidParameter('count must be between 1 and 10.');
-    const found = req.taskDefinition ? this.lookupTaskDefinition(req.taskDefinition) : undefined;
+    const ref = stringMember(req as unknown as Record<string, unknown>, 'taskDefinition');
+    const found = ref ? this.lookupTaskDefinition(ref) : undefined;
     if (!found) throw clientException('TaskDefinition not found.');
     const td = found.family.revisions[found.index].taskDefinition;
     const launch = this.launchChoice(req.launchType, req.capacityProviderStrategy, td);
@@ -1258,19 +1268,23 @@ export class SimulatedEcs {
     const tags = this.tagsOf(str(i, 'resourceArn', true));
     const add = tagsInput(i.tags);
     if (add.length === 0) throw invalidParameter('Tags cannot be empty.');
+    // Merge into a copy and check the limit before changing the resource: a refused TagResource
+    // changes no tag.
+    const merged = tags.map((t) => ({ ...t }));
     for (const t of add) {
-      const existing = tags.find((x) => x.key === t.key);
+      const existing = merged.find((x) => x.key === t.key);
       if (existing) existing.value = t.value;
-      else tags.push(t);
+      else merged.push(t);
     }
-    if (tags.length > 50) throw invalidParameter('The resource can have at most 50 tags.');
+    if (merged.length > 50) throw invalidParameter('The resource can have at most 50 tags.');
+    tags.splice(0, tags.length, ...merged);
     return {};
   }
 
   private untagResource(i: Record<string, unknown>): unknown {
     const tags = this.tagsOf(str(i, 'resourceArn', true));
-    const keys = i.tagKeys;
-    if (!Array.isArray(keys) || keys.length === 0) throw invalidParameter('TagKeys cannot be empty.');
+    const keys = listMember(i, 'tagKeys', 'string');
+    if (!keys || keys.length === 0) throw invalidParameter('TagKeys cannot be empty.');
     for (const k of keys) {
       const idx = tags.findIndex((t) => t.key === k);
       if (idx >= 0) tags.splice(idx, 1);
@@ -1343,9 +1357,12 @@ function pageReq(i: Record<string, unknown>): { maxResults?: number; nextToken?:
   };
 }
 
+/** ECS declares desiredCount an Integer (32-bit): 0..2147483647 tasks. */
+const MAX_DESIRED_COUNT = 2_147_483_647;
+
 function assertCount(n: unknown): void {
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
-    throw invalidParameter('desiredCount must be a whole number >= 0.');
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_DESIRED_COUNT) {
+    throw invalidParameter(`desiredCount must be a whole number from 0 to ${MAX_DESIRED_COUNT}.`);
   }
 }
 

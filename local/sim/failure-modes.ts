@@ -31,7 +31,14 @@ export const failureRuleSchema = z.object({
    * Substring of the image reference; `*` matches any characters (a glob); `/.../` is a regular
    * expression.
    */
-  match: z.string().min(1),
+  match: z
+    .string()
+    .min(1)
+    // Checked here, not when a task launches: a rule that cannot be compiled would otherwise be
+    // installed and then fail every launch (and, on a scaled clock, the background timer).
+    .refine((m) => !isRegexMatch(m) || compiles(m.slice(1, -1)), {
+      message: 'is not a valid /regular expression/ (JavaScript syntax)',
+    }),
   mode: z.enum(FAILURE_MODES),
   /** crash-loop / spot-interruption: seconds RUNNING before the stop. */
   runSeconds: z.number().nonnegative().optional(),
@@ -58,7 +65,7 @@ export const DEFAULT_FAILURE_RULES: readonly FailureRule[] = [
 
 /** True when `image` matches the rule's `match` (substring, `*` glob, or `/regex/`). */
 export function ruleMatches(match: string, image: string): boolean {
-  if (match.length > 2 && match.startsWith('/') && match.endsWith('/')) {
+  if (isRegexMatch(match)) {
     return new RegExp(match.slice(1, -1)).test(image);
   }
   if (match.includes('*')) {
@@ -66,6 +73,20 @@ export function ruleMatches(match: string, image: string): boolean {
     return re.test(image);
   }
   return image.includes(match);
+}
+
+/** `/.../`: the rule's `match` is a regular expression. */
+function isRegexMatch(match: string): boolean {
+  return match.length > 2 && match.startsWith('/') && match.endsWith('/');
+}
+
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function escapeRegExp(s: string): string {

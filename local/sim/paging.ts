@@ -32,7 +32,7 @@ export interface PageRequest {
 }
 
 /**
- * One page of `keys` (sorted here, compared as strings).
+ * One page of `keys` (sorted here, compared as strings; `descending` reverses the order).
  * @param limits ECS's default and maximum page size for the action.
  * @throws EcsApiError InvalidParameterException for maxResults outside 1..max or a bad token.
  */
@@ -40,20 +40,22 @@ export function page(
   listing: string,
   keys: string[],
   req: PageRequest,
-  limits: { defaultMax: number; max: number },
+  limits: { defaultMax: number; max: number; descending?: boolean },
 ): { items: string[]; nextToken?: string } {
   const max = req.maxResults ?? limits.defaultMax;
   if (!Number.isInteger(max) || max < 1 || max > limits.max) {
     throw invalidParameter(`maxResults must be between 1 and ${limits.max}.`);
   }
+  const desc = limits.descending === true;
   const sorted = [...keys].sort();
+  if (desc) sorted.reverse();
   let start = 0;
   if (req.nextToken) {
-    const { k } = decode(req.nextToken, listing);
-    start = sorted.findIndex((x) => x > k);
+    const { k } = decode(req.nextToken, desc ? `${listing}:desc` : listing);
+    start = sorted.findIndex((x) => (desc ? x < k : x > k));
     if (start < 0) start = sorted.length;
   }
   const items = sorted.slice(start, start + max);
   const more = start + max < sorted.length;
-  return { items, ...(more ? { nextToken: encode({ l: listing, k: items[items.length - 1] }) } : {}) };
+  return { items, ...(more ? { nextToken: encode({ l: desc ? `${listing}:desc` : listing, k: items[items.length - 1] }) } : {}) };
 }

@@ -49,3 +49,33 @@ export function encodeBody(value: unknown): string {
 export function errorBody(e: EcsApiError): string {
   return JSON.stringify({ __type: e.type, message: e.message });
 }
+
+/**
+ * A list member of a request body, checked for the JSON type its members must have (the SDK and
+ * the CLI never send anything else; a raw request can). ECS answers such a body with
+ * SerializationException (400), never a server error.
+ * @param of `string` (e.g. DescribeServices `services`) or `structure` (e.g. `containerDefinitions`).
+ * @returns the list, or undefined when the member is absent (undefined or null).
+ * @throws EcsApiError SerializationException when it is not a list of that type.
+ */
+export function listMember(input: Record<string, unknown>, key: string, of: 'string' | 'structure'): unknown[] | undefined {
+  const v = input[key];
+  if (v === undefined || v === null) return undefined;
+  const ok = (x: unknown) => (of === 'string' ? typeof x === 'string' : x !== null && typeof x === 'object' && !Array.isArray(x));
+  if (!Array.isArray(v) || !v.every(ok)) {
+    throw new EcsApiError('SerializationException', `${key} must be a list of ${of === 'string' ? 'strings' : 'structures'}.`);
+  }
+  return v;
+}
+
+/**
+ * A string member of a request body.
+ * @returns the string, or undefined when the member is absent (undefined or null).
+ * @throws EcsApiError SerializationException when it is present and not a string.
+ */
+export function stringMember(input: Record<string, unknown>, key: string): string | undefined {
+  const v = input[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new EcsApiError('SerializationException', `${key} must be a string.`);
+  return v;
+}

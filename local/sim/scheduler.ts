@@ -80,6 +80,13 @@ export const MAX_SERVICE_EVENTS = 100;
 const WARNING_REPEAT_MS = 6 * 3600 * 1000;
 /** ECS's task launch backoff grows up to 15 minutes. */
 const MAX_LAUNCH_BACKOFF_SECONDS = 900;
+/**
+ * Tasks one service launches per minute on Fargate (ECS service quota "Rate of tasks launched by a
+ * service on AWS Fargate", default 500). Also what keeps a huge desiredCount from launching
+ * millions of tasks in one step.
+ */
+export const MAX_LAUNCHES_PER_MINUTE = 500;
+const LAUNCH_WINDOW_MS = 60_000;
 
 export interface SchedulerContext {
   readonly clock: VirtualClock;
@@ -310,9 +317,14 @@ export class Scheduler {
     this.checkSteadyState(svc);
   }
 
-  private launchForService(svc: SimService, cluster: SimCluster, d: SimDeployment, n: number): void {
+  private launchForService(svc: SimService, cluster: SimCluster, d: SimDeployment, wanted: number): void {
     const td = this.ctx.taskDefinition(d.taskDefinition);
     if (!td) return;
+    const now = this.now();
+    if (!svc.launchWindow || now - svc.launchWindow.startMs >= LAUNCH_WINDOW_MS) svc.launchWindow = { startMs: now, launched: 0 };
+    const window = svc.launchWindow;
+    const n = Math.min(wanted, MAX_LAUNCHES_PER_MINUTE - window.launched);
+    if (n < wanted) this.retryAt(svc, window.startMs + LAUNCH_WINDOW_MS);
     const started: string[] = [];
     const subnets = d.networkConfiguration?.awsvpcConfiguration.subnets ?? [];
     for (let i = 0; i < n; i++) {
@@ -341,6 +353,7 @@ export class Scheduler {
         group: `service:${svc.name}`,
         tags: this.taskTags(svc, d),
       });
+      window.launched++;
       started.push(t.id);
     }
     if (started.length > 0) this.pushEvent(svc, serviceEvent.started(svc.name, started));

@@ -135,20 +135,25 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * The request body as text.
+ * @throws EcsApiError SerializationException (HTTP 413) above {@link MAX_BODY_BYTES}. The rest of
+ *   such a body is read and dropped rather than the connection reset, so that the client gets the
+ *   answer (a reset would look like a network fault, which the SDK retries).
+ */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new EcsApiError('SerializationException', 'The request body is too large.'));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+      else chunks.length = 0;
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) reject(new EcsApiError('SerializationException', 'The request body is too large.', 413));
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    });
     req.on('error', reject);
   });
 }

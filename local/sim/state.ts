@@ -170,6 +170,8 @@ export interface SimService extends DeploymentTemplate {
   /** Warning message -> time emitted; repeated only after 6 hours or once resolved. */
   warnings: Map<string, number>;
   inactiveAt?: number;
+  /** Launches in the current one-minute window (Fargate's per-service launch rate). */
+  launchWindow?: { startMs: number; launched: number };
 }
 
 export interface SimCluster {

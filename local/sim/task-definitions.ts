@@ -10,6 +10,7 @@ import type {
   TaskDefinition,
 } from '@aws-sdk/client-ecs';
 import { clientException } from './errors';
+import { listMember } from './protocol';
 
 /** Valid Fargate memory values (MiB) for each task CPU value (vCPU units), Linux. */
 export function fargateMemoryValues(cpu: number): number[] {
@@ -93,17 +94,21 @@ export interface RegisterContext {
  */
 export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: RegisterContext): TaskDefinition {
   const family = req.family;
-  if (!family || !FAMILY_RE.test(family)) {
+  // typeof first: RegExp.test would turn 5 or ["api"] into a valid-looking name.
+  if (typeof family !== 'string' || !FAMILY_RE.test(family)) {
     throw clientException(
       'Family name is invalid: up to 255 letters (uppercase and lowercase), numbers, underscores, and hyphens are allowed.',
     );
   }
-  const containers = req.containerDefinitions ?? [];
+  const body = req as unknown as Record<string, unknown>;
+  const containers = (listMember(body, 'containerDefinitions', 'structure') ?? []) as ContainerDefinition[];
+  listMember(body, 'requiresCompatibilities', 'string');
   if (containers.length === 0) throw clientException('Container list cannot be empty.');
   const names = new Set<string>();
   for (const c of containers) {
-    if (!c.name) throw clientException('Container.name should not be null or empty.');
-    if (!c.image) throw clientException('Container.image should not be null or empty.');
+    if (!c.name || typeof c.name !== 'string') throw clientException('Container.name should not be null or empty.');
+    if (!c.image || typeof c.image !== 'string') throw clientException('Container.image should not be null or empty.');
+    listMember(c as Record<string, unknown>, 'portMappings', 'structure');
     if (names.has(c.name)) throw clientException(`Duplicate container name '${c.name}' in task definition.`);
     names.add(c.name);
   }
