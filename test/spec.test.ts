@@ -191,6 +191,8 @@ describe('parseSpecItem: accepts valid values', () => {
     { case: 'role with a path', over: { taskRoleArn: `arn:aws:iam::${ACCOUNT}:role/service-role/web` } },
     { case: 'role in aws-cn', over: { executionRoleArn: `arn:aws-cn:iam::${ACCOUNT}:role/exec` } },
     { case: 'FARGATE_SPOT on X86_64', over: { capacityProvider: 'FARGATE_SPOT', cpuArchitecture: 'X86_64' } },
+    // The ECS API reference (CapacityProviderStrategyItem): Spot runs ARM64 on platform 1.4.0+.
+    { case: 'FARGATE_SPOT on ARM64', over: { capacityProvider: 'FARGATE_SPOT', cpuArchitecture: 'ARM64' } },
     { case: 'ARM64 on FARGATE', over: { capacityProvider: 'FARGATE', cpuArchitecture: 'ARM64' } },
     {
       case: 'health check at the lower limits',
@@ -327,7 +329,6 @@ const rejections: Rejection[] = [
   // Enums.
   { case: 'capacityProvider in lower case', item: anItem({ capacityProvider: 'fargate' }), path: 'capacityProvider', message: 'must be one of "FARGATE", "FARGATE_SPOT", got string "fargate"' },
   { case: 'cpuArchitecture unknown', item: anItem({ cpuArchitecture: 'AMD64' }), path: 'cpuArchitecture', message: 'must be one of "X86_64", "ARM64", got string "AMD64"' },
-  { case: 'Fargate Spot on ARM64', item: anItem({ capacityProvider: 'FARGATE_SPOT', cpuArchitecture: 'ARM64' }), path: 'capacityProvider', message: /^must be FARGATE when cpuArchitecture is ARM64/ },
   { case: 'state unknown', item: anItem({ state: 'deleted' }), path: 'state', message: 'must be one of "present", "absent", got string "deleted"' },
   // Roles.
   { case: 'task role as a user ARN', item: anItem({ taskRoleArn: `arn:aws:iam::${ACCOUNT}:user/web` }), path: 'taskRoleArn', message: /^must be an IAM role ARN \(arn:aws:iam::123456789012:role\/NAME\)/ },
@@ -416,8 +417,7 @@ describe('parseSpecItem: rejects invalid values', () => {
       cpu: 300,
       replicas: 2,
       tags: { 'aws:x': 'y' },
-      capacityProvider: 'FARGATE_SPOT',
-      cpuArchitecture: 'ARM64',
+      capacityProvider: 'SPOT',
       containerPort: 8080,
       loadBalancer: { targetGroupArn: 'tg', containerPort: 80 },
     });
@@ -743,8 +743,7 @@ const validItemArb = fc
   )
   .map(([record, size, lbPort]) => {
     const item: Record<string, unknown> = { ...record, ...size };
-    // Keep the cross-attribute rules: Spot only on X86_64, one port for the container and the target group.
-    if (item.cpuArchitecture === 'ARM64') item.capacityProvider = 'FARGATE';
+    // Keep the cross-attribute rule: one port for the container and the target group.
     if (item.loadBalancer) item.loadBalancer = { ...(item.loadBalancer as object), containerPort: (item.containerPort as number | undefined) ?? lbPort };
     return item;
   });

@@ -16,7 +16,7 @@ const isAbsent: JsonObject = { required: ['state'], properties: { state: { const
 /**
  * Rules across attributes, as JSON Schema conditionals (what zod's `superRefine` checks and
  * `z.toJSONSchema` cannot express): image and desiredCount requirements, the Fargate task size
- * pairs, and Fargate Spot's X86_64-only rule. `loadBalancer.containerPort == containerPort` has no
+ * pairs. `loadBalancer.containerPort == containerPort` has no
  * JSON Schema form; the parser still checks it.
  */
 function crossAttributeRules(): JsonObject[] {
@@ -25,10 +25,6 @@ function crossAttributeRules(): JsonObject[] {
     {
       if: { anyOf: [isAbsent, { required: ['autoscaled'], properties: { autoscaled: { const: true } } }] },
       else: { required: ['desiredCount'] },
-    },
-    {
-      if: { required: ['cpuArchitecture'], properties: { cpuArchitecture: { const: 'ARM64' } } },
-      then: { properties: { capacityProvider: { const: 'FARGATE' } } },
     },
   ];
   for (const cpu of FARGATE_CPU_VALUES) {

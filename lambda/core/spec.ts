@@ -430,7 +430,7 @@ const specObject = z.strictObject({
   capacityProvider: z
     .enum(['FARGATE', 'FARGATE_SPOT'])
     .default(SPEC_DEFAULTS.capacityProvider)
-    .describe('Fargate capacity provider; FARGATE_SPOT runs only X86_64 tasks.'),
+    .describe('Fargate capacity provider; FARGATE_SPOT runs X86_64, and ARM64 on platform version 1.4.0 or later.'),
   cpuArchitecture: z.enum(['X86_64', 'ARM64']).default(SPEC_DEFAULTS.cpuArchitecture).describe('Task CPU architecture.'),
   taskRoleArn: roleArn('IAM role the containers assume.').optional(),
   executionRoleArn: roleArn("IAM role ECS uses to pull the image and read secrets; omit to use the reconciler's default.").optional(),
@@ -507,10 +507,9 @@ function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>):
     );
   }
 
-  // Fargate Spot runs only X86_64 Linux tasks (ECS Developer Guide, "Fargate capacity providers").
-  if (raw.capacityProvider === 'FARGATE_SPOT' && raw.cpuArchitecture === 'ARM64') {
-    issue(['capacityProvider'], 'must be FARGATE when cpuArchitecture is ARM64 (Fargate Spot runs only X86_64 tasks)', 'FARGATE_SPOT');
-  }
+  // Fargate Spot runs X86_64 and ARM64 Linux tasks: the ECS API reference
+  // (CapacityProviderStrategyItem) says ARM64 on platform version 1.4.0 or later, which is LATEST.
+  // Older Developer Guide pages still say X86_64 only; the API reference is the newer source.
 
   // Family `<cluster>-<service>` (RegisterTaskDefinition: up to 255 characters).
   const cluster = str(raw.cluster);
