@@ -14,7 +14,8 @@ try {
 } catch (e) {
   if (e instanceof ContextError || e instanceof EcsReconcilerPropsError) {
     // One sentence for the user, no stack trace.
-    process.stderr.write(`${e.message}\n`);
+    const message = e.message.startsWith('Cannot build the stack') ? e.message : `Cannot build the stack: ${e.message}`;
+    process.stderr.write(`${message}\n`);
     process.exit(1);
   }
   throw e;
