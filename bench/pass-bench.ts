@@ -8,7 +8,8 @@
  *    definition and creates a service per spec; the whole cost in one pass), then passes a
  *    simulated minute apart until the fleet is steady.
  * 2. `cold`: a new worker (a new Lambda container: empty task definition cache) runs a pass over
- *    the steady fleet; it describes every task definition once.
+ *    the steady fleet, bounded like the Lambda: it describes the task definitions it has time for;
+ *    `catchup`: the next passes, a minute apart, until every task definition is described.
  * 3. `steady`: the same worker runs `steadyPasses` more passes a minute apart: the pass of almost
  *    every minute. The simulator's call log counts the last one's ECS calls by action.
  * And once, at a chosen N: `lambda`: passes bounded like the Lambda (50 s timeout) from empty until
@@ -27,12 +28,14 @@ export const DEFAULT_STEADY_PASSES = 3;
 export const LAMBDA_TIMEOUT_SECONDS = 50;
 /** Passes tried before a fleet counts as not converging (a bug, reported). */
 const MAX_CONVERGE_PASSES = 12;
+/** Passes of a new container after its first one, at most, until every task definition is described. */
+const MAX_CATCHUP_PASSES = 60;
 /** The schedule: one pass a minute (seconds). */
 const SCHEDULE_SECONDS = 60;
 /** DynamoDB BatchWriteItem takes at most 25 items. */
 const BATCH_WRITE_MAX = 25;
 
-export type PassKind = 'create' | 'converge' | 'cold' | 'steady' | 'lambda';
+export type PassKind = 'create' | 'converge' | 'cold' | 'catchup' | 'steady' | 'lambda';
 
 /** Passes of the largest fleet in a container whose V8 old space is capped. */
 export interface CappedRun {
@@ -219,7 +222,14 @@ async function benchSize(n: number, opts: PassBenchOptions): Promise<SizeResult>
     workers.push(fresh.worker);
     fleet.advanceToNextStart(start);
     start = fleet.stack.sim.clock.nowMs();
-    passes.push(await fleet.pass(fresh.worker, 'cold', 1, unbounded));
+    let newContainer = await fleet.pass(fresh.worker, 'cold', 1, lambda);
+    passes.push(newContainer);
+    for (let i = 2; newContainer.result.taskDefinitionsPending > 0 && i <= MAX_CATCHUP_PASSES; i++) {
+      fleet.advanceToNextStart(start);
+      start = fleet.stack.sim.clock.nowMs();
+      newContainer = await fleet.pass(fresh.worker, 'catchup', i, lambda);
+      passes.push(newContainer);
+    }
     const steadyPasses = opts.steadyPasses ?? DEFAULT_STEADY_PASSES;
     for (let i = 1; i <= steadyPasses; i++) {
       fleet.advanceToNextStart(start);
@@ -237,10 +247,18 @@ async function benchSize(n: number, opts: PassBenchOptions): Promise<SizeResult>
       try {
         const c = await fleet.startWorker(opts.passWorker, [`--max-old-space-size=${heapMiB}`]);
         workers.push(c.worker);
-        for (let i = 0; i <= steadyPasses; i++) {
+        let pending = true;
+        for (let i = 1; pending && i <= MAX_CATCHUP_PASSES + 1; i++) {
           fleet.advanceToNextStart(start);
           start = fleet.stack.sim.clock.nowMs();
-          cappedPasses.push(await fleet.pass(c.worker, i === 0 ? 'cold' : 'steady', Math.max(1, i), i === 0 ? unbounded : lambda));
+          const p = await fleet.pass(c.worker, i === 1 ? 'cold' : 'catchup', i, lambda);
+          cappedPasses.push(p);
+          pending = p.result.taskDefinitionsPending > 0;
+        }
+        for (let i = 1; i <= steadyPasses; i++) {
+          fleet.advanceToNextStart(start);
+          start = fleet.stack.sim.clock.nowMs();
+          cappedPasses.push(await fleet.pass(c.worker, 'steady', i, lambda));
         }
       } catch (err) {
         if (!(err instanceof WorkerError)) throw err;

@@ -49,10 +49,18 @@ let waitedMs = 0;
 let controlMs = 0;
 const dynamoCalls: Record<string, number> = {};
 
-/** Advances the simulator's clock (control endpoint, outside the ECS API and its throttling). */
+/** Advance calls in flight, and since when at least one has been (real ms). */
+let advancing = 0;
+let advancingSince = 0;
+
+/**
+ * Advances the simulator's clock (control endpoint, outside the ECS API and its throttling).
+ * `controlMs` grows by the real time during which at least one advance is in flight: limiter waits
+ * of two categories (service reads and task definition reads) overlap.
+ */
 function advanceSimulator(ms: number): Promise<void> {
   const body = JSON.stringify({ seconds: ms / 1000 });
-  const started = performance.now();
+  if (advancing++ === 0) advancingSince = performance.now();
   return new Promise<void>((resolve, reject) => {
     const req = request(
       `${controlEndpoint}/_sim/advance`,
@@ -60,13 +68,16 @@ function advanceSimulator(ms: number): Promise<void> {
       (res) => {
         res.resume();
         res.on('end', () => {
-          controlMs += performance.now() - started;
+          if (--advancing === 0) controlMs += performance.now() - advancingSince;
           if (res.statusCode === 200) resolve();
           else reject(new Error(`the simulator did not advance: HTTP ${res.statusCode}`));
         });
       },
     );
-    req.on('error', reject);
+    req.on('error', (err) => {
+      if (--advancing === 0) controlMs += performance.now() - advancingSince;
+      reject(err);
+    });
     req.end(body);
   });
 }
@@ -124,6 +135,7 @@ async function pass(req: PassRequest): Promise<PassResponse> {
         ? {
             leaseTtlSeconds: deadline.timeoutSeconds + HANDLER_LEASE_MARGIN_SECONDS,
             shouldContinue: () => deadline.timeoutSeconds * 1000 - elapsedMs() >= HANDLER_RESERVE_MS,
+            remainingMs: () => deadline.timeoutSeconds * 1000 - elapsedMs(),
           }
         : { leaseTtlSeconds: UNBOUNDED_LEASE_SECONDS }),
     });
@@ -154,6 +166,8 @@ async function pass(req: PassRequest): Promise<PassResponse> {
         actionsSkipped: summary.counts.actionsSkipped,
         appliedByType,
         statusesWritten: summary.counts.statusesWritten,
+        statusesPending: summary.counts.statusesPending,
+        taskDefinitionsPending: summary.counts.taskDefinitionsPending,
         phases,
         errors: summary.errors.slice(0, ATTENTION_MAX),
         attention: [...attention.values()],

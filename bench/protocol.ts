@@ -103,6 +103,10 @@ export interface PassResult {
   /** Applied actions by type (RegisterTaskDefinition, CreateService, ...). */
   readonly appliedByType: Record<string, number>;
   readonly statusesWritten: number;
+  /** Changed statuses not written: the pass's time for writing ran out. */
+  readonly statusesPending: number;
+  /** Task definitions in use left undescribed: the pass's time for observation ran out. */
+  readonly taskDefinitionsPending: number;
   /** Services by phase after the pass. */
   readonly phases: Record<string, number>;
   /** Errors of the summary (first few). */

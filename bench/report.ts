@@ -43,6 +43,7 @@ function passRow(label: string, p: MeasuredPass, peakRss: number, peakHeap: numb
     p.result.actionsApplied,
     p.result.actionsFailed + p.result.actionsSkipped,
     p.result.statusesWritten,
+    p.result.taskDefinitionsPending,
     seconds((p.result.realMs - p.result.controlMs) / 1000),
     seconds(p.result.waitedSeconds),
     seconds(est),
@@ -51,6 +52,13 @@ function passRow(label: string, p: MeasuredPass, peakRss: number, peakHeap: numb
     mib(peakRss),
     mib(peakHeap),
   ];
+}
+
+/** Row label of a pass of a new container. */
+function passLabel(p: MeasuredPass): string {
+  if (p.kind === 'cold') return 'first (new container)';
+  if (p.kind === 'catchup') return `new container, pass ${p.index}`;
+  return `steady ${p.index}`;
 }
 
 /**
@@ -66,6 +74,7 @@ export function passTable(sizes: SizeResult[]): string {
       'applied',
       'failed/ skipped',
       'status writes',
+      'TDs pending',
       'real s',
       'budget waits s',
       'est. Lambda s',
@@ -74,14 +83,16 @@ export function passTable(sizes: SizeResult[]): string {
       'peak RSS MiB',
       'peak heapUsed MiB',
     ],
-    colAligns: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right'],
+    colAligns: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right'],
   });
   for (const s of sizes) {
     const create = s.passes.find((p) => p.kind === 'create');
     const cold = s.passes.find((p) => p.kind === 'cold');
+    const catchup = s.passes.filter((p) => p.kind === 'catchup');
     const steady = s.passes.filter((p) => p.kind === 'steady');
     if (create) t.push(passRow('create from empty', create, create.result.peak.rss, create.result.peak.heapUsed));
     if (cold) t.push(passRow('first pass, new container', cold, cold.result.peak.rss, cold.result.peak.heapUsed));
+    for (const p of catchup) t.push(passRow(`new container, pass ${p.index}`, p, p.result.peak.rss, p.result.peak.heapUsed));
     if (steady.length > 0) {
       const mid = [...steady].sort((a, b) => a.result.realMs - b.result.realMs)[Math.floor((steady.length - 1) / 2)];
       const peakRss = Math.max(...steady.map((p) => p.result.peak.rss));
@@ -100,7 +111,7 @@ export function memoryTable(sizes: SizeResult[]): string {
     colAligns: ['right', 'right', 'right', 'right', 'left'],
   });
   for (const s of sizes) {
-    const last = s.passes.filter((p) => p.kind === 'cold' || p.kind === 'steady').at(-1);
+    const last = s.passes.filter((p) => p.kind === 'cold' || p.kind === 'catchup' || p.kind === 'steady').at(-1);
     t.push([s.services, mib(s.init.memory.rss), mib(s.init.memory.heapUsed), last ? mib(last.result.maxRssBytes) : '-', s.converged ? 'yes' : 'NO']);
   }
   return t.toString();
@@ -113,12 +124,13 @@ export function memoryTable(sizes: SizeResult[]): string {
 export function memoryTrendTable(size: SizeResult): string {
   const t = new Table({
     ...plain,
-    head: ['pass', 'est. Lambda s', 'peak RSS MiB', 'peak heapUsed MiB', 'max RSS so far MiB'],
-    colAligns: ['left', 'right', 'right', 'right', 'right'],
+    head: ['pass', 'TDs pending', 'est. Lambda s', 'peak RSS MiB', 'peak heapUsed MiB', 'max RSS so far MiB'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right'],
   });
-  for (const p of size.passes.filter((x) => x.kind === 'cold' || x.kind === 'steady')) {
+  for (const p of size.passes.filter((x) => x.kind === 'cold' || x.kind === 'catchup' || x.kind === 'steady')) {
     t.push([
-      p.kind === 'cold' ? 'first (new container)' : `steady ${p.index}`,
+      passLabel(p),
+      p.result.taskDefinitionsPending,
       seconds(estimatedLambdaSeconds(p)),
       mib(p.result.peak.rss),
       mib(p.result.peak.heapUsed),
@@ -137,7 +149,7 @@ export function cappedTable(services: number, run: CappedRun): string {
   });
   for (const p of run.passes) {
     t.push([
-      p.kind === 'cold' ? 'first (new container)' : `steady ${p.index}`,
+      passLabel(p),
       p.result.outcome,
       seconds(estimatedLambdaSeconds(p)),
       mib(p.result.peak.rss),

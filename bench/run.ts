@@ -101,6 +101,7 @@ async function main(): Promise<void> {
       });
       console.log('2. Full passes (real adapters; simulator over HTTP with ECS throttling; limiter at the budget; dynalite)');
       console.log('   real s = the reconciler\'s own time here; budget waits s = rate-limiter waits (simulated here, real in AWS)');
+      console.log('   a new container\'s passes are bounded like the Lambda (50 s); TDs pending = task definitions left to describe');
       console.log(passTable(result.sizes));
       console.log();
       console.log('3. Memory of a new container (worker process) and its high-water RSS after the first and steady passes');

@@ -32,7 +32,10 @@ const runtime = createRuntime(config, {
 
 /**
  * Runs one reconcile pass (EventBridge schedule; the event's content is not used: the pass is
- * level-triggered).
+ * level-triggered). The invocation's remaining time bounds the pass: observation spends at most
+ * `OBSERVATION_TIME_SHARE` of it (a new container over a large fleet describes the rest of its
+ * task definitions in the next passes), no action starts with less than {@link RESERVE_MS} left,
+ * and no status write with less than `STATUS_WRITE_RESERVE_MS` left (`lambda/core/pass.ts`).
  * @returns the pass summary (JSON-safe), also when another pass holds the lease.
  * @throws only programming errors; failed AWS calls are reported in the summary.
  */
@@ -43,5 +46,6 @@ export const handler = async (_event: unknown, context: Context): Promise<PassSu
     holder: context.awsRequestId,
     leaseTtlSeconds: Math.ceil(remainingMs / 1000) + LEASE_MARGIN_SECONDS,
     shouldContinue: () => context.getRemainingTimeInMillis() >= RESERVE_MS,
+    remainingMs: () => context.getRemainingTimeInMillis(),
   });
 };

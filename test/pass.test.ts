@@ -334,7 +334,8 @@ describe('foldResults', () => {
         (rememberedHash, plannedHash, type, failure) => {
           // Prepare
           const remembered = { 'apps/web': { ...base, ...(rememberedHash ? { lastAppliedSpecHash: rememberedHash } : {}) } };
-          const planned = { 'apps/web': { ...base, lastAppliedSpecHash: plannedHash, appliedDeploymentId: 'new' } };
+          const earlier = { type: 'UpdateService' as const, at: '2025-03-01T11:00:00.000Z', summary: 'UpdateService: earlier' };
+          const planned = { 'apps/web': { ...base, lastAppliedSpecHash: plannedHash, appliedDeploymentId: 'new', lastAction: earlier } };
           const action = { type, cluster: 'apps', service: 'web', reason: 'r', specHash: plannedHash, changes: [] } as unknown as Action;
           const result: ActionResult = failure ? { ok: false, action, errorClass: failure, message: 'm' } : { ok: true, action };
 
@@ -343,8 +344,13 @@ describe('foldResults', () => {
 
           // Assess
           expect(folded.lastAppliedSpecHash).toBe(failure ? rememberedHash : plannedHash);
-          expect(folded.lastAction).toMatchObject({ type, at: NOW.toISOString() });
-          expect(folded.lastAction?.error !== undefined).toBe(failure !== undefined);
+          if (failure === 'skipped') {
+            // Not started is not an action: the remembered lastAction stays, the status does not change.
+            expect(folded.lastAction).toEqual(earlier);
+          } else {
+            expect(folded.lastAction).toMatchObject({ type, at: NOW.toISOString() });
+            expect(folded.lastAction?.error !== undefined).toBe(failure !== undefined);
+          }
           expect(folded.phase).toBe(failure === 'invalid' ? 'Degraded' : 'Progressing');
         },
       ),

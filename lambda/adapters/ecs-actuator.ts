@@ -20,8 +20,10 @@ import type {
   CreateServiceAction,
   DeleteServiceAction,
   RegisterTaskDefinitionAction,
+  TaskDefinition,
   UpdateServiceAction,
 } from '../core/types';
+import { rememberTaskDefinition } from './ecs-observer';
 import { classifyError, errorMessage, isNotFound, isProgrammingError } from './errors';
 
 /** Message of actions not started because the invocation ran short of time. */
@@ -39,7 +41,9 @@ function familyReference(action: CreateServiceAction | UpdateServiceAction): str
  * - RegisterTaskDefinition first reuses the family's latest ACTIVE revision when it is canonically
  *   equal to the input (DescribeTaskDefinition with the family name), so a pass that crashed
  *   between register and update does not pile up revisions; the ARN registered or reused replaces
- *   the family name in the following CreateService / UpdateService of that family.
+ *   the family name in the following CreateService / UpdateService of that family. The revision
+ *   registered (RegisterTaskDefinition answers its full description) enters the observer's
+ *   task definition cache, so the next passes of this container do not describe it.
  * - A Create/UpdateService whose family failed to register is skipped (`errorClass: 'skipped'`).
  * - TagResource tags a service being adopted (the owner tag and the spec's tags). When it fails,
  *   the service's later actions (RegisterTaskDefinition, UpdateService, DeleteService) are skipped:
@@ -142,6 +146,7 @@ export class EcsActuator implements EcsWriter {
     const out = await this.ecs.send(new RegisterTaskDefinitionCommand(input));
     const arn = out.taskDefinition?.taskDefinitionArn;
     if (!arn) throw Object.assign(new Error('RegisterTaskDefinition returned no taskDefinitionArn'), { $fault: 'server' });
+    rememberTaskDefinition({ ...(out.taskDefinition as TaskDefinition), ...(out.tags && out.tags.length > 0 ? { tags: out.tags } : {}) });
     return { arn, detail: `registered ${arn}` };
   }
 

@@ -7,9 +7,12 @@
  * - DescribeServices with `include: ['TAGS']`, 10 names per call, at most `concurrency` in flight:
  *   `ceil(n / 10)` calls, listed names plus names from specs (DRAINING services are not listed);
  * - only for services with `runningCount < desiredCount`: ListTasks (`desiredStatus: STOPPED`,
- *   `serviceName`) and DescribeTasks (100 per call).
+ *   `serviceName`) and DescribeTasks (100 per call). These reasons are best effort: a failure
+ *   leaves that service's `stoppedTasks` undefined and is reported in `warnings`, never as a
+ *   partial observation (which would block creates and prunes in the whole cluster).
  * DescribeTaskDefinition runs once per task definition ARN for the life of the process: revisions
- * are immutable, so descriptions are kept in a module-level cache.
+ * are immutable, so each description is kept in a module-level cache as soon as it arrives (a pass
+ * cut short by its deadline, or an invocation that times out, keeps what it described).
  */
 import {
   DescribeServicesCommand,
@@ -22,7 +25,7 @@ import {
   type Task,
 } from '@aws-sdk/client-ecs';
 import { ECS_LIMITS } from '../core/ecs-limits';
-import type { EcsReader } from '../core/ports';
+import type { DescribeTaskDefinitionsOptions, EcsReader, ObserveClusterOptions } from '../core/ports';
 import type {
   ObservedCluster,
   ObservedDeployment,
@@ -42,6 +45,15 @@ const taskDefinitionCache = new Map<string, TaskDefinition>();
 /** Empties the process-wide task definition cache (tests and the local run's "cold start"). */
 export function clearTaskDefinitionCache(): void {
   taskDefinitionCache.clear();
+}
+
+/**
+ * Puts a description in the process-wide cache by its `taskDefinitionArn` (e.g. what
+ * RegisterTaskDefinition answered: the same shape as DescribeTaskDefinition's), so that a
+ * container that registered a revision never describes it. Ignored without an ARN.
+ */
+export function rememberTaskDefinition(td: TaskDefinition): void {
+  if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td);
 }
 
 /** Number of task definitions in the process-wide cache. */
@@ -165,7 +177,8 @@ function failureMessage(operation: string, err: unknown): string {
 /**
  * {@link EcsReader} on an ECSClient (which carries the rate limiter and standard retries).
  * No method throws for an AWS failure: a cluster read that failed is `complete: false` with the
- * error; task definitions that could not be described are left out of the result.
+ * error; a failed stopped-task read is a warning; task definitions that could not be described
+ * are left out of the result.
  */
 export class EcsObserver implements EcsReader {
   private readonly concurrency: number;
@@ -182,10 +195,13 @@ export class EcsObserver implements EcsReader {
   /**
    * Observes one cluster: every listed service plus `extraServiceNames` (named by specs; DRAINING
    * services are described by name because ListServices omits them). Services DescribeServices
-   * reports `MISSING` are absent from the result.
+   * reports `MISSING` are absent from the result. `options.onServices` gets each
+   * DescribeServices answer as it arrives. Stopped-task reasons of lagging services are read while
+   * `options.shouldContinue()` holds; a failed one is a warning (ECS-FACTS §5: they explain a lag,
+   * they do not decide what exists).
    * @param cluster cluster name.
    */
-  async observeCluster(cluster: string, extraServiceNames: string[]): Promise<ObservedCluster> {
+  async observeCluster(cluster: string, extraServiceNames: string[], options: ObserveClusterOptions = {}): Promise<ObservedCluster> {
     const errors: string[] = [];
     const listed: string[] = [];
     try {
@@ -203,9 +219,12 @@ export class EcsObserver implements EcsReader {
     const services: Record<string, ObservedService> = {};
     let clusterMissing = false;
     const batches = chunk(names, ECS_LIMITS.describeServicesBatch);
-    const described = await mapSettledLimit(batches, this.concurrency, (batch) =>
-      this.ecs.send(new DescribeServicesCommand({ cluster, services: batch, include: ['TAGS'] })),
-    );
+    const described = await mapSettledLimit(batches, this.concurrency, async (batch) => {
+      const out = await this.ecs.send(new DescribeServicesCommand({ cluster, services: batch, include: ['TAGS'] }));
+      const observed = (out.services ?? []).map(toObservedService);
+      options.onServices?.(observed);
+      return { observed, failures: out.failures ?? [] };
+    });
     for (const r of described) {
       if (r.status === 'rejected') {
         if (isClusterNotFound(r.reason)) {
@@ -215,13 +234,12 @@ export class EcsObserver implements EcsReader {
         errors.push(failureMessage(`ECS DescribeServices cluster=${cluster}`, r.reason));
         continue;
       }
-      for (const s of r.value.services ?? []) {
-        const o = toObservedService(s);
+      for (const o of r.value.observed) {
         // A name may be both INACTIVE (old) and ACTIVE (re-created): the live one wins.
         const prev = services[o.serviceName];
         if (!prev || prev.status === 'INACTIVE') services[o.serviceName] = o;
       }
-      for (const f of r.value.failures ?? []) {
+      for (const f of r.value.failures) {
         if (f.reason === 'MISSING') continue;
         errors.push(`ECS DescribeServices cluster=${cluster}: ${f.arn ?? '?'} ${f.reason ?? ''} ${f.detail ?? ''}`.trim());
       }
@@ -230,17 +248,25 @@ export class EcsObserver implements EcsReader {
       return { cluster, complete: true, exists: false, services: {} };
     }
 
+    const warnings: string[] = [];
+    const shouldContinue = options.shouldContinue ?? (() => true);
     const lagging = Object.values(services).filter((s) => s.status !== 'INACTIVE' && s.runningCount < s.desiredCount);
-    const stopped = await mapSettledLimit(lagging, this.concurrency, (s) => this.stoppedTasks(cluster, s.serviceName));
+    const stopped = await mapSettledLimit(lagging, this.concurrency, (s) =>
+      shouldContinue() ? this.stoppedTasks(cluster, s.serviceName) : Promise.resolve(undefined),
+    );
     stopped.forEach((r, i) => {
-      if (r.status === 'fulfilled') lagging[i].stoppedTasks = r.value;
-      else errors.push(failureMessage(`ECS ListTasks/DescribeTasks cluster=${cluster} service=${lagging[i].serviceName}`, r.reason));
+      if (r.status === 'fulfilled') {
+        if (r.value) lagging[i].stoppedTasks = r.value;
+      } else {
+        warnings.push(failureMessage(`ECS ListTasks/DescribeTasks cluster=${cluster} service=${lagging[i].serviceName}`, r.reason));
+      }
     });
 
     return {
       cluster,
       complete: errors.length === 0,
       ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
       exists: true,
       services,
     };
@@ -270,22 +296,27 @@ export class EcsObserver implements EcsReader {
   }
 
   /**
-   * Describes the task definitions not yet cached (with tags), at most `concurrency` at once.
-   * @param arns task definition ARNs (revisions).
-   * @returns the descriptions found, by the ARN asked for; failed ones are left out.
+   * Describes the task definitions not yet cached (with tags), in the order given, at most
+   * `concurrency` at once. Each description enters the process-wide cache as soon as it arrives,
+   * so a caller cut short (deadline, invocation timeout) keeps every description it paid for.
+   * @param arns task definition ARNs (revisions); the caller puts the most useful first.
+   * @param options `shouldDescribe(arn)` is asked just before each uncached ARN is described;
+   *   false defers it (left out of the result).
+   * @returns the descriptions found, by the ARN asked for; failed and deferred ones are left out.
+   * @throws only programming errors.
    */
-  async describeTaskDefinitions(arns: string[]): Promise<Record<string, TaskDefinition>> {
+  async describeTaskDefinitions(arns: string[], options: DescribeTaskDefinitionsOptions = {}): Promise<Record<string, TaskDefinition>> {
     const wanted = [...new Set(arns.filter((a) => a.length > 0))];
     const missing = wanted.filter((a) => !taskDefinitionCache.has(a));
-    const results = await mapSettledLimit(missing, this.concurrency, (arn) => this.describeOne(arn));
-    results.forEach((r, i) => {
-      if (r.status === 'fulfilled' && r.value) {
-        taskDefinitionCache.set(missing[i], r.value);
-        if (r.value.taskDefinitionArn) taskDefinitionCache.set(r.value.taskDefinitionArn, r.value);
-      } else if (r.status === 'rejected' && isProgrammingError(r.reason)) {
-        throw r.reason;
-      }
+    const shouldDescribe = options.shouldDescribe ?? (() => true);
+    const results = await mapSettledLimit(missing, this.concurrency, async (arn) => {
+      if (!shouldDescribe(arn)) return;
+      const td = await this.describeOne(arn);
+      if (!td) return;
+      taskDefinitionCache.set(arn, td);
+      if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td);
     });
+    for (const r of results) if (r.status === 'rejected' && isProgrammingError(r.reason)) throw r.reason;
     const out: Record<string, TaskDefinition> = {};
     for (const a of wanted) {
       const td = taskDefinitionCache.get(a);

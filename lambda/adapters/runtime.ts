@@ -57,7 +57,14 @@ export interface RunOptions {
   readonly dryRun?: boolean;
   /** Seconds; default {@link DEFAULT_LEASE_TTL_SECONDS}. */
   readonly leaseTtlSeconds?: number;
+  /** Asked before each action; false leaves the rest for the next pass. */
   readonly shouldContinue?: () => boolean;
+  /**
+   * Milliseconds of invocation time left, asked during the pass (the handler passes
+   * `context.getRemainingTimeInMillis`); bounds observation and status writes. Without it the
+   * lease is the pass's only deadline.
+   */
+  readonly remainingMs?: () => number;
 }
 
 export interface Runtime {
@@ -120,6 +127,7 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
         holder: options.holder ?? newHolderId(),
         leaseTtlSeconds: options.leaseTtlSeconds ?? DEFAULT_LEASE_TTL_SECONDS,
         ...(options.shouldContinue ? { shouldContinue: options.shouldContinue } : {}),
+        ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
       }),
   };
 }

@@ -2,6 +2,15 @@
  * One reconcile pass over the ports: lease -> read specs -> observe -> plan -> apply -> fold
  * results into statuses -> write changed statuses -> metrics -> release the lease.
  *
+ * Time: a pass has until the earlier of its lease's action cut-off and the end of the invocation.
+ * Observation spends at most {@link OBSERVATION_TIME_SHARE} of that on best-effort reads (task
+ * definitions, stopped-task reasons); what it did not describe is left alone this pass and
+ * described by the next ones (the reader caches every description). Actions stop at the caller's
+ * `shouldContinue` and {@link LEASE_SAFETY_SECONDS} before the lease expires; status writes, a few
+ * at a time, stop {@link STATUS_WRITE_LEASE_MARGIN_SECONDS} before it expires and
+ * {@link STATUS_WRITE_RESERVE_MS} before the invocation ends. Whatever is cut is recomputed by the
+ * next pass (level-triggered).
+ *
  * Pure orchestration (ARCHITECTURE: "one pass, three callers"): no SDK, no simulator; the Lambda
  * handler, `ecsr reconcile` and the local run build the ports differently and call
  * {@link runPass}. A failed AWS call inside the pass is reported in the summary, never thrown;
@@ -9,9 +18,19 @@
  */
 import { METRIC } from './metric-names';
 import type { PlanOptions } from './options';
-import type { ActionResult, Clock, EcsReader, EcsWriter, LogPort, MetricsSink, SpecRead, SpecStore } from './ports';
+import {
+  OWNER_TAG_KEY,
+  type ActionResult,
+  type Clock,
+  type EcsReader,
+  type EcsWriter,
+  type LogPort,
+  type MetricsSink,
+  type SpecRead,
+  type SpecStore,
+} from './ports';
 import { plan as planActions } from './planner';
-import { statusChanged } from './status';
+import { ConditionType, Reason, statusChanged } from './status';
 import {
   serviceId,
   type Action,
@@ -19,10 +38,13 @@ import {
   type Condition,
   type FieldChange,
   type ObservedCluster,
+  type ObservedService,
   type ObservedState,
   type ServiceId,
   type ServiceKey,
+  type ServiceSpec,
   type ServiceStatus,
+  type TaskDefinition,
   type UpdateKind,
 } from './types';
 
@@ -61,10 +83,43 @@ export interface PassOptions {
   readonly shouldContinue?: () => boolean;
   /** Clusters observed at once (default 2; each observation has its own bounded concurrency). */
   readonly clusterConcurrency?: number;
+  /**
+   * Milliseconds of invocation time left (Lambda's `context.getRemainingTimeInMillis`), asked
+   * during the pass; undefined when the lease is the only deadline (CLI, local run). Bounds the
+   * observation ({@link OBSERVATION_TIME_SHARE}) and the status writes
+   * ({@link STATUS_WRITE_RESERVE_MS}).
+   */
+  readonly remainingMs?: () => number;
+  /** Status writes in flight at once (default {@link STATUS_WRITE_CONCURRENCY}). */
+  readonly statusWriteConcurrency?: number;
 }
 
 /** Seconds before the lease expires after which the pass starts no new action. */
 export const LEASE_SAFETY_SECONDS = 5;
+
+/**
+ * Share (0..1) of the pass's time, as left when the pass starts (the earlier of the action cut-off
+ * of the lease and the invocation's remaining time), that observation may spend describing task
+ * definitions and reading stopped-task reasons; the rest is kept for actions and status writes.
+ * Listing and describing the services themselves is never cut: without them nothing can be planned.
+ */
+export const OBSERVATION_TIME_SHARE = 0.55;
+
+/**
+ * No status write starts later than this many seconds before the lease expires: once the lease
+ * has expired another pass may hold it and write newer statuses, which a late write would undo.
+ */
+export const STATUS_WRITE_LEASE_MARGIN_SECONDS = 2;
+
+/**
+ * No status write starts with less than this many milliseconds of invocation time left
+ * (`remainingMs`): the metrics and the lease release come after the writes. A status not written
+ * is recomputed by the next pass (level-triggered).
+ */
+export const STATUS_WRITE_RESERVE_MS = 1_000;
+
+/** Status writes (DynamoDB UpdateItem) in flight at once, unless the caller says otherwise. */
+export const STATUS_WRITE_CONCURRENCY = 8;
 
 /** Condition type the pass adds when ECS rejected an action as invalid. */
 export const ACTION_REJECTED_CONDITION = 'ActionRejected';
@@ -98,8 +153,21 @@ export interface PassCounts {
   readonly actionsSkipped: number;
   /** UpdateService actions of kind `drift` applied. */
   readonly driftCorrections: number;
+  /** Services the reconciler owns or is creating/adopting whose lag lasted beyond its grace. */
   readonly servicesLaggingBeyondGrace: number;
   readonly statusesWritten: number;
+  /**
+   * Statuses that changed but were not written: the pass's time for writing ran out (lease or
+   * invocation deadline). The next pass recomputes them.
+   */
+  readonly statusesPending: number;
+  /**
+   * Task definitions in use that were neither cached nor described this pass because the time for
+   * observation ran out; their services' task definitions are left alone this pass
+   * (`TaskDefinitionNotDescribed`). A new container over a large fleet describes them over
+   * several passes; 0 once every live task definition is cached.
+   */
+  readonly taskDefinitionsPending: number;
 }
 
 /** What a pass did; JSON-safe (times as ISO strings). */
@@ -142,6 +210,8 @@ const ZERO_COUNTS: PassCounts = {
   driftCorrections: 0,
   servicesLaggingBeyondGrace: 0,
   statusesWritten: 0,
+  statusesPending: 0,
+  taskDefinitionsPending: 0,
 };
 
 function messageOf(err: unknown): string {
@@ -208,6 +278,7 @@ async function reconcile(
 ): Promise<PassSummary> {
   const { log, metrics } = ports;
   const errors: string[] = [];
+  const deadlines = passDeadlines(options, ports.clock, now);
 
   // 1. Desired state.
   const read: SpecRead = await ports.specs.readAll();
@@ -225,18 +296,40 @@ async function reconcile(
     namesByCluster.set(s.key.cluster, names);
   }
   const clusterNames = [...namesByCluster.keys()].sort();
-  const observedClusters = await mapLimit(clusterNames, options.clusterConcurrency ?? 2, (c) =>
-    ports.reader.observeCluster(c, [...(namesByCluster.get(c) ?? [])].sort()),
+  // Task definitions are described while the clusters are still being read (ECS throttles the two
+  // in separate categories), most useful first, until the observation's share of the time is spent;
+  // the reader caches each description as it arrives, so the next passes go on from there.
+  const specs = validSpecsById(read);
+  const queue = new DescribeQueue();
+  // Before anything is observed: the task definitions services at rest ran last pass, most likely
+  // still theirs. Describing them from the first second uses the whole observation window, however
+  // late ECS lists these services.
+  queue.addExpected(expectedTaskDefinitions(specs, read.statuses));
+  const observedClusters = await describingWhile(ports.reader, queue, deadlines, () =>
+    mapLimit(clusterNames, options.clusterConcurrency ?? 2, async (c) => {
+      const toCompare = (services: ObservedService[]) => {
+        const { first, later } = taskDefinitionsToCompare(specs, read.statuses, c, services, options.plan.ownerId);
+        queue.add(first, later);
+      };
+      const oc = await ports.reader.observeCluster(c, [...(namesByCluster.get(c) ?? [])].sort(), {
+        shouldContinue: deadlines.observing,
+        onServices: toCompare,
+      });
+      // Again with the whole cluster (the queue skips what it has): a reader need not call onServices.
+      toCompare(Object.values(oc.services));
+      return oc;
+    }),
   );
-  const observed: ObservedState = { clusters: {}, taskDefinitions: {} };
+  const observed: ObservedState = { clusters: {}, taskDefinitions: queue.described };
   for (const oc of observedClusters) {
     observed.clusters[oc.cluster] = oc;
     if (!oc.complete) errors.push(`cluster ${oc.cluster}: ${oc.error ?? 'incomplete observation'}`);
+    for (const w of oc.warnings ?? []) errors.push(`cluster ${oc.cluster}: ${w}`);
   }
-  const arnsInUse = taskDefinitionArnsInUse(read, observedClusters);
-  observed.taskDefinitions = await ports.reader.describeTaskDefinitions(arnsInUse);
-  for (const arn of arnsInUse) {
-    if (!observed.taskDefinitions[arn]) errors.push(`task definition ${arn}: could not be described`);
+  const pending = queue.inUse.filter((arn) => queue.deferred.has(arn) && !queue.described[arn]);
+  if (pending.length > 0) observed.taskDefinitionsPending = pending;
+  for (const arn of queue.inUse) {
+    if (!queue.described[arn] && !queue.deferred.has(arn)) errors.push(`task definition ${arn}: could not be described`);
   }
 
   // 3. Plan.
@@ -257,25 +350,43 @@ async function reconcile(
   }
   for (const r of results) logAction(log, r);
 
-  // 5. Statuses.
+  // 5. Statuses: only changed ones, a few at a time, services acted on first, and none once the
+  //    time for writing is over (the next pass recomputes what was not written).
   const statuses = options.dryRun ? { ...plan.statuses } : foldResults(plan.statuses, results, remembered, now);
   let statusesWritten = 0;
+  let statusesPending = 0;
   if (!options.dryRun) {
+    const pendingArns = new Set(pending);
+    const acted = new Set(results.filter((r) => r.ok || r.errorClass !== 'skipped').map((r) => serviceId(r.action)));
     const itemIds = new Map<ServiceId, ServiceKey>();
     for (const s of read.specs) if (s.key) itemIds.set(serviceId(s.key), s.key);
+    const writes: { id: ServiceId; key: ServiceKey; status: ServiceStatus }[] = [];
     for (const [id, key] of itemIds) {
       const next = statuses[id];
-      if (!next || !statusChanged(remembered[id], next)) continue;
+      if (next && worthWriting(remembered[id], next, pendingArns)) writes.push({ id, key, status: next });
+    }
+    // Stable sort: the memory of what was just done (lastAppliedSpecHash, lastAction) goes first.
+    writes.sort((a, b) => Number(acted.has(b.id)) - Number(acted.has(a.id)));
+    await mapLimit(writes, Math.max(1, options.statusWriteConcurrency ?? STATUS_WRITE_CONCURRENCY), async ({ id, key, status }) => {
+      if (!deadlines.mayWriteStatus()) {
+        statusesPending += 1;
+        return;
+      }
       try {
-        if (await ports.specs.writeStatus(key, next)) statusesWritten += 1;
+        if (await ports.specs.writeStatus(key, status)) statusesWritten += 1;
       } catch (err) {
         if (isBug(err)) throw err;
         errors.push(`status ${id}: ${messageOf(err)}`);
       }
-    }
+    });
   }
 
   // 6. Counts, metrics, summary.
+  const lagCounted = (id: ServiceId, status: ServiceStatus): boolean => {
+    const key = keyOf(id);
+    if (!key) return false;
+    return countsLag(status, observed.clusters[key.cluster]?.services[key.service], specs.get(id)?.spec, options.plan.ownerId);
+  };
   const actions: PassAction[] = options.dryRun ? plan.actions.map((a) => passAction(a, undefined)) : results.map((r) => passAction(r.action, r));
   const counts: PassCounts = {
     specs: read.specs.length,
@@ -285,8 +396,10 @@ async function reconcile(
     actionsFailed: results.filter((r) => !r.ok && r.errorClass !== 'skipped').length,
     actionsSkipped: results.filter((r) => !r.ok && r.errorClass === 'skipped').length,
     driftCorrections: results.filter((r) => r.ok && isDriftCorrection(r.action, remembered)).length,
-    servicesLaggingBeyondGrace: Object.values(statuses).filter((s) => s.lagBeyondGrace).length,
+    servicesLaggingBeyondGrace: Object.entries(statuses).filter(([id, s]) => s.lagBeyondGrace && lagCounted(id, s)).length,
     statusesWritten,
+    statusesPending,
+    taskDefinitionsPending: pending.length,
   };
   const clusters: Record<string, boolean> = {};
   for (const oc of observedClusters) clusters[oc.cluster] = oc.complete;
@@ -294,9 +407,7 @@ async function reconcile(
 
   for (const [id, status] of Object.entries(statuses)) {
     const key = keyOf(id);
-    if (key && emitsLag(status, observed.clusters[key.cluster], key)) {
-      metrics.serviceLag(key, Math.max(0, status.desiredCount - status.runningCount));
-    }
+    if (key && lagCounted(id, status)) metrics.serviceLag(key, Math.max(0, status.desiredCount - status.runningCount));
   }
   const durationMs = elapsed();
   if (read.complete) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
@@ -331,6 +442,49 @@ async function reconcile(
   return summary;
 }
 
+/** The pass's deadlines, from its lease and (when known) the invocation's remaining time. */
+interface PassDeadlines {
+  /** True while observation may go on with best-effort reads (task definitions, stopped tasks). */
+  readonly observing: () => boolean;
+  /** True while a status write may start. */
+  readonly mayWriteStatus: () => boolean;
+}
+
+/**
+ * Deadlines of a pass whose lease was taken at `leaseTakenAt` (pass clock). The time of the pass
+ * is what is left before the earlier of the lease's action cut-off ({@link LEASE_SAFETY_SECONDS}
+ * before expiry) and the end of the invocation; observation may spend
+ * {@link OBSERVATION_TIME_SHARE} of it as measured at the start. Status writes stop
+ * {@link STATUS_WRITE_LEASE_MARGIN_SECONDS} before the lease expires and
+ * {@link STATUS_WRITE_RESERVE_MS} before the invocation ends.
+ */
+function passDeadlines(options: PassOptions, clock: Clock, leaseTakenAt: Date): PassDeadlines {
+  const leaseExpiresMs = leaseTakenAt.getTime() + options.leaseTtlSeconds * 1000;
+  const remaining = options.remainingMs;
+  const timeLeftMs = () =>
+    Math.min(leaseExpiresMs - LEASE_SAFETY_SECONDS * 1000 - clock.now().getTime(), remaining ? remaining() : Number.POSITIVE_INFINITY);
+  const observeUntilLeftMs = timeLeftMs() * (1 - OBSERVATION_TIME_SHARE);
+  return {
+    observing: () => timeLeftMs() > observeUntilLeftMs,
+    mayWriteStatus: () =>
+      clock.now().getTime() < leaseExpiresMs - STATUS_WRITE_LEASE_MARGIN_SECONDS * 1000 &&
+      (!remaining || remaining() > STATUS_WRITE_RESERVE_MS),
+  };
+}
+
+/**
+ * Whether a status is worth a DynamoDB write: it changed (`statusChanged`), and not only by the
+ * `TaskDefinitionNotDescribed` condition of a task definition this pass deferred for lack of time.
+ * A new container describes a large fleet over several passes; without this rule every service
+ * not yet described would be written twice (condition added, then removed) for nothing.
+ */
+function worthWriting(prev: ServiceStatus | undefined, next: ServiceStatus, pendingArns: ReadonlySet<string>): boolean {
+  if (!statusChanged(prev, next)) return false;
+  if (!prev || next.taskDefinitionArn === undefined || !pendingArns.has(next.taskDefinitionArn)) return true;
+  const conditions = next.conditions.filter((c) => !(c.type === ConditionType.Incomplete && c.reason === Reason.TaskDefinitionNotDescribed));
+  return statusChanged(prev, { ...next, conditions });
+}
+
 /** The caller's `shouldContinue`, and (unless dry run) "the lease has not nearly expired". */
 function leaseAwareContinue(options: PassOptions, ports: PassPorts, leaseTakenAt: Date): () => boolean {
   const caller = options.shouldContinue ?? (() => true);
@@ -345,36 +499,252 @@ function keyOf(id: ServiceId): ServiceKey | undefined {
   return { cluster: id.slice(0, slash), service: id.slice(slash + 1) };
 }
 
+/** A valid spec and its hash. */
+interface ValidSpec {
+  readonly spec: ServiceSpec;
+  readonly hash: string;
+}
+
+/** Valid specs by service id (an invalid item for the same key wins, as in the planner). */
+function validSpecsById(read: SpecRead): Map<ServiceId, ValidSpec> {
+  const out = new Map<ServiceId, ValidSpec>();
+  const invalid = new Set<ServiceId>();
+  for (const s of read.specs) {
+    if (!s.key) continue;
+    const id = serviceId(s.key);
+    if (!s.ok) invalid.add(id);
+    else out.set(id, { spec: s.spec, hash: s.hash });
+  }
+  for (const id of invalid) out.delete(id);
+  return out;
+}
+
+function isOwnedBy(svc: ObservedService, ownerId: string): boolean {
+  return svc.tags[OWNER_TAG_KEY] === ownerId;
+}
+
 /**
- * TaskLag is emitted for services that exist in ECS (ACTIVE) and for those being created, never
- * for deleted or deleting ones: a series per service that matters, not per item ever seen
- * (each series is billed, ECS-FACTS §10).
+ * Whether a service's lag counts: `TaskLag` is emitted and `ServicesLaggingBeyondGrace` counted
+ * only for services the reconciler is responsible for (each series is billed and each one is a
+ * contributor of the lag alarm, ECS-FACTS §10):
+ * - a live ACTIVE service carrying our owner tag, whatever its phase (an `Invalid` spec or a
+ *   `Blocked` allow-list does not make its missing tasks anyone else's problem), or one its spec
+ *   adopts (`adopt: true`, being tagged);
+ * - a service being created: no live service (or an INACTIVE one, which counts as absent), phase
+ *   neither `Invalid` nor `Blocked`, desiredCount above 0.
+ * Never a service of someone else (`Blocked` / `NotOwned`, or `Invalid` over an unowned service),
+ * a DRAINING one, nor a deleted or deleting one.
  */
-function emitsLag(status: ServiceStatus, cluster: ObservedCluster | undefined, key: ServiceKey): boolean {
+function countsLag(status: ServiceStatus, live: ObservedService | undefined, spec: ServiceSpec | undefined, ownerId: string): boolean {
   if (status.phase === 'Deleted' || status.phase === 'Deleting') return false;
-  const live = cluster?.services[key.service];
-  if (live) return live.status === 'ACTIVE';
+  if (live && live.status !== 'INACTIVE') {
+    if (live.status !== 'ACTIVE') return false;
+    return isOwnedBy(live, ownerId) || (spec !== undefined && spec.state === 'present' && spec.adopt);
+  }
   return status.phase !== 'Invalid' && status.phase !== 'Blocked' && status.desiredCount > 0;
 }
 
 /**
- * Task definition ARNs of the live services the specs name and of their PRIMARY / ACTIVE
- * deployments (their content is compared; cached by the reader, so a steady pass asks none).
+ * Whether the remembered status shows a service at rest with its current spec: Converged, the spec
+ * hash applied, ECS running the task definition seen last time, one deployment. Comparing its task
+ * definition again can only confirm that; the others may need a rollout, a drift correction or a
+ * failed-rollout check, so their task definitions are described first.
  */
-function taskDefinitionArnsInUse(read: SpecRead, clusters: ObservedCluster[]): string[] {
-  const named = new Set(read.specs.filter((s) => s.key).map((s) => serviceId(s.key as ServiceKey)));
-  const arns = new Set<string>();
-  for (const c of clusters) {
-    for (const s of Object.values(c.services)) {
-      if (s.status === 'INACTIVE' || !named.has(serviceId({ cluster: c.cluster, service: s.serviceName }))) continue;
-      if (s.taskDefinition) arns.add(s.taskDefinition);
-      // The planner tells a failed or rolled-back rollout by the deployments' task definitions.
-      for (const d of s.deployments) {
-        if ((d.status === 'PRIMARY' || d.status === 'ACTIVE') && d.taskDefinition) arns.add(d.taskDefinition);
-      }
+function isAtRest(live: ObservedService, rem: ServiceStatus | undefined, hash: string): boolean {
+  return (
+    rem !== undefined &&
+    rem.phase === 'Converged' &&
+    rem.specHash === hash &&
+    rem.lastAppliedSpecHash === hash &&
+    rem.taskDefinitionArn === live.taskDefinition &&
+    live.deployments.length <= 1
+  );
+}
+
+/**
+ * Task definition ARNs of observed services of one cluster that the planner compares, in two
+ * groups: `first`, those of services whose spec changed, whose live task definition changed, or
+ * that are not at rest ({@link isAtRest}); `later`, the rest; in service order within each. A
+ * service seen twice (DRAINING or INACTIVE next to its ACTIVE successor) counts once. Only live ACTIVE
+ * services of valid `present` specs that we own or adopt need them (the planner compares nothing
+ * for others), with the task definitions of their PRIMARY and ACTIVE deployments (a failed or
+ * rolled-back rollout is told by them). Cached ARNs cost nothing: the reader describes only the
+ * others.
+ */
+function taskDefinitionsToCompare(
+  specs: Map<ServiceId, ValidSpec>,
+  remembered: Record<ServiceId, ServiceStatus>,
+  cluster: string,
+  services: ObservedService[],
+  ownerId: string,
+): { first: string[]; later: string[] } {
+  const first: string[] = [];
+  const later: string[] = [];
+  for (const live of [...services].sort((a, b) => (a.serviceName < b.serviceName ? -1 : a.serviceName > b.serviceName ? 1 : 0))) {
+    const id = serviceId({ cluster, service: live.serviceName });
+    const valid = specs.get(id);
+    if (!valid || valid.spec.state !== 'present' || live.status !== 'ACTIVE') continue;
+    if (!isOwnedBy(live, ownerId) && !valid.spec.adopt) continue;
+    const group = isAtRest(live, remembered[id], valid.hash) ? later : first;
+    if (live.taskDefinition) group.push(live.taskDefinition);
+    for (const d of live.deployments) {
+      if ((d.status === 'PRIMARY' || d.status === 'ACTIVE') && d.taskDefinition) group.push(d.taskDefinition);
     }
   }
-  return [...arns].sort();
+  return { first, later };
+}
+
+/**
+ * Task definition ARNs that services at rest ({@link isAtRest} as far as memory tells: Converged,
+ * with the current spec hash applied) ran at the last observation, in service order.
+ */
+function expectedTaskDefinitions(specs: Map<ServiceId, ValidSpec>, remembered: Record<ServiceId, ServiceStatus>): string[] {
+  const out: string[] = [];
+  for (const id of [...specs.keys()].sort()) {
+    const { spec, hash } = specs.get(id) as ValidSpec;
+    const rem = remembered[id];
+    if (spec.state !== 'present' || !rem?.taskDefinitionArn) continue;
+    if (rem.phase === 'Converged' && rem.specHash === hash && rem.lastAppliedSpecHash === hash) out.push(rem.taskDefinitionArn);
+  }
+  return out;
+}
+
+/** Task definitions the pass describes at once (one DescribeTaskDefinition each). */
+export const TASK_DEFINITION_DESCRIBE_CONCURRENCY = 4;
+
+/**
+ * The pass's queue of task definitions to describe: ARNs arrive per cluster as each observation
+ * completes; the `first` group of every cluster is taken before any `later` one still waiting.
+ * Records what was described, what was deferred for lack of time, and every ARN seen.
+ */
+class DescribeQueue {
+  /** Every ARN added from observed services, once, in the order added. */
+  readonly inUse: string[] = [];
+  readonly described: Record<string, TaskDefinition> = {};
+  /** ARNs not described because the time for observation was over. */
+  readonly deferred = new Set<string>();
+  private readonly used = new Set<string>();
+  private readonly queued = new Set<string>();
+  private readonly queuedFirst = new Set<string>();
+  private readonly taken = new Set<string>();
+  private readonly first: string[] = [];
+  private readonly later: string[] = [];
+  private nextFirst = 0;
+  private nextLater = 0;
+  private closed = false;
+  private wake: (() => void) | undefined;
+  private changed: Promise<void> | undefined;
+
+  /**
+   * ARNs of observed services: `first` before any `later` still waiting (an ARN waiting in the
+   * later group, e.g. expected from memory, moves up when it comes again as `first`).
+   */
+  add(first: string[], later: string[]): void {
+    for (const arn of [...first, ...later]) {
+      if (this.used.has(arn)) continue;
+      this.used.add(arn);
+      this.inUse.push(arn);
+    }
+    for (const arn of first) {
+      if (this.taken.has(arn) || this.queuedFirst.has(arn)) continue;
+      this.queued.add(arn);
+      this.queuedFirst.add(arn);
+      this.first.push(arn);
+    }
+    this.addLater(later);
+  }
+
+  /** ARNs expected to be in use (from memory), behind everything observed; not counted as in use. */
+  addExpected(arns: string[]): void {
+    this.addLater(arns);
+  }
+
+  private addLater(arns: string[]): void {
+    for (const arn of arns) {
+      if (this.queued.has(arn)) continue;
+      this.queued.add(arn);
+      this.later.push(arn);
+    }
+    this.notify();
+  }
+
+  /** The next ARN to describe; undefined when none is waiting (then {@link waitForMore}). */
+  take(): string | undefined {
+    while (this.nextFirst < this.first.length) {
+      const arn = this.first[this.nextFirst++];
+      if (this.takeOnce(arn)) return arn;
+    }
+    while (this.nextLater < this.later.length) {
+      const arn = this.later[this.nextLater++];
+      if (this.takeOnce(arn)) return arn;
+    }
+    return undefined;
+  }
+
+  private takeOnce(arn: string): boolean {
+    if (this.taken.has(arn)) return false;
+    this.taken.add(arn);
+    return true;
+  }
+
+  /** No more ARNs will come. */
+  close(): void {
+    this.closed = true;
+    this.notify();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Resolves when ARNs were added or the queue was closed. */
+  waitForMore(): Promise<void> {
+    this.changed ??= new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+    return this.changed;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.changed = undefined;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+/**
+ * Runs `observe` (which fills `queue`) while {@link TASK_DEFINITION_DESCRIBE_CONCURRENCY} workers
+ * describe what the queue holds through `reader` (cached ARNs cost no call). Past the observation
+ * deadline an ARN is deferred instead of described.
+ * @returns what `observe` returns, once it and the describing are both done.
+ */
+async function describingWhile<T>(reader: EcsReader, queue: DescribeQueue, deadlines: PassDeadlines, observe: () => Promise<T>): Promise<T> {
+  const shouldDescribe = (arn: string): boolean => {
+    if (deadlines.observing()) return true;
+    queue.deferred.add(arn);
+    return false;
+  };
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const arn = queue.take();
+      if (arn === undefined) {
+        if (queue.isClosed) return;
+        await queue.waitForMore();
+        continue;
+      }
+      Object.assign(queue.described, await reader.describeTaskDefinitions([arn], { shouldDescribe }));
+    }
+  };
+  const workers = Promise.all(Array.from({ length: TASK_DEFINITION_DESCRIBE_CONCURRENCY }, worker));
+  // Only a programming error rejects; it is rethrown below, not left unhandled meanwhile.
+  workers.catch(() => undefined);
+  try {
+    return await observe();
+  } finally {
+    queue.close();
+    await workers;
+  }
 }
 
 function isDriftCorrection(action: Action, remembered: Record<ServiceId, ServiceStatus>): boolean {
@@ -427,7 +797,11 @@ function summarize(action: Action): string {
 
 /**
  * Statuses after applying: `lastAction` (type, time, summary, error) for every service with an
- * action; for a service whose create or rollout failed or was skipped, `lastAppliedSpecHash`,
+ * action that was started (applied or failed); an action skipped (not started: out of time, or
+ * after a failed registration or adoption, which is then the `lastAction`) is not an action, so a
+ * service whose actions were all skipped keeps its remembered `lastAction` and its status does not
+ * change from one pass to the next while it waits (no status write). For a service whose create
+ * or rollout failed or was skipped, `lastAppliedSpecHash`,
  * `appliedDeploymentId`, `appliedRolloutState` and `rolloutFromTaskDefinitionArn` go back to the
  * remembered values (the planner set them for the hash it planned), so the next pass applies the
  * spec again; an `invalid` error adds the {@link ACTION_REJECTED_CONDITION} condition with ECS's
@@ -449,17 +823,20 @@ export function foldResults(
   for (const [id, rs] of byService) {
     const status = out[id];
     if (!status) continue;
-    const failed = rs.find((r) => !r.ok);
-    const last = failed ?? rs[rs.length - 1];
-    let next: ServiceStatus = {
-      ...status,
-      lastAction: {
-        type: last.action.type,
-        at,
-        summary: summarize(last.action),
-        ...(!last.ok ? { error: `${last.errorClass}: ${last.message}` } : {}),
-      },
-    };
+    const started = rs.filter((r) => r.ok || r.errorClass !== 'skipped');
+    const failed = started.find((r) => !r.ok);
+    const last = failed ?? started[started.length - 1];
+    let next: ServiceStatus = !last
+      ? status
+      : {
+          ...status,
+          lastAction: {
+            type: last.action.type,
+            at,
+            summary: summarize(last.action),
+            ...(!last.ok ? { error: `${last.errorClass}: ${last.message}` } : {}),
+          },
+        };
     const failedApply = rs.some((r) => !r.ok && r.action.specHash !== undefined && r.action.type !== 'DeleteService');
     if (failedApply) {
       const prev = remembered[id];

@@ -251,11 +251,13 @@ class Planner {
   private readonly options: PlanOptions;
   private readonly now: Date;
   private readonly observed: ObservedState;
+  private readonly pendingTaskDefinitions: ReadonlySet<string>;
 
   constructor(private readonly input: PlanInput) {
     this.options = input.options;
     this.now = input.now;
     this.observed = input.observed;
+    this.pendingTaskDefinitions = new Set(input.observed.taskDefinitionsPending ?? []);
   }
 
   run(): Plan {
@@ -672,7 +674,9 @@ class Planner {
       ? undefined
       : {
           reason: Reason.TaskDefinitionNotDescribed,
-          message: `task definition ${svc.taskDefinition} could not be described; it is left alone this pass`,
+          message: this.pendingTaskDefinitions.has(svc.taskDefinition)
+            ? `task definition ${svc.taskDefinition} is not described yet (this pass ran out of time to observe; a later pass compares it); it is left alone this pass`
+            : `task definition ${svc.taskDefinition} could not be described; it is left alone this pass`,
         };
 
     const actions: Action[] = [];

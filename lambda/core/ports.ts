@@ -5,6 +5,7 @@
 import type {
   Action,
   ObservedCluster,
+  ObservedService,
   ServiceId,
   ServiceKey,
   ServiceStatus,
@@ -53,14 +54,42 @@ export type LeaseResult =
   | { readonly acquired: true }
   | { readonly acquired: false; readonly holder: string; readonly expiresAt: Date };
 
+/** Options of {@link EcsReader.observeCluster}. */
+export interface ObserveClusterOptions {
+  /**
+   * Asked before each best-effort read (the stopped-task reasons of one lagging service); false
+   * leaves that service's `stoppedTasks` undefined. Listing and describing services is never cut.
+   */
+  readonly shouldContinue?: () => boolean;
+  /**
+   * Called with the services of each DescribeServices answer as it arrives, before the cluster is
+   * read to the end, so that the caller can start on them (the pass describes their task
+   * definitions meanwhile). The same objects end up in the result. Optional for a reader to call.
+   */
+  readonly onServices?: (services: ObservedService[]) => void;
+}
+
+/** Options of {@link EcsReader.describeTaskDefinitions}. */
+export interface DescribeTaskDefinitionsOptions {
+  /**
+   * Asked just before an ARN that is not cached is described (ARNs are described in the order
+   * given); false leaves it out of the result, so the caller knows which ones it deferred.
+   */
+  readonly shouldDescribe?: (arn: string) => boolean;
+}
+
 export interface EcsReader {
   /**
    * Observes one cluster: every listed service plus `extraServiceNames` (services named by specs
-   * but possibly DRAINING, hence unlisted). Never throws: failures give `complete: false`.
+   * but possibly DRAINING, hence unlisted). Never throws: failures give `complete: false`; failed
+   * best-effort reads (stopped tasks) are in `warnings`.
    */
-  observeCluster(cluster: string, extraServiceNames: string[]): Promise<ObservedCluster>;
-  /** Described task definitions by ARN, cached for the life of the process (immutable). */
-  describeTaskDefinitions(arns: string[]): Promise<Record<string, TaskDefinition>>;
+  observeCluster(cluster: string, extraServiceNames: string[], options?: ObserveClusterOptions): Promise<ObservedCluster>;
+  /**
+   * Described task definitions by ARN, cached for the life of the process (immutable), each as
+   * soon as it arrives. Failed and deferred ARNs are left out of the result.
+   */
+  describeTaskDefinitions(arns: string[], options?: DescribeTaskDefinitionsOptions): Promise<Record<string, TaskDefinition>>;
   /** Latest ACTIVE revision of a family, or undefined. */
   latestActiveTaskDefinition(family: string): Promise<TaskDefinition | undefined>;
 }

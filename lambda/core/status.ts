@@ -56,7 +56,10 @@ export const Reason = {
   ObservationIncomplete: 'ObservationIncomplete',
   /** The spec table could not be read completely this pass: no deletes. */
   SpecsIncomplete: 'SpecsIncomplete',
-  /** The live task definition could not be described; it is left alone this pass. */
+  /**
+   * The live task definition could not be described, or not yet (a new container describes a
+   * large fleet over several passes); it is left alone this pass.
+   */
   TaskDefinitionNotDescribed: 'TaskDefinitionNotDescribed',
   /** `maxDeletesPerPass` reached; this delete waits for the next pass. */
   DeleteLimitReached: 'DeleteLimitReached',

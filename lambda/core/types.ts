@@ -290,6 +290,12 @@ export interface ObservedCluster {
   complete: boolean;
   /** Why the read is partial, when it is. */
   error?: string;
+  /**
+   * Best-effort reads that failed without making the observation partial (stopped-task reasons
+   * of a lagging service: that service's `stoppedTasks` is then undefined). The pass reports them
+   * in its summary's `errors`.
+   */
+  warnings?: string[];
   /** False when the cluster does not exist (ClusterNotFoundException). */
   exists: boolean;
   /** By service name; includes DRAINING services named by specs. */
@@ -300,6 +306,11 @@ export interface ObservedState {
   clusters: Record<string, ObservedCluster>;
   /** Described task definitions by ARN (revisions are immutable). */
   taskDefinitions: Record<string, TaskDefinition>;
+  /**
+   * Task definition ARNs in use that this pass did not describe because its time for observation
+   * ran out (not a failure: a later pass describes them). Absent means none.
+   */
+  taskDefinitionsPending?: string[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -153,6 +153,8 @@ describe('ECS adapters against moto', () => {
     const actuator = new EcsActuator(ecs, reader);
     await actuator.apply([registerAction('web'), createAction('web', 2), registerAction('api'), createAction('api', 1)], () => true);
     calls.reset();
+    // A new container: the revisions just registered are cached by the one that registered them.
+    clearTaskDefinitionCache();
 
     // Act
     const observed = await reader.observeCluster('apps', ['web', 'ghost']);
