@@ -548,6 +548,22 @@ describe('state: absent', () => {
   });
 
   it.each([
+    { case: 'delete planned', live: {}, reason: /DeleteService planned: the spec says state: absent/ },
+    { case: 'DRAINING', live: { status: 'DRAINING' }, reason: /DRAINING/ },
+    { case: 'INACTIVE', live: { status: 'INACTIVE' }, reason: /INACTIVE/ },
+  ])('the reason while deleting ($case) is the deletion, not the newest ECS event', ({ live, reason }) => {
+    // Prepare: the newest event is about tasks starting, which says nothing about the deletion.
+    const events = [{ id: 'e1', createdAt: new Date(NOW.getTime() - 1000), message: '(service web) has started 3 tasks: (task abc).' }];
+    const services = [anObservedService({ ...(live as Partial<ObservedService>), events })];
+    const input = aPlanInput({ specs: [aSpec({ state: 'absent' })], observed: anObservedState([anObservedCluster(CLUSTER, services)]) });
+    // Act
+    const p = plan(input);
+    // Assess
+    expect(p.statuses[ID].reason).toMatch(reason);
+    expect(p.statuses[ID].reason).not.toMatch(/has started/);
+  });
+
+  it.each([
     { case: 'spec read incomplete', specsComplete: false, complete: true },
     { case: 'cluster read incomplete', specsComplete: true, complete: false },
   ])('no delete when the $case', ({ specsComplete, complete }) => {

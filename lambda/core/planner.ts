@@ -338,7 +338,10 @@ class Planner {
   private status(a: StatusArgs): ServiceStatus {
     const rem = this.remembered(a.id);
     const lag = a.lag ?? computeLag(a.desiredCount, a.runningCount, rem, this.now, a.graceSeconds);
-    const live = bestReason(a.service);
+    // While a service is being deleted, its newest ECS event ("has started 3 tasks", "deployment
+    // completed") explains nothing: the deletion itself is the reason.
+    const deleting = a.phase === 'Deleting' || a.phase === 'Deleted' ? a.conditions.ready.message : undefined;
+    const live = deleting ?? bestReason(a.service);
     // Stopped tasks vanish after about an hour: while the lag lasts, keep the last reason known.
     const reason = live ?? (lag.laggingSince ? rem?.reason : undefined);
     const current = a.service && !isGone(a.service) ? a.service : undefined;
