@@ -8,6 +8,7 @@
  * (a bug), 0 otherwise; `Throttles` is always 0 (no Lambda service to throttle a local pass).
  */
 import {
+  alarmDefinitions,
   datapointsFromSamples,
   evaluateAlarm,
   evaluateContributors,
@@ -46,6 +47,24 @@ interface Recorded {
 /** Key of a state: the alarm id, plus ` cluster/service` for a contributor. */
 export function stateKey(alarm: AlarmId, contributor?: string): string {
   return contributor ? `${alarm} ${contributor}` : alarm;
+}
+
+/**
+ * How the local run names an alarm state, so that a Metrics Insights alarm as a whole is not taken
+ * for one of its contributors (ECS-FACTS §10: each series the query returns is a contributor):
+ * `ServiceLagBeyondGrace [shop/ledger]` for a contributor, `ServiceLagBeyondGrace (any service)`
+ * for the Metrics Insights alarm itself, the bare id for any other alarm.
+ */
+export function alarmLabel(alarm: AlarmId, contributor?: string): string {
+  if (contributor) return `${alarm} [${contributor}]`;
+  const kind = alarmDefinitions().find((d) => d.id === alarm)?.source.kind;
+  return kind === 'metricsInsights' ? `${alarm} (any service)` : alarm;
+}
+
+/** {@link alarmLabel} of a {@link stateKey} (`ServiceLagBeyondGrace shop/ledger`). */
+export function stateKeyLabel(key: string): string {
+  const space = key.indexOf(' ');
+  return space < 0 ? alarmLabel(key as AlarmId) : alarmLabel(key.slice(0, space) as AlarmId, key.slice(space + 1));
 }
 
 /**

@@ -20,7 +20,7 @@ import { alarmDefinitions } from '../lambda/core/alarms';
 import type { PassAction, PassSummary } from '../lambda/core/pass';
 import { parseSpecItem, specToItem } from '../lambda/core/spec';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceSpec, type ServiceStatus } from '../lambda/core/types';
-import { LocalAlarms } from './alarms';
+import { alarmLabel, LocalAlarms, stateKeyLabel } from './alarms';
 import {
   checkExpectations,
   convergenceTimes,
@@ -64,6 +64,11 @@ export interface LocalRunOptions {
   readonly seed?: number;
   readonly ecsPort?: number;
   readonly dynamodbPort?: number;
+  /**
+   * ECS clusters to create besides the specs' own (empty, and managed by the reconciler), e.g.
+   * `prod` for `ecsr apply -f examples/web.yaml` against a `--forever` run.
+   */
+  readonly extraClusters?: readonly string[];
   /**
    * Environment the reconciler's variables are read from (PRUNE, DEFAULT_LAG_GRACE_SECONDS,
    * OWNER_ID, ...), as the Lambda reads its own; SPECS_TABLE and AWS_REGION are the local ones.
@@ -118,7 +123,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   const speed = opts.speed ?? DEFAULT_SPEED;
   // Passes at hh:mm:30: each pass's metrics fall in the middle of a one-minute alarm period.
   const startTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
-  const clusters = [...new Set(opts.specs.map((s) => s.spec.cluster))].sort();
+  const clusters = [...new Set([...opts.specs.map((s) => s.spec.cluster), ...(opts.extraClusters ?? [])])].sort();
   const stack = await startLocalStack({
     clusters,
     seed: opts.seed ?? 1,
@@ -185,11 +190,11 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       });
       const alarmsInAlarm = Object.entries(alarms.allStates())
         .filter(([k, s]) => s === 'ALARM' && !k.includes(' '))
-        .map(([k]) => k);
+        .map(([k]) => stateKeyLabel(k));
       return {
         now: sim.clock.now(),
         startedAt,
-        passes: passes.length,
+        passes: passes.length, // passes are numbered from 1: the latest pass run
         totalPasses: opts.forever ? undefined : LAST_PASS_MINUTE + 1,
         speed,
         rows,
@@ -249,12 +254,14 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       }
     };
 
+    /** `index` is the pass's minute (0-based); people read passes numbered from 1, as the header counts them. */
     const runOnePass = async (index: number) => {
+      const number = index + 1;
       const at = sim.clock.now();
       let summary: PassSummary | undefined;
       let error: string | undefined;
       try {
-        summary = await runtime.run({ holder: `ecsr-local:pass-${index}` });
+        summary = await runtime.run({ holder: `ecsr-local:pass-${number}` });
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);
       }
@@ -265,8 +272,8 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       const transitions = alarms.evaluate(sim.clock.now(), (contributor) => latest[contributor]?.reason);
       passes.push({ index, at, ...(summary ? { summary } : {}), ...(error ? { error } : {}), live: live() });
 
-      if (error) event(`pass ${index} threw: ${error}`);
-      else if (summary && summary.outcome !== 'completed') event(`pass ${index}: ${summary.outcome} ${summary.errors.join('; ')}`);
+      if (error) event(`pass ${number} threw: ${error}`);
+      else if (summary && summary.outcome !== 'completed') event(`pass ${number}: ${summary.outcome} ${summary.errors.join('; ')}`);
       for (const a of summary?.actions ?? []) event(actionText(a));
       for (const [id, st] of Object.entries(summary?.statuses ?? {})) {
         const prev = before[id]?.phase;
@@ -277,13 +284,12 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       }
       for (const t of transitions) {
         if (t.from === 'INSUFFICIENT_DATA' && t.to === 'OK') continue; // every new series starts so
-        const who = t.contributor ? ` ${t.contributor}` : '';
-        event(`ALARM STATE ${t.alarm}${who}: ${t.from} -> ${t.to}${t.value !== undefined ? ` (latest datapoint ${t.value})` : ''}${t.reason && t.to === 'ALARM' ? `: ${t.reason}` : ''}`);
+        event(`ALARM STATE ${alarmLabel(t.alarm, t.contributor)}: ${t.from} -> ${t.to}${t.value !== undefined ? ` (latest datapoint ${t.value})` : ''}${t.reason && t.to === 'ALARM' ? `: ${t.reason}` : ''}`);
       }
       const counts = summary?.counts;
       if (counts) {
         const rows = model().rows.map((r) => `${r.id} ${r.running ?? '-'}/${r.desired ?? '-'} ${r.phase}`).join(', ');
-        event(`pass ${index}: ${counts.actionsApplied} applied, ${counts.actionsFailed} failed; ${rows}`);
+        event(`pass ${number}: ${counts.actionsApplied} applied, ${counts.actionsFailed} failed; ${rows}`);
       }
       opts.view.frame(model());
     };

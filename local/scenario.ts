@@ -57,7 +57,7 @@ export interface LiveService {
 }
 
 export interface PassRecord {
-  /** 0-based. */
+  /** 0-based (the pass's minute); shown to people as pass `index + 1`. */
   readonly index: number;
   /** Simulated time of the pass. */
   readonly at: Date;
@@ -229,7 +229,7 @@ export const EXPECTATIONS: readonly Expectation[] = [
     check: (run) => {
       const bad = run.passes.filter((p) => p.summary?.outcome !== 'completed');
       if (run.passes.length === 0) return notOk('no pass ran');
-      if (bad.length > 0) return notOk(`pass ${bad[0].index} ${bad[0].error ?? bad[0].summary?.outcome}`);
+      if (bad.length > 0) return notOk(`pass ${bad[0].index + 1} ${bad[0].error ?? bad[0].summary?.outcome}`);
       return ok(`${run.passes.length} passes completed`);
     },
   },

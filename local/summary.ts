@@ -1,10 +1,12 @@
 /**
  * The summary `ecsr local` prints when it ends: the expectations and whether each held, per
  * service its final phase, the actions taken and the time to converge (simulated seconds), the
- * alarms raised, and the ECS API calls by action as the simulator counted them.
+ * alarms raised, and the ECS API calls by action as the simulator counted them, with the errors
+ * the reconciler expects told apart from the others.
  */
 import Table from 'cli-table3';
-import type { CallCount } from './sim';
+import { alarmLabel, stateKeyLabel } from './alarms';
+import type { CallCount, CallRecord } from './sim';
 import { timestamp } from './view';
 import type { Convergence, ExpectationResult, RunRecord } from './scenario';
 
@@ -42,6 +44,37 @@ export function finalPhases(run: RunRecord): Record<string, string> {
     if (!live || live.status === 'INACTIVE') out[id] = 'Deleted';
   }
   return out;
+}
+
+/** Whether a DescribeTaskDefinition argument is a bare family (not `family:revision`, not an ARN). */
+function isFamily(taskDefinition: unknown): taskDefinition is string {
+  return typeof taskDefinition === 'string' && taskDefinition !== '' && !taskDefinition.includes(':');
+}
+
+/**
+ * The calls that answered an error the reconciler expects: a DescribeTaskDefinition of a bare
+ * family answered `ClientException` before any RegisterTaskDefinition of that family succeeded.
+ * Before a family's first registration the actuator asks ECS for its latest ACTIVE revision (to
+ * reuse an equal one instead of piling up revisions), and ECS answers ClientException ("Unable to
+ * describe task definition.") for a family it does not know (Amazon ECS API reference,
+ * DescribeTaskDefinition).
+ * @param calls the simulator's call log, in arrival order.
+ */
+export function expectedErrors(calls: readonly CallRecord[]): CallRecord[] {
+  const registered = new Set<string>();
+  const out: CallRecord[] = [];
+  for (const c of [...calls].sort((a, b) => a.seq - b.seq)) {
+    if (c.action === 'RegisterTaskDefinition' && c.outcome === 'ok' && typeof c.request.family === 'string') registered.add(c.request.family);
+    const td = c.request.taskDefinition;
+    if (c.action === 'DescribeTaskDefinition' && c.outcome === 'ClientException' && isFamily(td) && !registered.has(td)) out.push(c);
+  }
+  return out;
+}
+
+/** `4 (expected)`, `5 (4 expected)` or `0`: an ERRORS cell. */
+function errorsCell(errors: number, expected: number): string {
+  if (expected === 0) return String(errors);
+  return expected === errors ? `${errors} (expected)` : `${errors} (${expected} expected)`;
 }
 
 /**
@@ -85,25 +118,36 @@ export function renderSummary(
   const raised = run.alarms.filter((a) => a.to === 'ALARM');
   if (raised.length === 0) out.push('  none');
   for (const a of raised) {
-    const who = a.contributor ? ` ${a.contributor}` : '';
     const value = a.value !== undefined ? ` (latest datapoint ${a.value})` : '';
-    out.push(`  ${timestamp(a.at, run.startedAt)}  ${a.alarm}${who} -> ALARM${value}${a.reason ? `: ${a.reason}` : ''}`);
+    out.push(`  ${timestamp(a.at, run.startedAt)}  ${alarmLabel(a.alarm, a.contributor)} -> ALARM${value}${a.reason ? `: ${a.reason}` : ''}`);
   }
-  const stillInAlarm = Object.entries(run.finalAlarmStates).filter(([, s]) => s === 'ALARM').map(([k]) => k);
+  const stillInAlarm = Object.entries(run.finalAlarmStates)
+    .filter(([, s]) => s === 'ALARM')
+    .map(([k]) => stateKeyLabel(k));
   out.push(`  in ALARM at the end: ${stillInAlarm.length > 0 ? stillInAlarm.join(', ') : 'none'}`);
 
   out.push('', 'ECS API calls (as the simulator answered them):');
   const calls = table(['ACTION', 'CALLS', 'OK', 'THROTTLED', 'ERRORS']);
   const totals = { total: 0, ok: 0, throttled: 0, errors: 0 };
+  const expected = expectedErrors(run.calls);
+  const expectedOf = (action: string) => expected.filter((c) => c.action === action).length;
   for (const [action, c] of Object.entries(callCounts).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    calls.push([action, c.total, c.ok, c.throttled, c.errors]);
+    calls.push([action, c.total, c.ok, c.throttled, errorsCell(c.errors, expectedOf(action))]);
     totals.total += c.total;
     totals.ok += c.ok;
     totals.throttled += c.throttled;
     totals.errors += c.errors;
   }
-  calls.push(['(all)', totals.total, totals.ok, totals.throttled, totals.errors]);
+  calls.push(['(all)', totals.total, totals.ok, totals.throttled, errorsCell(totals.errors, expected.length)]);
   out.push(calls.toString());
+  if (expected.length > 0) {
+    const n = expected.length;
+    out.push(
+      `  expected: ${n} DescribeTaskDefinition call${n === 1 ? '' : 's'} answered ClientException for a family not registered yet. Before a`,
+      "  family's first RegisterTaskDefinition the reconciler asks ECS for its latest ACTIVE revision (to reuse an equal one),",
+      '  and ECS answers ClientException ("Unable to describe task definition.") for a family it does not know.',
+    );
+  }
 
   if (expectations.length > 0) {
     const failed = expectations.filter((e) => !e.ok);

@@ -26,14 +26,14 @@ export interface ViewModel {
   /** Simulated time now. */
   readonly now: Date;
   readonly startedAt: Date;
-  /** Passes run so far. */
+  /** Passes run so far, which is also the number of the latest one (passes are numbered from 1, in the header and the log lines alike). */
   readonly passes: number;
   /** Passes the run will make; undefined with --forever. */
   readonly totalPasses: number | undefined;
   /** Simulated seconds per real second. */
   readonly speed: number;
   readonly rows: readonly ServiceRow[];
-  /** Alarms other than per-service ones that are in ALARM. */
+  /** Alarms in ALARM other than per-service contributors, as `alarmLabel` names them. */
   readonly alarmsInAlarm: readonly string[];
 }
 

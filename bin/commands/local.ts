@@ -1,7 +1,8 @@
 /**
  * `ecsr local` (what `npm start` runs): the reconciler on a simulated Fargate cluster, no AWS
- * account needed. See `local/run.ts` for what it does and notes/readme-cli.md for what it shows.
+ * account needed. See `local/run.ts` for what it does and the README for what it shows.
  */
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SPEED, runLocal } from '../../local/run';
@@ -23,8 +24,16 @@ interface LocalOptions {
   debug?: boolean;
 }
 
-/** The examples directory of this checkout. */
-export const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
+/** The specs `ecsr local` loads by default: the example shop (only; the scenario is about it). */
+export const SHOP_EXAMPLE = fileURLToPath(new URL('../../examples/shop.yaml', import.meta.url));
+/** The single web service of the deploy docs; `--forever` creates its (empty) cluster so it can be applied. */
+export const WEB_EXAMPLE = fileURLToPath(new URL('../../examples/web.yaml', import.meta.url));
+
+/** A path as a person would type it from the current directory (`examples/shop.yaml`). */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel !== '' && !rel.startsWith('..') ? rel : path;
+}
 
 function positive(v: string): number {
   const n = Number(v);
@@ -44,9 +53,19 @@ function integer(v: string): number {
   return n;
 }
 
-/** What `--forever` prints once the servers run: endpoints and the environment to use them. */
-export function foreverBanner(stack: LocalStack, reconcilerEnv: Readonly<Record<string, string>> = {}): string {
+/**
+ * What `--forever` prints once the servers run: endpoints, the environment to use them, and
+ * commands to try from another terminal (a test runs each of them as printed). `web` is the
+ * cluster and service of examples/web.yaml, whose cluster the run creates empty; `shop` is the
+ * cluster whose `web` service's tasks the curl line stops.
+ */
+export function foreverBanner(
+  stack: LocalStack,
+  reconcilerEnv: Readonly<Record<string, string>> = {},
+  web: { file: string; cluster: string; service: string } = { file: 'examples/web.yaml', cluster: 'prod', service: 'web' },
+): string {
   const env = Object.entries({ ...reconcilerEnv, ...stack.env }).map(([k, v]) => `${k}=${v}`).join(' ');
+  const shop = stack.clusters.includes('shop') ? 'shop' : (stack.clusters.find((c) => c !== web.cluster) ?? web.cluster);
   return [
     `DynamoDB (dynalite): ${stack.db.endpoint}   table ${stack.table}`,
     `ECS (simulator):     ${stack.sim.endpoint}   clusters ${stack.clusters.join(', ')}`,
@@ -55,13 +74,65 @@ export function foreverBanner(stack: LocalStack, reconcilerEnv: Readonly<Record<
     'ecsr plan / diff / reconcile plan as the local passes do):',
     `  export ${env}`,
     '  npm run ecsr -- get',
-    '  npm run ecsr -- apply -f examples/shop.yaml --wait',
-    `  aws ecs list-services --cluster ${stack.clusters[0] ?? 'shop'}`,
-    `  curl -s -X POST ${stack.sim.endpoint}/_sim/stop-service-tasks -d '{"cluster": "shop", "service": "web"}'`,
+    '  npm run ecsr -- plan',
+    `  npm run ecsr -- apply -f ${web.file} --wait    # creates ${web.cluster}/${web.service} in the empty cluster ${web.cluster}`,
+    `  aws ecs list-services --cluster ${shop}`,
+    `  curl -s -X POST ${stack.sim.endpoint}/_sim/stop-service-tasks -d '{"cluster": "${shop}", "service": "web"}'`,
     '',
     'A pass runs every simulated minute. Stop with Ctrl+C.',
     '',
   ].join('\n');
+}
+
+/** Ctrl+C pressed twice this long apart (real ms) or more stops at once, even in the middle of shutting down. */
+const SECOND_INTERRUPT_MS = 2000;
+
+/**
+ * Turns Ctrl+C into `stop()` for the whole run: SIGINT and SIGTERM stay handled until the action
+ * ends, so a copy of the same Ctrl+C relayed by npm or tsx, or a log-update cursor hook (which
+ * re-raises a signal nobody else handles), cannot kill the process half-way through shutting down.
+ * A second interrupt at least {@link SECOND_INTERRUPT_MS} after the first exits at once with 130.
+ *
+ * With `asKey` and a terminal on stdin, Ctrl+C is also read as a key (raw mode) rather than raised
+ * as a signal: the terminal would send SIGINT to the whole foreground process group, and under
+ * `npm start` the script shell (dash) dies of it, so npm would end with 130 however cleanly ecsr
+ * stopped. Raw mode leaves output as it is (libuv keeps newline translation) and is undone when
+ * the action ends or the process exits.
+ * @returns a function that removes the handlers and restores the terminal.
+ */
+function interruptHandling(stop: () => void, asKey: boolean): () => void {
+  let firstAt: number | undefined;
+  const onSignal = () => {
+    const now = Date.now();
+    if (firstAt !== undefined && now - firstAt >= SECOND_INTERRUPT_MS) process.exit(130);
+    firstAt ??= now;
+    stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const stdin = process.stdin;
+  const raw = asKey && stdin.isTTY === true && typeof stdin.setRawMode === 'function';
+  const onKey = (data: Buffer) => {
+    if (data.includes(0x03)) onSignal();
+  };
+  const restoreTerminal = () => {
+    if (!raw) return;
+    stdin.off('data', onKey);
+    stdin.setRawMode(false);
+    stdin.pause();
+  };
+  if (raw) {
+    stdin.setRawMode(true);
+    stdin.on('data', onKey);
+    stdin.resume();
+    process.once('exit', restoreTerminal);
+  }
+  return () => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    process.removeListener('exit', restoreTerminal);
+    restoreTerminal();
+  };
 }
 
 export function localCommand(): Command {
@@ -71,7 +142,7 @@ export function localCommand(): Command {
       new Option('-s, --speed <factor>', 'simulated seconds per real second').argParser(positive).default(DEFAULT_SPEED, `${DEFAULT_SPEED}: the scenario in about a minute`),
     )
     .option('--forever', 'no scenario: keep the servers and the loop running until Ctrl+C, and print their endpoints')
-    .addOption(new Option('--specs <path>', 'YAML file or directory of specs to load').default(EXAMPLES_DIR, 'examples/ of this checkout'))
+    .addOption(new Option('--specs <path>', 'YAML file or directory of specs to load').default(SHOP_EXAMPLE, 'examples/shop.yaml of this checkout'))
     .option('--seed <n>', 'seed of the simulator (task timings, ids): the same seed tells the same story', integer, 1)
     .option('--plain', 'plain timestamped lines even on a terminal')
     .option('--ecs-port <port>', 'port of the ECS simulator (0 picks a free one)', port, 0)
@@ -80,13 +151,13 @@ export function localCommand(): Command {
     .action(
       runAction(async (opts: LocalOptions) => {
         const loaded = loadSpecFiles([opts.specs], 'the local run did not start');
+        // --forever also creates the cluster of examples/web.yaml, so the banner's apply works as printed.
+        const web = opts.forever ? loadSpecFiles([WEB_EXAMPLE], 'the local run did not start')[0] : undefined;
         // A terminal that reports no size (some pseudo-terminals) cannot be redrawn in place.
         const live = Boolean(process.stdout.isTTY) && (process.stdout.rows ?? 0) > 0 && !opts.plain;
         const view = live ? new LiveView(process.stdout) : new PlainView((t) => process.stdout.write(t));
         const controller = new AbortController();
-        const stop = () => controller.abort();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        const release = interruptHandling(() => controller.abort(), opts.forever === true);
         try {
           const result = await runLocal({
             specs: loaded.map((s) => ({ spec: s.spec, hash: s.hash })),
@@ -97,13 +168,15 @@ export function localCommand(): Command {
             seed: opts.seed,
             ecsPort: opts.ecsPort,
             dynamodbPort: opts.dynamodbPort,
+            ...(web ? { extraClusters: [web.key.cluster] } : {}),
             signal: controller.signal,
             onReady: (stack, reconcilerEnv) => {
-              if (opts.forever) process.stdout.write(foreverBanner(stack, reconcilerEnv));
-              else {
+              if (web) {
+                process.stdout.write(foreverBanner(stack, reconcilerEnv, { file: shown(WEB_EXAMPLE), ...web.key }));
+              } else {
                 const seconds = Math.round(((LAST_PASS_MINUTE * 60) / opts.speed) * 10) / 10;
                 process.stdout.write(
-                  `ecsr local: ${loaded.length} specs from ${opts.specs} in table ${stack.table} (dynalite ${stack.db.endpoint}), ` +
+                  `ecsr local: ${loaded.length} specs from ${shown(opts.specs)} in table ${stack.table} (dynalite ${stack.db.endpoint}), ` +
                     `ECS simulator ${stack.sim.endpoint}; ${LAST_PASS_MINUTE + 1} passes, one per simulated minute, at ${opts.speed}x (about ${seconds} s).\n`,
                 );
               }
@@ -120,8 +193,7 @@ export function localCommand(): Command {
             );
           }
         } finally {
-          process.removeListener('SIGINT', stop);
-          process.removeListener('SIGTERM', stop);
+          release();
         }
       }),
     );

@@ -108,7 +108,7 @@ export function simCommand(): Command {
         });
       } catch (e) {
         if (e instanceof SimulatorListenError) {
-          process.stderr.write(`${e.message}\n`);
+          process.stderr.write(`ecsr sim: ${e.message}\n`);
           process.exitCode = 1;
           return;
         }

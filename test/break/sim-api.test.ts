@@ -2,7 +2,7 @@
  * Adversarial review of the ECS simulator's API behaviour (local/sim): requests that fail must
  * change nothing, failure rules must not be able to break the simulator, lists must follow the
  * API reference's order, ARNs the simulator issues must be accepted back, and parallel callers must
- * see one consistent state. Each case here failed before its fix (see notes/readme-break-sim-spec.md).
+ * see one consistent state. Each case here failed before its fix (see docs/HARDENING.md).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {

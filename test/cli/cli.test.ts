@@ -15,7 +15,7 @@ import type { PassSummary } from '../../lambda/core/pass';
 import { parseSpecItem, parseSpecsYaml, specToItem } from '../../lambda/core/spec';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { createCluster, createLocalRuntime, createSpecsTable, localReconcilerEnv, startLocalStack, type LocalStack } from '../../local/stack';
-import { baseEnv, ecsr } from './run-cli';
+import { baseEnv, ecsr, ecsrIntoClosedPipe } from './run-cli';
 
 const WRITES = new Set(['RegisterTaskDefinition', 'CreateService', 'UpdateService', 'DeleteService', 'TagResource']);
 
@@ -111,7 +111,8 @@ describe('ecsr against dynalite and the ECS simulator', () => {
       case: 'an invalid attribute: file, line, spec, path and reason',
       text: (cl: string) => `${spec(cl, 'web')}---\n${spec(cl, 'api', 'cpu: 300\n')}`,
       message: /1 problem in the spec file; nothing was written\./,
-      detail: (path: string, cl: string) => new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:6: ${cl}/api: cpu: must be one of 256, 512, 1024`),
+      // Line 10 is `cpu: 300` (the spec starts on line 6).
+      detail: (path: string, cl: string) => new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:10: ${cl}/api: cpu: must be one of 256, 512, 1024`),
     },
     {
       case: 'a YAML syntax error with its line',
@@ -391,5 +392,39 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^ecsr get: The DynamoDB table "nope-table" does not exist/);
     expect(r.stderr).toMatch(/\n\s+at /);
+  });
+
+  it('applies examples/web.yaml as the deploy docs say (apply -f examples/web.yaml --table NAME)', async () => {
+    // Prepare
+    const c = await aCase();
+    const env = baseEnv({ ...c.env, SPECS_TABLE: undefined });
+
+    // Act
+    const r = await ecsr(['apply', '-f', 'examples/web.yaml', '--table', c.table], { env });
+
+    // Assess
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('prod/web created\n');
+    const web = (await stack.doc.send(new GetCommand({ TableName: c.table, Key: { cluster: 'prod', service: 'web' }, ConsistentRead: true }))).Item;
+    expect(web).toMatchObject({ image: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/web:1.4.2', desiredCount: 3, cpu: 512, memory: 1024, containerPort: 8080 });
+  });
+
+  it.each([
+    { case: 'export | head', args: () => ['export'], input: undefined },
+    { case: 'apply -f - < file | head (the spec is written before the line that cannot be)', args: () => ['apply', '-f', '-'], input: (cl: string) => spec(cl, 'api') },
+  ])('a reader that goes away (EPIPE) ends $case quietly with exit code 0', async ({ args, input }) => {
+    // Prepare
+    const c = await aCase();
+    await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+
+    // Act
+    const r = await ecsrIntoClosedPipe(args(), { env: c.env, ...(input ? { input: input(c.cluster) } : {}) });
+
+    // Assess
+    expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    if (input) expect(await c.item('api')).toBeDefined();
   });
 });

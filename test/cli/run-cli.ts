@@ -34,8 +34,12 @@ export function ecsr(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: st
   return collect(spawn(process.execPath, ['bin/ecsr.js', ...args], { cwd: REPO, env: opts.env ?? baseEnv() }), opts);
 }
 
-/** Collects a child's output until it exits. */
-export function collect(child: ChildProcess, opts: { input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+/**
+ * Collects a child's output until it exits.
+ * @param opts.input written to stdin, which is then closed; stdin is closed at once without it,
+ *   unless `keepStdinOpen` (the test writes to it later, e.g. a Ctrl+C for a terminal).
+ */
+export function collect(child: ChildProcess, opts: { input?: string; timeoutMs?: number; keepStdinOpen?: boolean } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -51,6 +55,16 @@ export function collect(child: ChildProcess, opts: { input?: string; timeoutMs?:
       resolve({ code, stdout, stderr });
     });
     if (opts.input !== undefined) child.stdin?.end(opts.input);
-    else child.stdin?.end();
+    else if (!opts.keepStdinOpen) child.stdin?.end();
   });
+}
+
+/**
+ * Runs `node bin/ecsr.js ...args` with a stdout whose reader has gone away before the CLI writes
+ * (what `ecsr export | head -2` becomes once head exits): every write to stdout fails with EPIPE.
+ */
+export function ecsrIntoClosedPipe(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, ['bin/ecsr.js', ...args], { cwd: REPO, env: opts.env ?? baseEnv() });
+  child.stdout.destroy();
+  return collect(child, opts);
 }

@@ -2,6 +2,9 @@
  * The pure parts of `ecsr`: durations and references, error sentences, the `--wait` verdict, the
  * spec attribute diff and the export format.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lambda/config';
@@ -12,6 +15,9 @@ import { specChanges } from '../../bin/commands/diff';
 import { exportYaml } from '../../bin/commands/export';
 import { CliError, describeError } from '../../bin/commands/support/errors';
 import { formatDuration, parseDuration, parseServiceRef } from '../../bin/commands/support/options';
+import { readSpecFiles } from '../../bin/commands/support/spec-file';
+import { usageSentence } from '../../bin/commands/support/usage-errors';
+import { validationReport } from '../../bin/commands/validate';
 import type { TableEntry } from '../../bin/commands/support/spec-table';
 import { verdictOf, type WaitTarget } from '../../bin/commands/support/wait';
 
@@ -103,6 +109,11 @@ describe('ecsr support', () => {
       sentence: 'Access denied: User: arn:aws:iam::1:user/x is not authorized to perform: dynamodb:Scan.',
     },
     {
+      case: 'a plain Error: its message alone, without a stray "Error:"',
+      err: new Error('The scenario needs the example shop, but shop/web is not among the specs'),
+      sentence: 'The scenario needs the example shop, but shop/web is not among the specs.',
+    },
+    {
       case: 'a wrapped AWS call',
       err: new AwsCallError('DynamoDB Scan specs', sdkError('ValidationException', 'bad request\nwith a second line')),
       sentence: 'DynamoDB Scan specs failed: ValidationException: bad request.',
@@ -162,5 +173,68 @@ describe('ecsr support', () => {
     expect(docs.map((d) => d.result.ok)).toEqual([false, true]);
     expect(docs[1].result.ok && valid.ok && docs[1].result.hash).toBe(valid.ok ? valid.hash : 'x');
     expect(docs[1].item?.subnets).toEqual(['subnet-0a1b2c3d4e5f60001', 'subnet-0b1b2c3d4e5f60001']);
+  });
+
+  it.each([
+    { case: 'unknown command, with the suggestion', message: "error: unknown command 'aply'\n(Did you mean apply?)\n", sentence: "Unknown command 'aply' (did you mean apply?)." },
+    { case: 'unknown option', message: "error: unknown option '--nope'\n", sentence: "Unknown option '--nope'." },
+    {
+      case: 'invalid option value: the parser names the value',
+      message: 'error: option \'--timeout <duration>\' argument \'10x\' is invalid. "10x" is not a duration; use e.g. 90s, 10m, 1h30m.\n',
+      sentence: 'Invalid --timeout: "10x" is not a duration; use e.g. 90s, 10m, 1h30m.',
+    },
+    {
+      case: 'invalid choice: the value is named',
+      message: "error: option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, json, yaml.\n",
+      sentence: "Invalid --output 'xml': allowed choices are table, json, yaml.",
+    },
+    {
+      case: 'invalid command argument',
+      message: 'error: command-argument value \'api\' is invalid for argument \'cluster/service\'. "api" is not CLUSTER/SERVICE (ECS names: letters, digits, - and _).\n',
+      sentence: 'Invalid cluster/service: "api" is not CLUSTER/SERVICE (ECS names: letters, digits, - and _).',
+    },
+    { case: 'two sentences become one', message: "error: too many arguments for 'get'. Expected 1 argument but got 2.\n", sentence: "Too many arguments for 'get'; expected 1 argument but got 2." },
+    { case: 'missing mandatory option', message: "error: required option '-f, --file <path>' not specified\n", sentence: "Required option '-f, --file <path>' not specified." },
+  ])('usageSentence: $case', ({ message, sentence }) => {
+    expect(usageSentence(message)).toBe(sentence);
+  });
+
+  const SPEC = 'cluster: shop\nservice: web\nimage: nginx:1\ndesiredCount: 2\n';
+  it.each([
+    { case: 'a top-level attribute: its own line', text: `${SPEC}cpu: 300\n`, problem: /^f\.yaml:5: shop\/web: cpu: must be one of/ },
+    { case: 'a nested key', text: `${SPEC}healthCheck:\n  command: [CMD, x]\n  retries: 99\n`, problem: /^f\.yaml:7: shop\/web: healthCheck\.retries: / },
+    { case: 'a name with a dot (longest key wins)', text: `${SPEC}environment:\n  OK: "1"\n  A.B: "2"\n`, problem: /^f\.yaml:7: shop\/web: environment\.A\.B: name must/ },
+    { case: 'a list item of a block list', text: `${SPEC}command:\n  - run\n  - 1\n`, problem: /^f\.yaml:7: shop\/web: command\[1\]: must be a string/ },
+    { case: 'a missing attribute: the spec\'s first line', text: `---\n# comment\ncluster: shop\nservice: web\nimage: nginx:1\n`, problem: /^f\.yaml:3: shop\/web: desiredCount: is required/ },
+    { case: 'an unknown attribute', text: `${SPEC}desiredcount: 2\n`, problem: /^f\.yaml:5: shop\/web: desiredcount: is not a spec attribute; did you mean "desiredCount"\?/ },
+    {
+      case: 'the second spec of a flow list on one line',
+      text: '- {cluster: a, service: x, image: i, desiredCount: 1}\n- {cluster: a, service: y, image: i, desiredCount: 1, cpu: 3}\n',
+      problem: /^f\.yaml:2: a\/y: cpu: /,
+    },
+    {
+      case: 'an attribute from a merge key: the spec\'s first line',
+      text: '- &b {cluster: s, service: a, image: i, desiredCount: 1, cpu: 3}\n- <<: *b\n  service: b\n',
+      problem: /^f\.yaml:2: s\/b: cpu: /,
+    },
+  ])('spec file problems are reported at the attribute\'s line: $case', ({ text, problem }) => {
+    // Prepare
+    const dir = mkdtempSync(join(tmpdir(), 'ecsr-lines-'));
+    writeFileSync(join(dir, 'f.yaml'), text);
+
+    // Act
+    const found = readSpecFiles([join(dir, 'f.yaml')]);
+
+    // Assess
+    const problems = found.problems.map((p) => p.slice(dir.length + 1));
+    expect(problems.some((p) => problem.test(p))).toBe(true);
+    expect(validationReport(found)).toBe(found.problems.map((p) => `${p}\n`).join(''));
+  });
+
+  it.each([
+    { case: 'one spec', specs: 1, report: '1 spec valid\n' },
+    { case: 'several specs', specs: 3, report: '3 specs valid\n' },
+  ])('validationReport without problems: $case', ({ specs, report }) => {
+    expect(validationReport({ specs: Array.from({ length: specs }, () => ({})), problems: [] })).toBe(report);
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { alarmDefinitions, DEFAULT_ALARM_SETTINGS } from '../../lambda/core/alarms';
 import { METRIC } from '../../lambda/core/metric-names';
-import { LocalAlarms } from '../../local/alarms';
+import { alarmLabel, LocalAlarms, stateKeyLabel, stateKey } from '../../local/alarms';
 
 const START = Date.parse('2025-06-01T12:00:30.000Z');
 const WEB = { cluster: 'shop', service: 'web' };
@@ -143,5 +143,15 @@ describe('LocalAlarms', () => {
     // Assess
     expect(h.alarms.state('FunctionErrors')).toBe('ALARM');
     expect(h.alarms.state('FunctionThrottles')).toBe('OK');
+  });
+
+  it.each([
+    { case: 'a contributor of the Metrics Insights alarm', alarm: 'ServiceLagBeyondGrace', contributor: 'shop/ledger', label: 'ServiceLagBeyondGrace [shop/ledger]' },
+    { case: 'the Metrics Insights alarm as a whole', alarm: 'ServiceLagBeyondGrace', contributor: undefined, label: 'ServiceLagBeyondGrace (any service)' },
+    { case: 'an alarm on one metric', alarm: 'ServicesLaggingBeyondGrace', contributor: undefined, label: 'ServicesLaggingBeyondGrace' },
+    { case: 'the heartbeat', alarm: 'PassHeartbeat', contributor: undefined, label: 'PassHeartbeat' },
+  ] as const)('labels $case: $label', ({ alarm, contributor, label }) => {
+    expect(alarmLabel(alarm, contributor)).toBe(label);
+    expect(stateKeyLabel(stateKey(alarm, contributor))).toBe(label);
   });
 });

@@ -1,22 +1,56 @@
 /**
  * `npm start` (`ecsr local`) end to end, in a child process as a user runs it: the scenario's
- * verdict and summary, a failed expectation's exit code and reason, and `--forever` serving the
- * CLI until Ctrl+C.
+ * verdict and summary, a failed expectation's exit code and reason, `--forever` serving the CLI
+ * (every command its banner suggests, run as printed) until Ctrl+C, and Ctrl+C on a terminal.
  */
-import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { baseEnv, collect, ecsr, REPO } from '../cli/run-cli';
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** Whether a program runs here (`script` of util-linux for a pseudo-terminal, the AWS CLI). */
+function installed(program: string, args: string[] = ['--version']): boolean {
+  return spawnSync(program, args, { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Spawns a long-running command for the current test, and kills it if it is still running when
+ * the test ends (a failed test must not leave servers behind; killing `script` hangs up its
+ * terminal, which ends what runs in it).
+ */
+function spawnForTest(command: string, args: string[], opts: SpawnOptions): ChildProcess {
+  const child = spawn(command, args, opts);
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return child;
+}
+
+/** Resolves with the child's output so far once `pattern` appears in it (or rejects after 60 s). */
+function outputUntil(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no ${String(pattern)} within 60 s; output: ${out}`)), 60_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (pattern.test(out)) {
+        clearTimeout(timer);
+        resolve(out);
+      }
+    });
+  });
+}
 
 describe('npm start (ecsr local)', () => {
   it('runs the scenario, prints the summary and exits 0 when every expectation held', async () => {
     // Act
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const r = await collect(spawn(npm, ['start', '--', '--speed', '1000000'], { cwd: REPO, env: baseEnv() }), { timeoutMs: 120_000 });
+    const r = await collect(spawn(NPM, ['start', '--', '--speed', '1000000'], { cwd: REPO, env: baseEnv() }), { timeoutMs: 120_000 });
 
     // Assess
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/ecsr local: 4 specs from .*examples/);
+    expect(r.stdout).toMatch(/ecsr local: 4 specs from examples\/shop\.yaml in table/);
     expect(r.stdout).toMatch(/\[\d\d:\d\d:\d\d \+5m00s\] UpdateService\(drift\) shop\/worker: desiredCount 6 -> 2/);
     for (const what of [
       'every pass ran to the end',
@@ -29,8 +63,15 @@ describe('npm start (ecsr local)', () => {
     ]) {
       expect(r.stdout).toContain(`PASS  ${what}`);
     }
-    expect(r.stdout).toMatch(/ServiceLagBeyondGrace shop\/ledger -> ALARM .*CannotPullContainerError/);
+    // The Metrics Insights alarm as a whole and its contributor are told apart.
+    expect(r.stdout).toMatch(/ServiceLagBeyondGrace \[shop\/ledger\] -> ALARM .*CannotPullContainerError/);
+    expect(r.stdout).toMatch(/ServiceLagBeyondGrace \(any service\) -> ALARM/);
+    expect(r.stdout).not.toMatch(/ServiceLagBeyondGrace (shop\/ledger )?-> ALARM/);
     expect(r.stdout).toMatch(/│ UpdateService +│ 3 +│ 3 +│/);
+    // The DescribeTaskDefinition errors before each family's first registration are said to be expected.
+    const expected = /│ DescribeTaskDefinition +│ \d+ +│ \d+ +│ 0 +│ (\d+) \(expected\) +│/.exec(r.stdout);
+    expect(Number(expected?.[1])).toBeGreaterThan(0);
+    expect(r.stdout).toContain(`expected: ${expected?.[1]} DescribeTaskDefinition calls answered ClientException for a family not registered yet.`);
     expect(r.stdout).toContain('Result: all 9 expectations held.');
   });
 
@@ -46,18 +87,27 @@ describe('npm start (ecsr local)', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('--forever prints the endpoints, serves the CLI, and ends cleanly on Ctrl+C', async () => {
+  it('--forever prints the endpoints, every command it suggests works as printed, and Ctrl+C (SIGINT) ends it with 0', async () => {
     // Prepare
-    const child = spawn(process.execPath, ['bin/ecsr.js', 'local', '--forever', '--speed', '600'], { cwd: REPO, env: baseEnv() });
-    const done = collect(child, { timeoutMs: 120_000 });
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    const deadline = Date.now() + 30_000;
-    while (!/pass 1: /.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const exported = /export (.*)\n/.exec(out)?.[1] ?? '';
-    const env = Object.fromEntries(exported.split(' ').map((kv) => kv.split('=') as [string, string]));
+    const child = spawnForTest(process.execPath, ['bin/ecsr.js', 'local', '--forever', '--speed', '600'], { cwd: REPO, env: baseEnv() });
+    const done = collect(child, { timeoutMs: 180_000 });
+    const banner = await outputUntil(child, /pass 1: /);
+    const exportLine = /^ {2}(export .*)$/m.exec(banner)?.[1] ?? '';
+    const env = Object.fromEntries(exportLine.replace(/^export /, '').split(' ').map((kv) => kv.split('=') as [string, string]));
+    const suggested = banner
+      .slice(banner.indexOf(exportLine) + exportLine.length)
+      .split('\n\n')[0]
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
 
-    // Act
+    // Act: each line in a shell after the printed export, as a person pastes them.
+    const runs: { line: string; code: number | null; stdout: string; stderr: string }[] = [];
+    for (const line of suggested) {
+      if (line.startsWith('aws ') && !installed('aws')) continue; // the AWS CLI is optional here
+      const r = await collect(spawn('sh', ['-c', `${exportLine}; ${line}`], { cwd: REPO, env: baseEnv() }), { timeoutMs: 120_000 });
+      runs.push({ line, ...r });
+    }
     const get = await ecsr(['get', '-o', 'json'], { env: baseEnv(env) });
     child.kill('SIGINT');
     const r = await done;
@@ -65,10 +115,57 @@ describe('npm start (ecsr local)', () => {
     // Assess
     expect(env.AWS_ENDPOINT_URL_ECS).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(env.SPECS_TABLE).toBe('ecsr-specs');
+    expect(suggested.filter((l) => l.startsWith('npm run ecsr -- '))).toEqual([
+      'npm run ecsr -- get',
+      'npm run ecsr -- plan',
+      'npm run ecsr -- apply -f examples/web.yaml --wait    # creates prod/web in the empty cluster prod',
+    ]);
+    expect(suggested.some((l) => l.startsWith('curl '))).toBe(true);
+    for (const run of runs) expect({ line: run.line, code: run.code, stderr: run.stderr.replace(/npm warn .*\n/g, '') }).toEqual({ line: run.line, code: 0, stderr: '' });
+    expect(runs.find((x) => x.line.includes('apply'))?.stdout).toMatch(/prod\/web created\n[\s\S]*1 of 1 service converged in \d+s\./);
+    expect(runs.find((x) => x.line.startsWith('curl '))?.stdout).toMatch(/"taskArns":\["arn:aws:ecs:/);
     expect(get.code).toBe(0);
-    expect((JSON.parse(get.stdout) as { service: string }[]).map((e) => e.service)).toEqual(['ledger', 'thumbnails', 'web', 'worker']);
+    expect((JSON.parse(get.stdout) as { cluster: string; service: string }[]).map((e) => `${e.cluster}/${e.service}`)).toEqual([
+      'prod/web',
+      'shop/ledger',
+      'shop/thumbnails',
+      'shop/web',
+      'shop/worker',
+    ]);
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Summary: \d+ passes/);
+    expect(r.stdout).not.toContain('Expectations:');
+  }, 180_000);
+
+  it.skipIf(!installed('script', ['-V']))('Ctrl+C on a terminal ends npm start -- --forever with exit code 0 (not 130)', async () => {
+    // Prepare: `script` gives the command a pseudo-terminal; ETX (Ctrl+C) typed into it.
+    const child = spawnForTest('script', ['-qfec', `${NPM} start -- --forever --speed 600 --plain`, '/dev/null'], { cwd: REPO, env: baseEnv() });
+    const done = collect(child, { timeoutMs: 120_000, keepStdinOpen: true });
+    await outputUntil(child, /pass 2: /);
+
+    // Act
+    child.stdin?.end('\x03');
+    const r = await done;
+
+    // Assess
+    expect(r.stdout).toMatch(/Summary: \d+ passes/);
+    expect(r.code).toBe(0);
+  }, 120_000);
+
+  it('Ctrl+C (SIGINT) during the scenario still ends with 130 and no verdict', async () => {
+    // Prepare
+    const child = spawnForTest(process.execPath, ['bin/ecsr.js', 'local', '--speed', '60', '--plain'], { cwd: REPO, env: baseEnv() });
+    const done = collect(child, { timeoutMs: 120_000 });
+    await outputUntil(child, /pass 1: /);
+
+    // Act
+    child.kill('SIGINT');
+    const r = await done;
+
+    // Assess
+    expect(r.code).toBe(130);
+    expect(r.stderr).toBe('ecsr local: Interrupted before the scenario ended; no verdict.\n');
     expect(r.stdout).not.toContain('Expectations:');
   });
 });

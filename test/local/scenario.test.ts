@@ -9,7 +9,7 @@ import type { PassAction } from '../../lambda/core/pass';
 import { parseSpecsYaml } from '../../lambda/core/spec';
 import { runLocal, type LocalRunResult, type LocalSpec } from '../../local/run';
 import { checkExpectations, convergenceTimes, EXPECTATIONS, type RunRecord } from '../../local/scenario';
-import { PlainView } from '../../local/view';
+import { PlainView, renderFrame, type RunView, type ViewModel } from '../../local/view';
 
 function exampleSpecs(): LocalSpec[] {
   const { docs, errors } = parseSpecsYaml(readFileSync(new URL('../../examples/shop.yaml', import.meta.url), 'utf8'));
@@ -40,15 +40,33 @@ function stepAt(r: RunRecord, id: string): Date {
   return s.at;
 }
 
+/** A plain view that also keeps, in order, each event and the header of each frame (as the live view draws it). */
+class RecordingView implements RunView {
+  readonly shown: ({ event: string } | { header: string })[] = [];
+  private readonly plain: PlainView;
+  constructor(write: (text: string) => void) {
+    this.plain = new PlainView(write);
+  }
+  frame(model: ViewModel): void {
+    this.shown.push({ header: renderFrame(model, []).split('\n')[0] });
+  }
+  event(at: Date, startedAt: Date, text: string): void {
+    this.shown.push({ event: text });
+    this.plain.event(at, startedAt, text);
+  }
+  close(): void {}
+}
+
 describe('the local run of the example shop', () => {
   let result: LocalRunResult;
   const lines: string[] = [];
+  const view = new RecordingView((t) => lines.push(t));
 
   beforeAll(async () => {
     result = await runLocal({
       specs: exampleSpecs(),
       speed: 1e9,
-      view: new PlainView((t) => lines.push(t)),
+      view,
       write: () => {},
       env: {},
     });
@@ -67,7 +85,24 @@ describe('the local run of the example shop', () => {
     expect(text).toMatch(/^\[\d\d:\d\d:\d\d \+0m00s\] RegisterTaskDefinition shop\/web/m);
     expect(text).toMatch(/\[\d\d:\d\d:\d\d \+2m50s\] STEP stop every task of shop\/web by hand/);
     expect(text).toMatch(/UpdateService\(drift\) shop\/worker: desiredCount 6 -> 2/);
-    expect(text).toMatch(/ALARM STATE ServiceLagBeyondGrace shop\/ledger: INSUFFICIENT_DATA -> ALARM .*CannotPullContainerError/);
+    expect(text).toMatch(/ALARM STATE ServiceLagBeyondGrace \[shop\/ledger\]: INSUFFICIENT_DATA -> ALARM .*CannotPullContainerError/);
+    expect(text).toMatch(/ALARM STATE ServiceLagBeyondGrace \(any service\): INSUFFICIENT_DATA -> ALARM\n/);
+  });
+
+  it('numbers passes from 1 in the log lines and in the live header alike', () => {
+    // Prepare: each `pass N:` line and the header of the first frame drawn after it.
+    const pairs: [string, string | undefined][] = [];
+    view.shown.forEach((x, i) => {
+      const n = 'event' in x ? /^pass (\d+): \d+ applied/.exec(x.event)?.[1] : undefined;
+      if (n === undefined) return;
+      const next = view.shown.slice(i + 1).find((y): y is { header: string } => 'header' in y);
+      pairs.push([n, next && /pass (\d+)\/14/.exec(next.header)?.[1]]);
+    });
+
+    // Assess
+    expect(pairs).toEqual(Array.from({ length: 14 }, (_, i) => [String(i + 1), String(i + 1)]));
+    expect(lines.join('')).toMatch(/^\[\d\d:\d\d:\d\d \+0m00s\] pass 1: /m);
+    expect(lines.join('')).toMatch(/^\[\d\d:\d\d:\d\d \+13m00s\] pass 14: /m);
   });
 
   it('summarizes phases, actions, times to converge, alarms and API calls', () => {
@@ -76,7 +111,10 @@ describe('the local run of the example shop', () => {
     expect(s).toMatch(/shop\/web .* Converged .* RegisterTaskDefinition 2, CreateService 1, UpdateService\(rollout\) 1/);
     expect(s).toMatch(/shop\/thumbnails .* Deleted .* DeleteService 1/);
     expect(s).toMatch(/shop\/ledger .* Degraded .* created: never/);
-    expect(s).toMatch(/ServiceLagBeyondGrace shop\/ledger -> ALARM/);
+    expect(s).toMatch(/ServiceLagBeyondGrace \[shop\/ledger\] -> ALARM/);
+    expect(s).toMatch(/ServiceLagBeyondGrace \(any service\) -> ALARM/);
+    expect(s).toMatch(/in ALARM at the end: .*ServiceLagBeyondGrace \[shop\/ledger\]/);
+    expect(s).toMatch(/│ DescribeTaskDefinition +│ \d+ +│ \d+ +│ 0 +│ \d+ \(expected\) +│/);
     expect(s).toMatch(/│ CreateService +│ 4 +│ 4 +│ 0 +│ 0 +│/);
     expect(s).toMatch(/Result: all 9 expectations held\./);
     const times = convergenceTimes(result.record);
@@ -91,7 +129,7 @@ describe('the local run of the example shop', () => {
       mutate: (r: RunRecord) => {
         r.passes[3] = { ...r.passes[3], summary: undefined, error: 'boom' };
       },
-      detail: /pass 3 boom/,
+      detail: /pass 4 boom/, // passes[3] is the fourth pass
     },
     {
       case: 'a service was never created',

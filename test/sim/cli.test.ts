@@ -177,7 +177,7 @@ describe('ecsr sim (standalone, child process)', () => {
       const code = await cli.exited;
       expect(code).toBe(1);
       expect(cli.output().stderr.trim()).toBe(
-        `Port ${port} is already in use on 127.0.0.1; choose another with --port (0 picks a free one).`,
+        `ecsr sim: Port ${port} is already in use on 127.0.0.1; choose another with --port (0 picks a free one).`,
       );
     });
   });
@@ -186,6 +186,6 @@ describe('ecsr sim (standalone, child process)', () => {
     const cli = startCli(['--speed', '-3']);
     const code = await cli.exited;
     expect(code).not.toBe(0);
-    expect(cli.output().stderr).toContain("option '-s, --speed <factor>' argument '-3' is invalid");
+    expect(cli.output().stderr).toContain("ecsr sim: Invalid --speed '-3': must be a number above 0.");
   });
 });

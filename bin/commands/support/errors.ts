@@ -6,7 +6,7 @@
 import { ConfigError } from '../../../lambda/config';
 import { AwsCallError, errorMessage } from '../../../lambda/adapters/errors';
 
-/** Exit codes of `ecsr` (documented in notes/readme-cli.md). */
+/** Exit codes of `ecsr` (documented in the README, "The `ecsr` command line"). */
 export const EXIT = {
   ok: 0,
   /** A command failed: bad input, an AWS error, a failed rollout, a failed expectation. */
@@ -93,7 +93,8 @@ function networkCode(err: unknown): string | undefined {
  * One sentence for any error a command can meet, e.g.
  * `Cannot connect to AWS (connection refused): check AWS_ENDPOINT_URL and your network.`
  * Known cases: {@link CliError} (as is), configuration errors, missing region or credentials,
- * rejected credentials, access denied, network failures; anything else is `Name: message`.
+ * rejected credentials, access denied, network failures; anything else is `Name: message` (just
+ * `message` for a plain `Error`).
  */
 export function describeError(err: unknown): string {
   if (err instanceof CliError) return err.message;
@@ -118,7 +119,9 @@ export function describeError(err: unknown): string {
     return `Access denied: ${message}.`;
   }
   const what = err instanceof AwsCallError ? `${err.operation} failed: ` : '';
-  return `${what}${name && !message.startsWith(name) ? `${name}: ` : ''}${message}.`;
+  // A plain `Error` says nothing its message does not; a named one (`ThrottlingException`) does.
+  const named = name !== '' && name !== 'Error' && !message.startsWith(name);
+  return `${what}${named ? `${name}: ` : ''}${message}.`;
 }
 
 /** The exit code for an error: a {@link CliError}'s own, else {@link EXIT.failed}. */

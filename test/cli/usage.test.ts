@@ -1,0 +1,127 @@
+/**
+ * `ecsr` without AWS: `validate`, `--version`, the form of usage errors (commander's included),
+ * and a reader that goes away (EPIPE). Each case runs the CLI in a child process as a user does;
+ * AWS is pointed at a closed port with no region or credentials, so any AWS call would fail.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, ecsr, ecsrIntoClosedPipe, REPO } from './run-cli';
+
+/** No region, no credentials, every endpoint a closed port: an AWS call cannot succeed. */
+const OFFLINE = baseEnv({ AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_EC2_METADATA_DISABLED: 'true' });
+
+const SPEC = (service: string, extra = '') => `cluster: shop\nservice: ${service}\nimage: public.ecr.aws/nginx/nginx:1.27\ndesiredCount: 2\n${extra}`;
+
+describe('ecsr without AWS', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ecsr-usage-'));
+    writeFileSync(join(dir, 'good.yaml'), `${SPEC('web')}---\n${SPEC('api')}`);
+    writeFileSync(join(dir, 'bad.yaml'), `${SPEC('web')}---\n${SPEC('api', 'cpu: 300\nhealthCheck:\n  command: [CMD, x]\n  retries: 99\n')}`);
+  });
+
+  it.each([
+    { case: 'valid specs in a file', args: (d: string) => ['-f', join(d, 'good.yaml')], input: undefined, code: 0, stdout: '2 specs valid\n', stderr: '' },
+    { case: 'valid specs from stdin (-)', args: () => ['-f', '-'], input: `${SPEC('web')}`, code: 0, stdout: '1 spec valid\n', stderr: '' },
+    { case: 'the web example of the deploy docs', args: () => ['-f', 'examples/web.yaml'], input: undefined, code: 0, stdout: '1 spec valid\n', stderr: '' },
+    {
+      case: 'invalid specs: one line per problem, at the attribute\'s line',
+      args: (d: string) => ['-f', join(d, 'bad.yaml')],
+      input: undefined,
+      code: 1,
+      stdout: (d: string) => `${join(d, 'bad.yaml')}:10: shop/api: cpu: must be one of 256, 512, 1024, 2048, 4096, 8192, 16384 (Fargate task CPU units, 1024 = 1 vCPU), got 300\n${join(d, 'bad.yaml')}:13: shop/api: healthCheck.retries: must be a whole number from 1 to 10 (ECS healthCheck.retries), got 99\n`,
+      stderr: 'ecsr validate: 2 problems in the spec file.\n',
+    },
+    {
+      case: 'a directory (repeatable -f): every file, each problem once',
+      args: (d: string) => ['-f', d, '-f', join(d, 'good.yaml')],
+      input: undefined,
+      code: 1,
+      stdout: /^[^\n]*\/bad\.yaml:10: shop\/api: cpu: [^\n]*\n[^\n]*\/bad\.yaml:13: shop\/api: healthCheck\.retries: [^\n]*\n[^\n]*\/good\.yaml:1: shop\/web: is also defined at [^\n]*\/bad\.yaml:1; a service has one spec\n$/,
+      stderr: 'ecsr validate: 3 problems in the spec files.\n',
+    },
+    { case: 'a missing file', args: () => ['-f', '/nonexistent/specs.yaml'], input: undefined, code: 1, stdout: '', stderr: 'ecsr validate: Cannot read /nonexistent/specs.yaml: no such file.\n' },
+  ])('validate: $case', async ({ args, input, code, stdout, stderr }) => {
+    // Act
+    const r = await ecsr(['validate', ...args(dir)], { env: OFFLINE, ...(input !== undefined ? { input } : {}) });
+
+    // Assess
+    expect(r.code).toBe(code);
+    const out = typeof stdout === 'function' ? stdout(dir) : stdout;
+    if (typeof out === 'string') expect(r.stdout).toBe(out);
+    else expect(r.stdout).toMatch(out);
+    if (typeof stderr === 'string') expect(r.stderr).toBe(stderr);
+    else expect(r.stderr).toMatch(stderr);
+  });
+
+  it('--version prints the version of package.json', async () => {
+    // Prepare
+    const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
+
+    // Act
+    const long = await ecsr(['--version'], { env: OFFLINE });
+    const short = await ecsr(['-V'], { env: OFFLINE });
+
+    // Assess
+    expect(long).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(short).toEqual(long);
+  });
+
+  it.each([
+    { case: 'an unknown command', args: ['aply'], stderr: "ecsr: Unknown command 'aply' (did you mean apply?).\n(see ecsr --help)\n" },
+    { case: 'an unknown option', args: ['apply', '-f', 'x.yaml', '--tabel', 't'], stderr: "ecsr apply: Unknown option '--tabel' (did you mean --table?).\n(see ecsr apply --help)\n" },
+    {
+      case: 'an invalid command argument',
+      args: ['delete', 'api'],
+      stderr: 'ecsr delete: Invalid cluster/service: "api" is not CLUSTER/SERVICE (ECS names: letters, digits, - and _).\n(see ecsr delete --help)\n',
+    },
+    { case: 'an invalid option value', args: ['get', '-o', 'xml'], stderr: "ecsr get: Invalid --output 'xml': allowed choices are table, json, yaml.\n(see ecsr get --help)\n" },
+    { case: 'a missing required option', args: ['validate'], stderr: "ecsr validate: Required option '-f, --file <path>' not specified.\n(see ecsr validate --help)\n" },
+    { case: 'too many arguments', args: ['get', 'a', 'b'], stderr: "ecsr get: Too many arguments for 'get'; expected 1 argument but got 2.\n(see ecsr get --help)\n" },
+    {
+      case: 'the scenario without the shop (no stray "Error:")',
+      args: ['local', '--specs', 'examples/web.yaml'],
+      stderr: /^ecsr local: The scenario needs the example shop, but shop\/web, shop\/worker, shop\/thumbnails, shop\/ledger are not among the specs/,
+    },
+  ])('errors are "ecsr <command>: <one sentence>", exit code 1: $case', async ({ args, stderr }) => {
+    // Act
+    const r = await ecsr(args, { env: OFFLINE });
+
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    if (typeof stderr === 'string') expect(r.stderr).toBe(stderr);
+    else expect(r.stderr).toMatch(stderr);
+    expect(r.stderr).not.toMatch(/^error:|Error:|\n\s+at /m);
+  });
+
+  it('ecsr sim on a port in use: ecsr sim: <sentence>', async () => {
+    // Prepare
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+
+    // Act
+    const r = await ecsr(['sim', '--port', String(port)], { env: OFFLINE }).finally(() => server.close());
+
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`ecsr sim: Port ${port} is already in use on 127.0.0.1; choose another with --port (0 picks a free one).\n`);
+  });
+
+  it.each([
+    { case: 'validate', args: () => ['validate', '-f', 'examples/shop.yaml'], code: 0 },
+    { case: 'the local scenario, which writes many lines', args: () => ['local', '--speed', '1000000'], code: 0 },
+    { case: 'validate with problems keeps its failure code', args: (d: string) => ['validate', '-f', join(d, 'bad.yaml')], code: 1 },
+  ])('a reader that goes away (EPIPE) ends the command quietly: $case', async ({ args, code }) => {
+    // Act
+    const r = await ecsrIntoClosedPipe(args(dir), { env: baseEnv(), timeoutMs: 120_000 });
+
+    // Assess
+    expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(r.code).toBe(code);
+  });
+});
