@@ -71,7 +71,7 @@ export interface EcsReconcilerProps {
   /**
    * Task roles specs may name (`taskRoleArn`). The function may `iam:PassRole` only these (and the
    * execution roles below) to `ecs-tasks.amazonaws.com`; a spec naming another role is rejected by
-   * the planner (`ALLOWED_TASK_ROLE_ARNS`) or, with an empty list, by IAM at registration.
+   * the planner (`ALLOWED_TASK_ROLE_ARNS`; `NONE` when this list is empty), and IAM agrees.
    * @default - none: specs cannot give tasks a role
    */
   readonly allowedTaskRoles?: ReadonlyArray<string | iam.IRole>;

@@ -816,6 +816,59 @@ describe('drift of the live service', () => {
     expect(reasons(p.statuses[ID])).toContain(Reason.DriftCorrected);
   });
 
+  it.each<{ case: string; specTags: Record<string, string>; liveTags: Record<string, string>; lastApplied: string; tags?: { key: string; value: string }[]; kind?: string }>([
+    {
+      case: 'a spec tag changed in the spec (rollout)',
+      specTags: { team: 'payments', tier: 'web' },
+      liveTags: { team: 'storefront', tier: 'web' },
+      lastApplied: 'older-hash',
+      tags: [{ key: 'team', value: 'payments' }],
+      kind: 'rollout',
+    },
+    {
+      case: 'a spec tag changed by hand on the service (drift)',
+      specTags: { team: 'payments' },
+      liveTags: { team: 'hacked' },
+      lastApplied: 'same',
+      tags: [{ key: 'team', value: 'payments' }],
+      kind: 'drift',
+    },
+    {
+      case: 'a spec tag missing on the service',
+      specTags: { team: 'payments', cost: 'cc-1' },
+      liveTags: { team: 'payments' },
+      lastApplied: 'same',
+      tags: [{ key: 'cost', value: 'cc-1' }],
+      kind: 'drift',
+    },
+    {
+      case: 'a tag added by hand that the spec does not name: left alone',
+      specTags: { team: 'payments' },
+      liveTags: { team: 'payments', 'added-by': 'someone' },
+      lastApplied: 'same',
+      tags: undefined,
+      kind: undefined,
+    },
+  ])('service tags: $case', ({ specTags, liveTags, lastApplied, tags, kind }) => {
+    // Prepare
+    const spec = aSpec({ tags: specTags });
+    const remembered = { [ID]: aStatus({ lastAppliedSpecHash: lastApplied === 'same' ? spec.hash : lastApplied }) };
+    // Act
+    const p = planFor(spec, (svc) => (svc.tags = { ...liveTags, [OWNER_TAG_KEY]: OWNER }), { remembered });
+    // Assess
+    if (tags === undefined) {
+      expect(p.actions).toEqual([]);
+      expect(p.statuses[ID].phase).toBe('Converged');
+      return;
+    }
+    expect(actionList(p)).toEqual([`TagResource ${ID}`]);
+    const tag = only(p, 'TagResource') as TagResourceAction;
+    expect(tag.tags).toEqual(tags);
+    expect(tag.tags.some((t) => t.key === OWNER_TAG_KEY)).toBe(false);
+    if (kind === 'drift') expect(p.statuses[ID].drift).toEqual(tags.map((t) => `tags.${t.key} ${liveTags[t.key] ?? '(none)'} -> ${t.value}`));
+    else expect(p.statuses[ID].drift).toBeUndefined();
+  });
+
   it('a changed image in the live task definition: register a revision and point the service at the family', () => {
     // Prepare
     const spec = aSpec({ image: 'public.ecr.aws/nginx/nginx:1.28' });

@@ -13,7 +13,7 @@ import {
   type RegisterTaskDefinitionCommandInput,
   type UpdateServiceCommandInput,
 } from '@aws-sdk/client-ecs';
-import type { ActionResult, EcsReader, EcsWriter } from '../core/ports';
+import { OWNER_TAG_KEY, type ActionResult, type EcsReader, type EcsWriter } from '../core/ports';
 import { taskDefinitionsEqual } from '../core/taskdef';
 import type {
   Action,
@@ -88,7 +88,10 @@ export class EcsActuator implements EcsWriter {
         continue;
       }
       const result = await this.applyOne(action, registered, failedFamilies);
-      if (action.type === 'TagResource' && !result.ok) failedAdoptions.set(service, result.message);
+      // Only a refused adoption (the tag that carries the owner tag) stops the service's other
+      // actions: a refused tag update of an owned service must not block its rollouts.
+      const adopts = action.type === 'TagResource' && action.tags.some((t) => t.key === OWNER_TAG_KEY);
+      if (adopts && !result.ok) failedAdoptions.set(service, result.message);
       results.push(result);
     }
     return results;

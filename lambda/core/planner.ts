@@ -696,6 +696,25 @@ class Planner {
       };
       actions.push(tag);
     }
+    // Service tags from the spec (ECS-FACTS §7: tags are not an UpdateService field; TagResource
+    // adds or overwrites them). Tags a person added by hand are left alone; a tag removed from the
+    // spec is not removed from the service (the reconciler does not remember which keys it set).
+    const tagChanges = adopting
+      ? []
+      : Object.entries(spec.tags)
+          .filter(([k, v]) => svc.tags[k] !== v)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const tagText = tagChanges.map(([k, v]) => `tags.${k} ${svc.tags[k] ?? '(none)'} -> ${v}`).join(', ');
+    if (tagChanges.length > 0) {
+      actions.push({
+        type: 'TagResource',
+        ...key,
+        specHash: hash,
+        reason: `service tags differ: ${tagText}`,
+        resourceArn: svc.serviceArn,
+        tags: tagChanges.map(([k, value]) => ({ key: k, value })),
+      });
+    }
     const input: UpdateServiceInput = {
       cluster: key.cluster,
       service: key.service,
@@ -735,8 +754,10 @@ class Planner {
       const reason = adopting ? Reason.Adopting : kind === 'drift' ? Reason.DriftCorrected : Reason.SpecApplied;
       const message =
         changes.length > 0
-          ? `UpdateService planned (${kind}): ${changesText(changes)}`
-          : `TagResource planned: adopting service ${key.service}`;
+          ? `UpdateService planned (${kind}): ${changesText(changes)}${tagText ? `; TagResource: ${tagText}` : ''}`
+          : adopting
+            ? `TagResource planned: adopting service ${key.service}`
+            : `TagResource planned (${kind}): ${tagText}`;
       return {
         actions,
         status: this.status({
@@ -755,8 +776,14 @@ class Planner {
                   rolloutFromTaskDefinitionArn: this.rolloutFrom(svc, rem),
                 }
               : observedDeployment),
-            ...(kind === 'drift' && changes.length > 0
-              ? { drift: changes.map(describeChange), driftCorrectedAt: this.now.toISOString() }
+            ...(kind === 'drift' && (changes.length > 0 || tagChanges.length > 0)
+              ? {
+                  drift: [
+                    ...changes.map(describeChange),
+                    ...tagChanges.map(([k, v]) => `tags.${k} ${svc.tags[k] ?? '(none)'} -> ${v}`),
+                  ],
+                  driftCorrectedAt: this.now.toISOString(),
+                }
               : {}),
           },
         }),

@@ -48,6 +48,31 @@ describe('ownership and lifecycle under attack', () => {
     expect((await h.status(OLD))?.lastAction?.error).toMatch(/AccessDenied|not authorized/);
   });
 
+  it('service tags follow the spec; a refused tag update does not hold back the rollout', async () => {
+    // Prepare: a converged owned service, then its spec changes a tag and desiredCount.
+    await h.putSpec(aSpecItem({ desiredCount: 1, tags: { team: 'storefront' } }));
+    await h.converge();
+    await h.editSpec(WEB, { tags: { team: 'payments' }, desiredCount: 2 });
+    h.sim.injectFault({ action: 'TagResource', fraction: 1, errorType: 'AccessDeniedException', message: 'not authorized to perform ecs:TagResource' });
+    h.sim.clearCalls();
+
+    // Act: the tag update is refused, the desiredCount change still goes through.
+    const refused = await h.pass('tag-refused');
+    h.sim.clearFaults();
+    h.sim.advance(60);
+    const retried = await h.pass('tag-retried');
+
+    // Assess
+    expect(refused.actions.map((a) => [a.type, a.outcome])).toEqual([
+      ['TagResource', 'failed'],
+      ['UpdateService', 'applied'],
+    ]);
+    expect(retried.actions.map((a) => [a.type, a.outcome])).toEqual([['TagResource', 'applied']]);
+    const live = await h.describe('apps', 'web');
+    expect(live?.desiredCount).toBe(2);
+    expect(live?.tags).toEqual(expect.arrayContaining([{ key: 'team', value: 'payments' }]));
+  });
+
   it('a hand-made service named like a spec: never written to, and not pruned when the spec goes away', async () => {
     // Prepare: a person's service `web` (no owner tag) and a spec of the same name.
     await handMadeService(h, { service: 'web', desiredCount: 1 });
