@@ -64,6 +64,8 @@ export interface LocalRunOptions {
   readonly seed?: number;
   readonly ecsPort?: number;
   readonly dynamodbPort?: number;
+  /** Name of the embedded specs table (default `ecsr-specs`). */
+  readonly specsTable?: string;
   /**
    * ECS clusters to create besides the specs' own (empty, and managed by the reconciler), e.g.
    * `prod` for `ecsr apply -f examples/web.yaml` against a `--forever` run.
@@ -130,6 +132,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     startTime,
     ecsPort: opts.ecsPort,
     dynamodbPort: opts.dynamodbPort,
+    ...(opts.specsTable ? { specsTable: opts.specsTable } : {}),
   });
   const { sim } = stack;
   const clock = { now: () => sim.clock.now() };

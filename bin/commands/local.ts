@@ -21,6 +21,7 @@ interface LocalOptions {
   plain?: boolean;
   ecsPort: number;
   dynamodbPort: number;
+  table: string;
   debug?: boolean;
 }
 
@@ -147,6 +148,7 @@ export function localCommand(): Command {
     .option('--plain', 'plain timestamped lines even on a terminal')
     .option('--ecs-port <port>', 'port of the ECS simulator (0 picks a free one)', port, 0)
     .option('--dynamodb-port <port>', 'port of dynalite (0 picks a free one)', port, 0)
+    .option('--table <name>', 'name of the embedded specs table (point ecsr --table at it with --forever)', 'ecsr-specs')
     .option('--debug', 'print stack traces of errors')
     .action(
       runAction(async (opts: LocalOptions) => {
@@ -168,6 +170,7 @@ export function localCommand(): Command {
             seed: opts.seed,
             ecsPort: opts.ecsPort,
             dynamodbPort: opts.dynamodbPort,
+            specsTable: opts.table,
             ...(web ? { extraClusters: [web.key.cluster] } : {}),
             signal: controller.signal,
             onReady: (stack, reconcilerEnv) => {

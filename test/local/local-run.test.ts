@@ -77,9 +77,10 @@ describe('npm start (ecsr local)', () => {
 
   it('exits non-zero with the reason when an expectation does not hold (PRUNE=false: no prune)', async () => {
     // Act
-    const r = await ecsr(['local', '--speed', '1000000'], { env: baseEnv({ PRUNE: 'false' }), timeoutMs: 120_000 });
+    const r = await ecsr(['local', '--speed', '1000000', '--table', 'other-specs'], { env: baseEnv({ PRUNE: 'false' }), timeoutMs: 120_000 });
 
     // Assess
+    expect(r.stdout).toContain('in table other-specs');
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('FAIL  a spec deleted from the table prunes its service: the pass after the deletion made no DeleteService for shop/thumbnails');
     expect(r.stderr).toContain('ecsr local: The scenario failed: 1 expectation did not hold.');

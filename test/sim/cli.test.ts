@@ -160,6 +160,43 @@ describe('ecsr sim (standalone, child process)', () => {
     expect(cli.output().stdout).toContain('ECS simulator stopped.');
   });
 
+  it('runs at --speed: the AWS CLI creates a service and its tasks reach RUNNING in real time', async () => {
+    // Prepare: 120 simulated seconds per real second; no cluster exists beforehand.
+    const cli = startCli(['--port', '0', '--speed', '120']);
+    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(cli.output().stdout), 'the listening line');
+    const endpoint = `http://127.0.0.1:${/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(cli.output().stdout)?.[1]}`;
+    const aws = async (args: string[]) => {
+      const { stdout } = await run('aws', ['ecs', ...args, '--output', 'json'], { env: cliEnv({ AWS_ENDPOINT_URL_ECS: endpoint }) });
+      return (stdout.trim() === '' ? {} : JSON.parse(stdout)) as Record<string, unknown>;
+    };
+    await aws(['create-cluster', '--cluster-name', 'speedy']);
+    await aws([
+      'register-task-definition', '--family', 'web', '--network-mode', 'awsvpc', '--requires-compatibilities', 'FARGATE',
+      '--cpu', '256', '--memory', '512', '--container-definitions', JSON.stringify([{ name: 'web', image: 'nginx:1.27' }]),
+    ]);
+    await aws([
+      'create-service', '--cluster', 'speedy', '--service-name', 'web', '--task-definition', 'web', '--desired-count', '2',
+      '--launch-type', 'FARGATE', '--network-configuration', 'awsvpcConfiguration={subnets=[subnet-0a1b2c3d],assignPublicIp=DISABLED}',
+    ]);
+
+    // Act: nobody advances the clock; the simulator's own speed does.
+    let running = 0;
+    const deadline = Date.now() + 20_000;
+    while (running < 2 && Date.now() < deadline) {
+      const listed = (await aws(['list-tasks', '--cluster', 'speedy', '--service-name', 'web'])) as { taskArns: string[] };
+      if (listed.taskArns.length > 0) {
+        const described = (await aws(['describe-tasks', '--cluster', 'speedy', '--tasks', ...listed.taskArns])) as { tasks: { lastStatus: string }[] };
+        running = described.tasks.filter((t) => t.lastStatus === 'RUNNING').length;
+      }
+      if (running < 2) await new Promise((r) => setTimeout(r, 250));
+    }
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+
+    // Assess
+    expect(running).toBe(2);
+  });
+
   describe('with its port taken', () => {
     let blocker: Server;
     let port: number;
