@@ -3,10 +3,10 @@
  * lost on the wire, the lease running out mid-pass, the time budget running out, and people
  * editing or deleting spec items while a pass writes statuses.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PassSummary } from '../../lambda/core/pass';
 import { LOCAL, localDoc } from '../runtime/support';
-import { aSpecItem, aValidSpec, instantRetries, revisions, runtimeWith, SimHarness } from './support';
+import { aSpecItem, aValidSpec, instantRetries, revisions, runtimeWith, useSimHarness } from './support';
 
 const WEB = { cluster: 'apps', service: 'web' };
 /** lib-dynamodb's UpdateCommand reaches the client's middleware as UpdateItemCommand. */
@@ -14,17 +14,7 @@ const isUpdateItem = (command: string | undefined) => command === 'UpdateItemCom
 const name = (i: number) => `s${String(i).padStart(2, '0')}`;
 
 describe('faults during a pass', () => {
-  let h: SimHarness;
-
-  beforeAll(async () => {
-    h = await SimHarness.start();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    await h.reset();
-  });
+  const h = useSimHarness();
 
   it('a throttling storm (half of all ECS calls) creates no duplicate and loses no status; it converges after', async () => {
     // Prepare: 12 specs; half of every ECS call answers ThrottlingException (the SDK retries

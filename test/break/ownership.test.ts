@@ -3,25 +3,15 @@
  * reconciler does not own, adoption that cannot tag, invalid specs over owned services,
  * autoscaling out of band, deleting while DRAINING, re-creating after a prune.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Reason } from '../../lambda/core/status';
-import { aSpecItem, handMadeService, SimHarness } from './support';
+import { aSpecItem, handMadeService, useSimHarness } from './support';
 
 const WEB = { cluster: 'apps', service: 'web' };
 const OLD = { cluster: 'apps', service: 'old' };
 
 describe('ownership and lifecycle under attack', () => {
-  let h: SimHarness;
-
-  beforeAll(async () => {
-    h = await SimHarness.start();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    await h.reset();
-  });
+  const h = useSimHarness();
 
   it('adoption whose TagResource is refused: the unowned services are neither updated nor deleted', async () => {
     // Prepare: two hand-made services; one spec adopts `web`, one adopts `old` to delete it.

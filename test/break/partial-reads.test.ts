@@ -3,25 +3,15 @@
  * fails, a ListServices page that fails beyond 100 services, a DescribeServices batch that fails,
  * a cluster that does not exist next to one that does.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Reason } from '../../lambda/core/status';
 import { localDoc } from '../runtime/support';
-import { aSpecItem, runtimeWith, SimHarness } from './support';
+import { aSpecItem, runtimeWith, useSimHarness } from './support';
 
 const name = (i: number) => `s${String(i).padStart(3, '0')}`;
 
 describe('partial reads never prune', () => {
-  let h: SimHarness;
-
-  beforeAll(async () => {
-    h = await SimHarness.start();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    await h.reset({ clusters: ['apps', 'other'] });
-  });
+  const h = useSimHarness({ resetEach: { clusters: ['apps', 'other'] } });
 
   it('a spec Scan failing on page 2: owned services whose specs were not read are not pruned', async () => {
     // Prepare: five converged services; one spec deleted for real; Scan pages of 2 items, the

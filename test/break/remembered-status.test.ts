@@ -3,25 +3,15 @@
  * pass for every service (a TypeError escapes the pass) nor invent memory (a lag that started in
  * 1970), and what it still says correctly (failedSpecHash) must be kept.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseRememberedStatus } from '../../lambda/adapters/dynamo-spec-store';
-import { aSpecItem, aValidSpec, SimHarness } from './support';
+import { aSpecItem, aValidSpec, useSimHarness } from './support';
 
 const WEB = { cluster: 'apps', service: 'web' };
 const API = { cluster: 'apps', service: 'api' };
 
 describe('a status attribute edited by hand', () => {
-  let h: SimHarness;
-
-  beforeAll(async () => {
-    h = await SimHarness.start();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    await h.reset();
-  });
+  const h = useSimHarness();
 
   it.each([
     { case: 'conditions as a map', status: { phase: 'Converged', conditions: { Ready: 'True' } } },

@@ -3,29 +3,19 @@
  * and rollbacks, hand changes while a rollout is in flight, the circuit breaker off, a crash
  * between RegisterTaskDefinition and UpdateService.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clearTaskDefinitionCache } from '../../lambda/adapters/ecs-observer';
 import { METRIC } from '../../lambda/core/metric-names';
 import { Reason } from '../../lambda/core/status';
 import type { ServiceStatus } from '../../lambda/core/types';
-import { aSpecItem, aValidSpec, handMadeService, revisions, SimHarness } from './support';
+import { aSpecItem, aValidSpec, handMadeService, revisions, useSimHarness } from './support';
 
 const WEB = { cluster: 'apps', service: 'web' };
 const GOOD = 'public.ecr.aws/nginx/nginx:1.27';
 const reasonOf = (s: ServiceStatus | undefined, type = 'Ready') => s?.conditions.find((c) => c.type === type)?.reason;
 
 describe('rollouts under attack', () => {
-  let h: SimHarness;
-
-  beforeAll(async () => {
-    h = await SimHarness.start();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    await h.reset();
-  });
+  const h = useSimHarness();
 
   it('a task definition set by hand while our rollout is in flight is drift, not a rollback: it is corrected', async () => {
     // Prepare: converged on 1.27; a rollout of a slow-starting image is in flight and recorded.

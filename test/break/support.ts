@@ -9,7 +9,7 @@ import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import type { RetryStrategyV2, RetryToken } from '@smithy/types';
 import { LOCAL, type SimHarness } from '../runtime/support';
 
-export { aSpecItem, aValidSpec, SimHarness } from '../runtime/support';
+export { aSpecItem, aValidSpec, SimHarness, useSimHarness } from '../runtime/support';
 
 /**
  * A second runtime on the harness's servers, table, clock, metrics and log, with `overrides`

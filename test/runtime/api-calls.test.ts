@@ -2,24 +2,20 @@
  * Exact ECS API call counts, from the simulator's call log: a steady pass costs the minimum
  * (ECS-FACTS §1), and creating many services stays inside the API budget (ECS-FACTS §2).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ECS_LIMITS } from '../../lambda/core/ecs-limits';
-import { aSpecItem, SimHarness } from './support';
+import { aSpecItem, useSimHarness } from './support';
 
 const CLUSTERS = { small: 25, large: 105 } as const;
 
 describe('ECS API calls of a pass (simulator call log)', () => {
-  let h: SimHarness;
+  const h = useSimHarness({ resetEach: false });
 
   beforeAll(async () => {
-    h = await SimHarness.start();
     await h.reset({ clusters: Object.keys(CLUSTERS) });
     for (const [cluster, n] of Object.entries(CLUSTERS)) {
       for (let i = 0; i < n; i++) await h.putSpec(aSpecItem({ cluster, service: `svc-${String(i).padStart(3, '0')}`, desiredCount: 1 }));
     }
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   it('creates 130 services within the API budget: ECS never throttles the reconciler', async () => {

@@ -3,38 +3,11 @@
  * module is imported: the SDK's standard endpoint variables point it at the simulator and dynalite.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Context } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startSimulator, type Simulator } from '../../local/sim';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedded-dynamodb';
 import { ConfigError, ENV } from '../../lambda/config';
-import type { PassSummary } from '../../lambda/core/pass';
-import { aSpecItem, createSpecsTable, isEcsWrite, localDoc } from './support';
-
-function aContext(remainingMs: number, requestId = 'req-1'): Context {
-  return {
-    awsRequestId: requestId,
-    functionName: 'ecs-reconciler',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:ecs-reconciler',
-    memoryLimitInMB: '256',
-    logGroupName: '/aws/lambda/ecs-reconciler',
-    logStreamName: 'stream',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => remainingMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-type HandlerModule = { handler: (event: unknown, context: Context) => Promise<PassSummary> };
-
-async function importHandler(env: Record<string, string | undefined>): Promise<HandlerModule> {
-  vi.resetModules();
-  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
-  return (await import('../../lambda/handler')) as HandlerModule;
-}
+import { aLambdaContext, aSpecItem, createSpecsTable, importHandler, isEcsWrite, localDoc, localHandlerEnv } from './support';
 
 /** Lines written to stdout/stderr while `fn` runs (Powertools' EMF and JSON logs). */
 async function capture<T>(fn: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
@@ -63,17 +36,9 @@ describe('lambda/handler', () => {
     const doc = localDoc(db.endpoint);
     await doc.send(new PutCommand({ TableName: 'handler-specs', Item: aSpecItem({ service: 'web' }) }));
     doc.destroy();
-    env = {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_ENDPOINT_URL_ECS: sim.endpoint,
-      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-      POWERTOOLS_DEV: '',
-      [ENV.specsTable]: 'handler-specs',
-      [ENV.ownerId]: 'handler-test',
+    env = localHandlerEnv({ ecs: sim.endpoint, dynamodb: db.endpoint }, 'handler-specs', 'handler-test', {
       [ENV.metricsNamespace]: 'HandlerTest',
-    };
+    });
   });
   afterEach(() => {
     vi.unstubAllEnvs();
@@ -88,7 +53,7 @@ describe('lambda/handler', () => {
     const { handler } = await importHandler(env);
 
     // Act
-    const { result: summary, lines } = await capture(() => handler({ source: 'aws.events' }, aContext(60_000, 'req-1')));
+    const { result: summary, lines } = await capture(() => handler({ source: 'aws.events' }, aLambdaContext(60_000, 'req-1')));
 
     // Assess
     expect(summary.outcome).toBe('completed');
@@ -115,7 +80,7 @@ describe('lambda/handler', () => {
     sim.clearCalls();
 
     // Act
-    const { result: summary } = await capture(() => handler({}, aContext(5_000, 'req-2')));
+    const { result: summary } = await capture(() => handler({}, aLambdaContext(5_000, 'req-2')));
 
     // Assess
     expect(summary.outcome).toBe('completed');

@@ -2,29 +2,19 @@
  * Full passes over HTTP: the runtime (`createRuntime`) against dynalite and the ECS simulator,
  * with the simulator's virtual clock advanced between passes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreateServiceCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { DynamoSpecStore } from '../../lambda/adapters/dynamo-spec-store';
 import { METRIC } from '../../lambda/core/metric-names';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import { Reason } from '../../lambda/core/status';
-import { aSpecItem, aValidSpec, isEcsWrite, LOCAL, SimHarness } from './support';
+import { aSpecItem, aValidSpec, isEcsWrite, LOCAL, useSimHarness } from './support';
 
 const WEB = { cluster: 'apps', service: 'web' };
 const API = { cluster: 'apps', service: 'api' };
 
 describe('full passes against dynalite and the ECS simulator', () => {
-  let h: SimHarness;
-
-  beforeAll(async () => {
-    h = await SimHarness.start();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    await h.reset();
-  });
+  const h = useSimHarness();
 
   it('creates from empty and converges', async () => {
     // Prepare

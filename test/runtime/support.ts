@@ -2,6 +2,8 @@
  * Builders and helpers shared by the runtime tests (spec store, observer, actuator, passes,
  * handler): a specs table on dynalite or moto, spec items, call counters on SDK clients.
  */
+import { afterAll, beforeAll, beforeEach, vi } from 'vitest';
+import type { Context } from 'aws-lambda';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CreateClusterCommand, DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
@@ -284,4 +286,90 @@ export class SimHarness {
     await this.sim.close();
     await this.db.stop();
   }
+}
+
+/**
+ * Registers the hooks of a suite on the simulator and dynalite: starts a `SimHarness` before all
+ * tests, closes it after them and, unless `resetEach` is `false`, resets it with `resetEach`
+ * before each test. Register it first in the `describe`, so that the suite's own hooks run after
+ * these ones.
+ * @returns the suite's harness: usable in hooks and tests once the harness has started.
+ */
+export function useSimHarness(opts: { resetEach?: SimHarnessOptions | false } = {}): SimHarness {
+  const { resetEach = {} } = opts;
+  let started: SimHarness | undefined;
+  beforeAll(async () => {
+    started = await SimHarness.start();
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  if (resetEach !== false) {
+    beforeEach(async () => {
+      await harness.reset(resetEach);
+    });
+  }
+  const harness = new Proxy({} as SimHarness, {
+    get(_, prop) {
+      if (!started) throw new Error(`the SimHarness is not started yet (reading ${String(prop)})`);
+      const value = Reflect.get(started, prop, started);
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+    set(_, prop, value) {
+      if (!started) throw new Error(`the SimHarness is not started yet (setting ${String(prop)})`);
+      return Reflect.set(started, prop, value, started);
+    },
+  });
+  return harness;
+}
+
+/** A Lambda invocation context with `remainingMs` left before the deadline. */
+export function aLambdaContext(remainingMs: number, requestId = 'req-1'): Context {
+  return {
+    awsRequestId: requestId,
+    functionName: 'ecs-reconciler',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:ecs-reconciler',
+    memoryLimitInMB: '256',
+    logGroupName: '/aws/lambda/ecs-reconciler',
+    logStreamName: 'stream',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => remainingMs,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export type HandlerModule = { handler: (event: unknown, context: Context) => Promise<PassSummary> };
+
+/** Imports `lambda/handler` afresh with `env` stubbed, as a new Lambda container reads it. */
+export async function importHandler(env: Record<string, string | undefined>): Promise<HandlerModule> {
+  vi.resetModules();
+  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+  return (await import('../../lambda/handler')) as HandlerModule;
+}
+
+/**
+ * The handler's environment against local servers: region, test credentials, the SDK's standard
+ * endpoint variables for ECS and DynamoDB, no Powertools dev mode, the specs table and the owner;
+ * then `extra`.
+ */
+export function localHandlerEnv(
+  endpoints: { ecs: string; dynamodb: string },
+  table: string,
+  ownerId: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL_ECS: endpoints.ecs,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    POWERTOOLS_DEV: '',
+    [ENV.specsTable]: table,
+    [ENV.ownerId]: ownerId,
+    ...extra,
+  };
 }

@@ -5,7 +5,7 @@
  * description as it arrives, describes first where a change may be waiting, and plans with what it
  * has; the next passes finish the comparison.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ListTaskDefinitionsCommand, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { createEcsClient } from '../../lambda/adapters/clients';
 import { clearTaskDefinitionCache, EcsObserver, taskDefinitionCacheSize } from '../../lambda/adapters/ecs-observer';
@@ -13,7 +13,7 @@ import { OBSERVATION_TIME_SHARE, LEASE_SAFETY_SECONDS, type PassSummary } from '
 import { ConditionType, Reason } from '../../lambda/core/status';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { LOCAL } from '../runtime/support';
-import { aSpecItem, personEcs, SimHarness } from '../break/support';
+import { aSpecItem, personEcs, useSimHarness } from '../break/support';
 
 const FLEET = 60;
 const name = (i: number) => `s${String(i).padStart(3, '0')}`;
@@ -28,7 +28,7 @@ function notDescribed(status: ServiceStatus | undefined) {
 }
 
 describe('the first passes of a new container over a large fleet', () => {
-  let h: SimHarness;
+  const h = useSimHarness({ resetEach: false });
   let stored: Record<string, ServiceStatus | undefined>;
   /** DescribeTaskDefinition calls by ARN while the fleet was created and converged. */
   let describedWhileCreating = 0;
@@ -48,16 +48,12 @@ describe('the first passes of a new container over a large fleet', () => {
   }
 
   beforeAll(async () => {
-    h = await SimHarness.start();
     await h.reset();
     for (let i = 0; i < FLEET; i++) await h.putSpec(aSpecItem({ service: name(i), desiredCount: 1 }));
     await h.converge(20);
     describedWhileCreating = h.sim.calls({ action: 'DescribeTaskDefinition' }).filter((c) => String(c.request.taskDefinition).startsWith('arn:')).length;
     cachedAfterCreating = taskDefinitionCacheSize();
     stored = await storedStatuses();
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   it('a container that registered the revisions never describes them: RegisterTaskDefinition\'s answer is cached', () => {
@@ -166,18 +162,14 @@ describe('the first passes of a new container over a large fleet', () => {
 
 describe('a new container over several clusters', () => {
   const CLUSTERS = ['alpha', 'bravo', 'charlie'];
-  let h: SimHarness;
+  const h = useSimHarness({ resetEach: false });
 
   beforeAll(async () => {
-    h = await SimHarness.start();
     await h.reset({ clusters: CLUSTERS });
     for (const cluster of CLUSTERS) {
       for (let i = 0; i < 12; i++) await h.putSpec(aSpecItem({ cluster, service: name(i), desiredCount: 1 }));
     }
     await h.converge(20);
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   it('describes the task definitions of the clusters already read while the others are still being read', async () => {

@@ -3,10 +3,10 @@
  * waiting for their turn keep the status they got when first seen, so a pass writes the statuses of
  * the services it acted on, not the whole waiting fleet again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PassSummary } from '../../lambda/core/pass';
 import type { ServiceStatus } from '../../lambda/core/types';
-import { aSpecItem, SimHarness } from '../break/support';
+import { aSpecItem, useSimHarness } from '../break/support';
 
 const FLEET = 40;
 /** 11 s of actions: at half of ECS's RegisterTaskDefinition budget, about 15 creations a pass. */
@@ -14,15 +14,11 @@ const LEASE_SECONDS = 16;
 const name = (i: number) => `s${String(i).padStart(2, '0')}`;
 
 describe('creating a fleet over several bounded passes', () => {
-  let h: SimHarness;
+  const h = useSimHarness({ resetEach: false });
 
   beforeAll(async () => {
-    h = await SimHarness.start();
     await h.reset();
     for (let i = 0; i < FLEET; i++) await h.putSpec(aSpecItem({ service: name(i), desiredCount: 1 }));
-  });
-  afterAll(async () => {
-    await h?.close();
   });
 
   async function stored(): Promise<Record<string, ServiceStatus | undefined>> {

@@ -4,39 +4,18 @@
  * starts no action and writes no status; the next invocation does both.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Context } from 'aws-lambda';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startSimulator, type Simulator } from '../../local/sim';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedded-dynamodb';
-import { ENV } from '../../lambda/config';
-import { STATUS_WRITE_RESERVE_MS, type PassSummary } from '../../lambda/core/pass';
-import { aSpecItem, createSpecsTable, localDoc } from '../runtime/support';
+import { STATUS_WRITE_RESERVE_MS } from '../../lambda/core/pass';
+import { aLambdaContext, aSpecItem, createSpecsTable, importHandler, localDoc, localHandlerEnv, type HandlerModule } from '../runtime/support';
 
 const TABLE = 'deadline-specs';
-
-function aContext(remainingMs: number, requestId: string): Context {
-  return {
-    awsRequestId: requestId,
-    functionName: 'ecs-reconciler',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:ecs-reconciler',
-    memoryLimitInMB: '256',
-    logGroupName: '/aws/lambda/ecs-reconciler',
-    logStreamName: 'stream',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => remainingMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-type Handler = (event: unknown, context: Context) => Promise<PassSummary>;
 
 describe('lambda/handler: the invocation deadline reaches the pass', () => {
   let sim: Simulator;
   let db: EmbeddedDynamoDb;
-  let handler: Handler;
+  let handler: HandlerModule['handler'];
 
   beforeAll(async () => {
     sim = await startSimulator({ clusters: ['apps'] });
@@ -45,21 +24,11 @@ describe('lambda/handler: the invocation deadline reaches the pass', () => {
     const doc = localDoc(db.endpoint);
     for (const service of ['a', 'b', 'c']) await doc.send(new PutCommand({ TableName: TABLE, Item: aSpecItem({ service }) }));
     doc.destroy();
-    const env: Record<string, string> = {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_ENDPOINT_URL_ECS: sim.endpoint,
-      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+    const env = localHandlerEnv({ ecs: sim.endpoint, dynamodb: db.endpoint }, TABLE, 'deadline-test', {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      POWERTOOLS_DEV: '',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
-      [ENV.specsTable]: TABLE,
-      [ENV.ownerId]: 'deadline-test',
-    };
-    vi.resetModules();
-    for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
-    handler = ((await import('../../lambda/handler')) as { handler: Handler }).handler;
+    });
+    handler = (await importHandler(env)).handler;
   });
   afterEach(() => {
     vi.restoreAllMocks();
@@ -84,9 +53,9 @@ describe('lambda/handler: the invocation deadline reaches the pass', () => {
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
 
     // Act
-    const late = await handler({}, aContext(STATUS_WRITE_RESERVE_MS - 1, 'req-late'));
+    const late = await handler({}, aLambdaContext(STATUS_WRITE_RESERVE_MS - 1, 'req-late'));
     const statusAfterLate = await storedStatus('a');
-    const inTime = await handler({}, aContext(40_000, 'req-in-time'));
+    const inTime = await handler({}, aLambdaContext(40_000, 'req-in-time'));
 
     // Assess
     expect(late.outcome).toBe('completed');

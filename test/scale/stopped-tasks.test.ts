@@ -3,25 +3,18 @@
  * failing for a lagging service leaves that service's `stoppedTasks` undefined and is reported, but
  * the cluster observation stays complete, so creates and prunes in the cluster go on.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { EcsObserver } from '../../lambda/adapters/ecs-observer';
 import { Reason } from '../../lambda/core/status';
-import { aSpecItem, SimHarness } from '../break/support';
+import { aSpecItem, useSimHarness } from '../break/support';
 
 const UNPULLABLE = 'public.ecr.aws/nginx/unpullable:1.27';
 
 describe('stopped-task reasons are best effort', () => {
-  let h: SimHarness;
+  const h = useSimHarness();
 
-  beforeAll(async () => {
-    h = await SimHarness.start();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
   beforeEach(async () => {
     // A service whose tasks never start: it lags, so its stopped tasks are read each pass.
-    await h.reset();
     await h.putSpec(aSpecItem({ service: 'broken', image: UNPULLABLE, desiredCount: 1 }));
     await h.pass('create-broken');
     h.sim.advance(90);
