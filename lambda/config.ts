@@ -6,6 +6,7 @@
  * cannot drift apart.
  */
 import { z } from 'zod';
+import { DEFAULT_METRICS_NAMESPACE } from './core/metric-names';
 import { DEFAULT_PLAN_OPTIONS, type PlanOptions } from './core/options';
 
 /** Environment variable names. */
@@ -30,15 +31,18 @@ export const ENV = {
   region: 'AWS_REGION',
 } as const;
 
+/** The non-empty, trimmed items of a comma-separated list. */
+function splitCsv(s: string): string[] {
+  return s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
+}
+
 const csv = z
   .string()
   .optional()
-  .transform((s) =>
-    (s ?? '')
-      .split(',')
-      .map((x) => x.trim())
-      .filter((x) => x.length > 0),
-  );
+  .transform((s) => splitCsv(s ?? ''));
 
 /**
  * An allow-list: unset or empty means "anything" (undefined); the literal `NONE` means "nothing"
@@ -51,10 +55,7 @@ const allowList = z
     const t = (s ?? '').trim();
     if (t === '') return undefined;
     if (t.toUpperCase() === 'NONE') return [] as string[];
-    return t
-      .split(',')
-      .map((x) => x.trim())
-      .filter((x) => x.length > 0);
+    return splitCsv(t);
   });
 
 const bool = (dflt: boolean) =>
@@ -112,7 +113,7 @@ const envSchema = z.object({
   [ENV.allowedTaskRoleArns]: allowList,
   [ENV.allowedExecutionRoleArns]: allowList,
   [ENV.allowedImageRegistries]: allowList,
-  [ENV.metricsNamespace]: z.string().optional().default('EcsReconciler'),
+  [ENV.metricsNamespace]: z.string().optional().default(DEFAULT_METRICS_NAMESPACE),
   [ENV.region]: z.string().optional(),
 });
 

@@ -19,6 +19,7 @@ import { loadConfig } from '../lambda/config';
 import { alarmDefinitions } from '../lambda/core/alarms';
 import type { PassAction, PassSummary } from '../lambda/core/pass';
 import { parseSpecItem, specToItem } from '../lambda/core/spec';
+import { describeChange } from '../lambda/core/status';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceSpec, type ServiceStatus } from '../lambda/core/types';
 import { alarmLabel, LocalAlarms, stateKeyLabel } from './alarms';
 import {
@@ -110,7 +111,7 @@ function sleep(ms: number): Promise<void> {
 
 /** `UpdateService(drift) shop/worker: desiredCount 6 -> 2`, with the outcome when not applied. */
 export function actionText(a: PassAction): string {
-  const what = a.changes && a.changes.length > 0 ? a.changes.map((c) => `${c.field} ${c.from} -> ${c.to}`).join(', ') : a.reason;
+  const what = a.changes && a.changes.length > 0 ? a.changes.map(describeChange).join(', ') : a.reason;
   const outcome = a.outcome === 'applied' ? '' : ` [${a.outcome}${a.message ? `: ${a.message}` : ''}]`;
   return `${a.type}${a.kind ? `(${a.kind})` : ''} ${a.cluster}/${a.service}: ${what}${outcome}`;
 }
@@ -289,12 +290,13 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
         if (t.from === 'INSUFFICIENT_DATA' && t.to === 'OK') continue; // every new series starts so
         event(`ALARM STATE ${alarmLabel(t.alarm, t.contributor)}: ${t.from} -> ${t.to}${t.value !== undefined ? ` (latest datapoint ${t.value})` : ''}${t.reason && t.to === 'ALARM' ? `: ${t.reason}` : ''}`);
       }
+      const frame = model();
       const counts = summary?.counts;
       if (counts) {
-        const rows = model().rows.map((r) => `${r.id} ${r.running ?? '-'}/${r.desired ?? '-'} ${r.phase}`).join(', ');
+        const rows = frame.rows.map((r) => `${r.id} ${r.running ?? '-'}/${r.desired ?? '-'} ${r.phase}`).join(', ');
         event(`pass ${number}: ${counts.actionsApplied} applied, ${counts.actionsFailed} failed; ${rows}`);
       }
-      opts.view.frame(model());
+      opts.view.frame(frame);
     };
 
     for (let minute = 0; opts.forever || minute <= LAST_PASS_MINUTE; minute++) {

@@ -16,7 +16,8 @@
  */
 import type { AlarmState } from '../lambda/core/alarms';
 import type { PassAction, PassSummary } from '../lambda/core/pass';
-import type { ServiceId, ServiceKey, ServiceStatus } from '../lambda/core/types';
+import { taskDefinitionFamily } from '../lambda/core/taskdef';
+import { serviceId as id, type ServiceId, type ServiceKey, type ServiceStatus } from '../lambda/core/types';
 import type { AlarmTransition } from './alarms';
 import type { CallRecord } from './sim';
 
@@ -40,8 +41,6 @@ export const STEP_SECONDS = { stopWebTasks: 170, scaleWorker: 270, newWebImage: 
 export const LAST_PASS_MINUTE = 13;
 /** Simulated seconds of the whole scenario. */
 export const SCENARIO_SECONDS = LAST_PASS_MINUTE * 60;
-
-const id = (k: ServiceKey): ServiceId => `${k.cluster}/${k.service}`;
 
 // ---------------------------------------------------------------------------------------------
 // What a run records
@@ -212,7 +211,7 @@ export function writeCallsFor(calls: readonly CallRecord[], key: ServiceKey): Re
   for (const c of calls) {
     if (c.outcome !== 'ok') continue;
     const mine =
-      c.action === 'RegisterTaskDefinition' ? c.request.family === `${key.cluster}-${key.service}` : serviceOf(c) === key.service;
+      c.action === 'RegisterTaskDefinition' ? c.request.family === taskDefinitionFamily(key) : serviceOf(c) === key.service;
     if (mine && c.action in out) out[c.action] += 1;
   }
   return out;

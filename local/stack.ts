@@ -8,6 +8,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateClusterCommand, ECSClient } from '@aws-sdk/client-ecs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambda/adapters/clients';
+import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
 import { createRuntime, type Runtime } from '../lambda/adapters/runtime';
 import { ENV, loadConfig } from '../lambda/config';
 import type { LogPort, MetricsSink } from '../lambda/core/ports';
@@ -174,20 +175,7 @@ export function createLocalRuntime(
 export async function createSpecsTable(stack: Pick<LocalStack, 'dynamoClientConfig'>, table: string): Promise<void> {
   const ddb = new DynamoDBClient(stack.dynamoClientConfig);
   try {
-    await ddb.send(
-      new CreateTableCommand({
-        TableName: table,
-        AttributeDefinitions: [
-          { AttributeName: 'cluster', AttributeType: 'S' },
-          { AttributeName: 'service', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'cluster', KeyType: 'HASH' },
-          { AttributeName: 'service', KeyType: 'RANGE' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await ddb.send(new CreateTableCommand(specsTableDefinition(table)));
   } finally {
     ddb.destroy();
   }

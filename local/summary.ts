@@ -4,15 +4,10 @@
  * alarms raised, and the ECS API calls by action as the simulator counted them, with the errors
  * the reconciler expects told apart from the others.
  */
-import Table from 'cli-table3';
 import { alarmLabel, stateKeyLabel } from './alarms';
 import type { CallCount, CallRecord } from './sim';
-import { timestamp } from './view';
+import { plainTable as table, timestamp } from './view';
 import type { Convergence, ExpectationResult, RunRecord } from './scenario';
-
-function table(head: string[]): Table.Table {
-  return new Table({ head, style: { head: [], border: [], compact: true } });
-}
 
 /** Applied actions per service, by type: `{ 'shop/web': { CreateService: 1, ... } }`. */
 export function actionsByService(run: RunRecord): Record<string, Record<string, number>> {

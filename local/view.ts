@@ -64,12 +64,19 @@ export function timestamp(now: Date, startedAt: Date): string {
   return `${now.toISOString().slice(11, 19)} +${m}m${String(rest).padStart(2, '0')}s`;
 }
 
-function cut(text: string, max: number): string {
+/** `text` on one line, cut to `max` characters with an ellipsis. Shared by the live table and `ecsr`. */
+export function shorten(text: string, max: number): string {
   const one = text.replace(/\s+/g, ' ').trim();
-  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+  return one.length <= max ? one : `${one.slice(0, Math.max(0, max - 1))}…`;
 }
 
-function phaseColor(phase: string, c: Colors): string {
+/** A cli-table3 table without ANSI styling of its own (colours are added per cell). */
+export function plainTable(head: string[]): Table.Table {
+  return new Table({ head, style: { head: [], border: [], compact: true } });
+}
+
+/** Colour of a phase: green when converged, red when it needs a person, yellow while moving. */
+export function phaseColor(phase: string, c: Colors): string {
   if (phase === 'Converged' || phase === 'Deleted') return c.green(phase);
   if (phase === 'Degraded' || phase === 'Invalid' || phase === 'Blocked') return c.red(phase);
   return c.yellow(phase);
@@ -83,14 +90,11 @@ export function renderServiceTable(rows: readonly ServiceRow[], c: Colors = pc.c
   const rest = Math.max(20, width - idWidth - 62);
   const reasonWidth = Math.floor(rest * 0.6);
   const actionWidth = rest - reasonWidth;
-  const table = new Table({
-    head: ['SERVICE', 'DESIRED', 'RUNNING', 'PENDING', 'PHASE', 'REASON', 'LAST ACTION', 'ALARM'],
-    style: { head: [], border: [], compact: true },
-  });
+  const table = plainTable(['SERVICE', 'DESIRED', 'RUNNING', 'PENDING', 'PHASE', 'REASON', 'LAST ACTION', 'ALARM']);
   for (const r of rows) {
     const num = (n: number | undefined) => (n === undefined ? '-' : String(n));
     const alarm = r.alarm === 'ALARM' ? c.red(r.alarm) : r.alarm === 'OK' ? c.green(r.alarm) : c.dim(r.alarm);
-    table.push([r.id, num(r.desired), num(r.running), num(r.pending), phaseColor(r.phase, c), cut(r.reason, reasonWidth), cut(r.lastAction, actionWidth), alarm]);
+    table.push([r.id, num(r.desired), num(r.running), num(r.pending), phaseColor(r.phase, c), shorten(r.reason, reasonWidth), shorten(r.lastAction, actionWidth), alarm]);
   }
   return table.toString();
 }
@@ -100,7 +104,7 @@ export function renderFrame(model: ViewModel, events: readonly string[], c: Colo
   const progress = model.totalPasses === undefined ? `pass ${model.passes}` : `pass ${model.passes}/${model.totalPasses}`;
   const header = `${c.bold('ecsr local')}  simulated ${timestamp(model.now, model.startedAt)}  ${progress}  speed ${model.speed}x`;
   const alarms = model.alarmsInAlarm.length > 0 ? c.red(`alarms in ALARM: ${model.alarmsInAlarm.join(', ')}`) : c.green('no alarm in ALARM');
-  return [header, renderServiceTable(model.rows, c, width), alarms, '', ...events.map((e) => cut(e, width))].join('\n');
+  return [header, renderServiceTable(model.rows, c, width), alarms, '', ...events.map((e) => shorten(e, width))].join('\n');
 }
 
 /** Where the run shows itself. */

@@ -122,7 +122,7 @@ describe('runPass over fakes', () => {
     expect(writer.applied.map((a) => a.type)).toEqual(['RegisterTaskDefinition', 'CreateService']);
     expect(summary.counts).toMatchObject({ specs: 1, invalid: 0, actionsPlanned: 2, actionsApplied: 2, actionsFailed: 0, statusesWritten: 1 });
     const status = store.statuses['apps/web'];
-    expect(status.lastAction).toMatchObject({ type: 'CreateService', at: NOW.toISOString() });
+    expect(status.lastAction).toMatchObject({ type: 'CreateService', at: NOW.toISOString(), summary: 'CreateService: service web does not exist; create it' });
     expect(status.lastAction?.error).toBeUndefined();
     expect(status.lastAppliedSpecHash).toBe(aValidSpec().hash);
     expect(metrics.latest(METRIC.taskLag, { cluster: 'apps', service: 'web' })).toBe(2);
@@ -355,5 +355,23 @@ describe('foldResults', () => {
         },
       ),
     );
+  });
+
+  it('sums up an UpdateService by its field changes, else by its reason', () => {
+    // Prepare
+    const planned = { 'apps/web': base, 'apps/api': base };
+    const update = (service: string, changes: { field: string; from: string; to: string }[]) =>
+      ({ type: 'UpdateService', cluster: 'apps', service, reason: 'correct drift', kind: 'drift', input: {}, changes }) as unknown as Action;
+    const results: ActionResult[] = [
+      { ok: true, action: update('web', [{ field: 'desiredCount', from: '5', to: '2' }, { field: 'image', from: 'a:1', to: 'a:2' }]) },
+      { ok: true, action: update('api', []) },
+    ];
+
+    // Act
+    const folded = foldResults(planned, results, {}, NOW);
+
+    // Assess
+    expect(folded['apps/web'].lastAction?.summary).toBe('UpdateService: desiredCount 5 -> 2, image a:1 -> a:2');
+    expect(folded['apps/api'].lastAction?.summary).toBe('UpdateService: correct drift');
   });
 });

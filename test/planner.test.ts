@@ -865,6 +865,7 @@ describe('drift of the live service', () => {
     const tag = only(p, 'TagResource') as TagResourceAction;
     expect(tag.tags).toEqual(tags);
     expect(tag.tags.some((t) => t.key === OWNER_TAG_KEY)).toBe(false);
+    expect(tag.reason).toBe(`service tags differ: ${tags.map((t) => `tags.${t.key} ${liveTags[t.key] ?? '(none)'} -> ${t.value}`).join(', ')}`);
     if (kind === 'drift') expect(p.statuses[ID].drift).toEqual(tags.map((t) => `tags.${t.key} ${liveTags[t.key] ?? '(none)'} -> ${t.value}`));
     else expect(p.statuses[ID].drift).toBeUndefined();
   });

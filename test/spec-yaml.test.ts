@@ -3,6 +3,7 @@ import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/cli
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
 import { parseSpecItem, parseSpecsYaml, specToItem } from '../lambda/core/spec';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../local/embedded-dynamodb';
 
@@ -284,20 +285,7 @@ describe('the README example', () => {
   beforeAll(async () => {
     db = await startEmbeddedDynamoDb();
     client = new DynamoDBClient({ endpoint: db.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    await client.send(
-      new CreateTableCommand({
-        TableName,
-        KeySchema: [
-          { AttributeName: 'cluster', KeyType: 'HASH' },
-          { AttributeName: 'service', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'cluster', AttributeType: 'S' },
-          { AttributeName: 'service', AttributeType: 'S' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await client.send(new CreateTableCommand(specsTableDefinition(TableName)));
   });
 
   afterAll(async () => {

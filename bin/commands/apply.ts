@@ -7,7 +7,7 @@ import { serviceId } from '../../lambda/core/types';
 import { CliError, EXIT } from './support/errors';
 import { loadSpecFiles } from './support/spec-file';
 import { SpecTable } from './support/spec-table';
-import { formatDuration, parseDuration, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { collect, formatDuration, parseDuration, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { explain, waitForTargets, waitSummary, type WaitTarget } from './support/wait';
 
 interface ApplyOptions extends AwsOptions {
@@ -21,11 +21,6 @@ interface ApplyOptions extends AwsOptions {
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
 /** Default of `--interval` (seconds): how often `--wait` reads the statuses. */
 export const DEFAULT_WAIT_INTERVAL_SECONDS = 5;
-
-/** Collects a repeatable option's values (no default, so `requiredOption` still requires one). */
-export function collect(v: string, acc: string[] | undefined): string[] {
-  return [...(acc ?? []), v];
-}
 
 /** `--timeout` and `--interval` of the commands that can `--wait`. */
 export function withWaitOptions(cmd: Command, what: string): Command {

@@ -10,9 +10,8 @@ import { serviceId } from '../../lambda/core/types';
 import { EXIT } from './support/errors';
 import { loadSpecFiles, type FileSpec } from './support/spec-file';
 import { SpecTable, type TableEntry } from './support/spec-table';
-import { runAction, tableOf, withAwsOptions } from './support/options';
+import { collect, runAction, tableOf, withAwsOptions } from './support/options';
 import { cliConfig, dryRunPass } from './support/pass';
-import { collect } from './apply';
 import { assertCompleteRead, printPlan, withPlanOptions, type PlanOptions } from './plan';
 
 interface DiffOptions extends PlanOptions {

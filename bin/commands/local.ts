@@ -4,13 +4,13 @@
  */
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_SPEED, runLocal } from '../../local/run';
 import { LAST_PASS_MINUTE } from '../../local/scenario';
 import type { LocalStack } from '../../local/stack';
 import { LiveView, PlainView } from '../../local/view';
 import { CliError } from './support/errors';
-import { runAction } from './support/options';
+import { parseInteger, parsePort, parsePositive, runAction } from './support/options';
 import { loadSpecFiles } from './support/spec-file';
 
 interface LocalOptions {
@@ -34,24 +34,6 @@ export const WEB_EXAMPLE = fileURLToPath(new URL('../../examples/web.yaml', impo
 function shown(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel !== '' && !rel.startsWith('..') ? rel : path;
-}
-
-function positive(v: string): number {
-  const n = Number(v);
-  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number above 0.');
-  return n;
-}
-
-function port(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
-  return n;
-}
-
-function integer(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be a whole number.');
-  return n;
 }
 
 /**
@@ -140,14 +122,14 @@ export function localCommand(): Command {
   return new Command('local')
     .description('Run the reconciler against a simulated Fargate cluster and embedded DynamoDB, with a scripted scenario (npm start)')
     .addOption(
-      new Option('-s, --speed <factor>', 'simulated seconds per real second').argParser(positive).default(DEFAULT_SPEED, `${DEFAULT_SPEED}: the scenario in about a minute`),
+      new Option('-s, --speed <factor>', 'simulated seconds per real second').argParser(parsePositive).default(DEFAULT_SPEED, `${DEFAULT_SPEED}: the scenario in about a minute`),
     )
     .option('--forever', 'no scenario: keep the servers and the loop running until Ctrl+C, and print their endpoints')
     .addOption(new Option('--specs <path>', 'YAML file or directory of specs to load').default(SHOP_EXAMPLE, 'examples/shop.yaml of this checkout'))
-    .option('--seed <n>', 'seed of the simulator (task timings, ids): the same seed tells the same story', integer, 1)
+    .option('--seed <n>', 'seed of the simulator (task timings, ids): the same seed tells the same story', parseInteger, 1)
     .option('--plain', 'plain timestamped lines even on a terminal')
-    .option('--ecs-port <port>', 'port of the ECS simulator (0 picks a free one)', port, 0)
-    .option('--dynamodb-port <port>', 'port of dynalite (0 picks a free one)', port, 0)
+    .option('--ecs-port <port>', 'port of the ECS simulator (0 picks a free one)', parsePort, 0)
+    .option('--dynamodb-port <port>', 'port of dynalite (0 picks a free one)', parsePort, 0)
     .option('--table <name>', 'name of the embedded specs table (point ecsr --table at it with --forever)', 'ecsr-specs')
     .option('--debug', 'print stack traces of errors')
     .action(

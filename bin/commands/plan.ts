@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import type { PassSummary } from '../../lambda/core/pass';
 import type { ServiceStatus } from '../../lambda/core/types';
-import { CliError, EXIT } from './support/errors';
+import { CliError, EXIT, missingTableError } from './support/errors';
 import { formatAction, shorten, statusReason, toJson, toYaml } from './support/format';
 import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { cliConfig, dryRunPass, specReadError } from './support/pass';
@@ -24,7 +24,7 @@ export function assertCompleteRead(summary: PassSummary, table: string): void {
   const specsError = specReadError(summary);
   if (specsError) {
     if (specsError.includes('ResourceNotFoundException')) {
-      throw new CliError(`The DynamoDB table "${table}" does not exist: check --table / SPECS_TABLE and the region.`);
+      throw missingTableError(table);
     }
     throw new CliError(`Could not read the specs table ${table}: ${specsError.replace(/^specs: /, '')}.`);
   }

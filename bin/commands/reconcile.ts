@@ -7,7 +7,7 @@
 import { Command } from 'commander';
 import type { PassSummary } from '../../lambda/core/pass';
 import type { ServiceStatus } from '../../lambda/core/types';
-import { CliError } from './support/errors';
+import { CliError, missingTableError } from './support/errors';
 import { colorPhase, colorsFor, formatAction, plainTable, shorten, statusReason, toJson } from './support/format';
 import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { cliConfig, cliRuntime } from './support/pass';
@@ -39,7 +39,7 @@ export function incompletePass(summary: PassSummary, table: string): CliError | 
   }
   const error = summary.errors.join('; ');
   if (error.includes('ResourceNotFoundException')) {
-    return new CliError(`The DynamoDB table "${table}" does not exist: check --table / SPECS_TABLE and the region.`);
+    return missingTableError(table);
   }
   return new CliError(`The pass could not start: ${error}.`);
 }

@@ -4,6 +4,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { SimulatorListenError, startSimulator } from '../../local/sim';
+import { collect, parseInteger, parsePort, parsePositive } from './support/options';
 
 /** Default port of `ecsr sim` (0 picks a free one). */
 export const DEFAULT_SIM_PORT = 4100;
@@ -22,27 +23,9 @@ interface SimCliOptions {
   startTime?: Date;
 }
 
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
-  return n;
-}
-
-function parsePositive(v: string): number {
-  const n = Number(v);
-  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number above 0.');
-  return n;
-}
-
 function parseNonNegative(v: string): number {
   const n = Number(v);
   if (!(n >= 0) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number of 0 or more.');
-  return n;
-}
-
-function parseInteger(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be a whole number.');
   return n;
 }
 
@@ -50,10 +33,6 @@ function parseDate(v: string): Date {
   const d = new Date(v);
   if (Number.isNaN(d.getTime())) throw new InvalidArgumentError('must be an ISO 8601 time, e.g. 2025-01-01T00:00:00Z.');
   return d;
-}
-
-function collect(v: string, acc: string[]): string[] {
-  return [...acc, v];
 }
 
 /** The lines printed once the simulator listens (also used by the docs). */

@@ -4,9 +4,8 @@
  * network are needed, so it fits an editor, a pre-commit hook or a CI step before `apply`.
  */
 import { Command } from 'commander';
-import { collect } from './apply';
 import { CliError } from './support/errors';
-import { runAction } from './support/options';
+import { collect, runAction } from './support/options';
 import { readSpecFiles } from './support/spec-file';
 
 interface ValidateOptions {

@@ -3,6 +3,7 @@
  * `cluster`, sort key `service`; the reconciler writes only the item's `status` attribute, and
  * keeps its pass lease in an item of the same table under a reserved key.
  */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   GetCommand,
@@ -13,6 +14,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { parseSpecItem } from '../core/spec';
+import { PHASES } from '../core/status';
 import type { LeaseResult, SpecRead, SpecStore } from '../core/ports';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
 import { AwsCallError, isConditionalCheckFailed } from './errors';
@@ -23,6 +25,26 @@ export const PARTITION_KEY = 'cluster';
 export const SORT_KEY = 'service';
 /** The attribute the reconciler owns on each spec item. */
 export const STATUS_ATTRIBUTE = 'status';
+
+/**
+ * The specs table as this store expects it: partition key {@link PARTITION_KEY}, sort key
+ * {@link SORT_KEY}, both strings, on-demand billing (the CDK construct creates the same keys).
+ * The input of a `CreateTableCommand`, for the local stack and the tests.
+ */
+export function specsTableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [
+      { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: SORT_KEY, AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
+      { AttributeName: SORT_KEY, KeyType: 'RANGE' },
+    ],
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
 
 /**
  * Key of the lease item. `#` cannot occur in an ECS cluster or service name (letters, digits,
@@ -63,7 +85,6 @@ const conditionSchema = z.object({
   lastTransitionTime: z.string(),
 });
 const ACTION_TYPES = ['RegisterTaskDefinition', 'CreateService', 'UpdateService', 'DeleteService', 'TagResource'] as const;
-const PHASES = ['Pending', 'Progressing', 'Converged', 'Degraded', 'Invalid', 'Blocked', 'Deleting', 'Deleted'] as const;
 
 /**
  * The remembered status as the planner may trust it. The `status` attribute lives in an item

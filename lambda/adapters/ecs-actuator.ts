@@ -20,10 +20,9 @@ import type {
   CreateServiceAction,
   DeleteServiceAction,
   RegisterTaskDefinitionAction,
-  TaskDefinition,
   UpdateServiceAction,
 } from '../core/types';
-import { rememberTaskDefinition } from './ecs-observer';
+import { rememberTaskDefinition, taskDefinitionOf } from './ecs-observer';
 import { classifyError, errorMessage, isNotFound, isProgrammingError } from './errors';
 
 /** Message of actions not started because the invocation ran short of time. */
@@ -147,9 +146,10 @@ export class EcsActuator implements EcsWriter {
     }
     const input = withoutEmptyTags(action.input) as unknown as RegisterTaskDefinitionCommandInput;
     const out = await this.ecs.send(new RegisterTaskDefinitionCommand(input));
-    const arn = out.taskDefinition?.taskDefinitionArn;
-    if (!arn) throw Object.assign(new Error('RegisterTaskDefinition returned no taskDefinitionArn'), { $fault: 'server' });
-    rememberTaskDefinition({ ...(out.taskDefinition as TaskDefinition), ...(out.tags && out.tags.length > 0 ? { tags: out.tags } : {}) });
+    const td = taskDefinitionOf(out);
+    const arn = td?.taskDefinitionArn;
+    if (!td || !arn) throw Object.assign(new Error('RegisterTaskDefinition returned no taskDefinitionArn'), { $fault: 'server' });
+    rememberTaskDefinition(td);
     return { arn, detail: `registered ${arn}` };
   }
 

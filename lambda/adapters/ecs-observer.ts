@@ -56,6 +56,15 @@ export function rememberTaskDefinition(td: TaskDefinition): void {
   if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td);
 }
 
+/**
+ * The task definition of a DescribeTaskDefinition or RegisterTaskDefinition answer (both carry
+ * `taskDefinition` and `tags`), with its tags when it has any; undefined without one.
+ */
+export function taskDefinitionOf(out: { taskDefinition?: unknown; tags?: { key?: string; value?: string }[] }): TaskDefinition | undefined {
+  if (!out.taskDefinition) return undefined;
+  return { ...(out.taskDefinition as TaskDefinition), ...(out.tags && out.tags.length > 0 ? { tags: out.tags } : {}) };
+}
+
 /** Number of task definitions in the process-wide cache. */
 export function taskDefinitionCacheSize(): number {
   return taskDefinitionCache.size;
@@ -334,7 +343,7 @@ export class EcsObserver implements EcsReader {
   async latestActiveTaskDefinition(family: string): Promise<TaskDefinition | undefined> {
     try {
       const td = await this.describeOne(family);
-      if (td?.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td);
+      if (td) rememberTaskDefinition(td);
       return td && td.status !== 'INACTIVE' ? td : undefined;
     } catch (err) {
       // ECS answers ClientException "Unable to describe task definition." for an unknown family.
@@ -347,8 +356,6 @@ export class EcsObserver implements EcsReader {
   }
 
   private async describeOne(taskDefinition: string): Promise<TaskDefinition | undefined> {
-    const out = await this.ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition, include: ['TAGS'] }));
-    if (!out.taskDefinition) return undefined;
-    return { ...(out.taskDefinition as TaskDefinition), ...(out.tags && out.tags.length > 0 ? { tags: out.tags } : {}) };
+    return taskDefinitionOf(await this.ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition, include: ['TAGS'] })));
   }
 }

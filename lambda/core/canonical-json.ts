@@ -1,6 +1,7 @@
 /**
  * Canonical JSON: one text per value, whatever the key order it was built with. Used for content
- * hashes (the spec hash, `specHash` in `./spec`), so that two equal specs always hash the same.
+ * hashes (the spec hash, `specHash` in `./spec`), so that two equal specs always hash the same,
+ * and for `statusChanged` in `./status` (key order does not make a status new).
  */
 
 /**

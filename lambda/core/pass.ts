@@ -19,7 +19,7 @@
 import { METRIC } from './metric-names';
 import type { PlanOptions } from './options';
 import {
-  OWNER_TAG_KEY,
+  isOwnedBy,
   type ActionResult,
   type Clock,
   type EcsReader,
@@ -30,7 +30,7 @@ import {
   type SpecStore,
 } from './ports';
 import { plan as planActions } from './planner';
-import { ConditionType, Reason, statusChanged } from './status';
+import { ConditionType, Reason, describeChange, statusChanged } from './status';
 import {
   serviceId,
   type Action,
@@ -519,10 +519,6 @@ function validSpecsById(read: SpecRead): Map<ServiceId, ValidSpec> {
   return out;
 }
 
-function isOwnedBy(svc: ObservedService, ownerId: string): boolean {
-  return svc.tags[OWNER_TAG_KEY] === ownerId;
-}
-
 /**
  * Whether a service's lag counts: `TaskLag` is emitted and `ServicesLaggingBeyondGrace` counted
  * only for services the reconciler is responsible for (each series is billed and each one is a
@@ -551,14 +547,12 @@ function countsLag(status: ServiceStatus, live: ObservedService | undefined, spe
  * failed-rollout check, so their task definitions are described first.
  */
 function isAtRest(live: ObservedService, rem: ServiceStatus | undefined, hash: string): boolean {
-  return (
-    rem !== undefined &&
-    rem.phase === 'Converged' &&
-    rem.specHash === hash &&
-    rem.lastAppliedSpecHash === hash &&
-    rem.taskDefinitionArn === live.taskDefinition &&
-    live.deployments.length <= 1
-  );
+  return rememberedAtRest(rem, hash) && rem?.taskDefinitionArn === live.taskDefinition && live.deployments.length <= 1;
+}
+
+/** The half of {@link isAtRest} that memory alone tells: Converged, with spec `hash` applied. */
+function rememberedAtRest(rem: ServiceStatus | undefined, hash: string): boolean {
+  return rem !== undefined && rem.phase === 'Converged' && rem.specHash === hash && rem.lastAppliedSpecHash === hash;
 }
 
 /**
@@ -604,7 +598,7 @@ function expectedTaskDefinitions(specs: Map<ServiceId, ValidSpec>, remembered: R
     const { spec, hash } = specs.get(id) as ValidSpec;
     const rem = remembered[id];
     if (spec.state !== 'present' || !rem?.taskDefinitionArn) continue;
-    if (rem.phase === 'Converged' && rem.specHash === hash && rem.lastAppliedSpecHash === hash) out.push(rem.taskDefinitionArn);
+    if (rememberedAtRest(rem, hash)) out.push(rem.taskDefinitionArn);
   }
   return out;
 }
@@ -788,7 +782,7 @@ function summarize(action: Action): string {
   switch (action.type) {
     case 'UpdateService':
       return action.changes.length > 0
-        ? `UpdateService: ${action.changes.map((c) => `${c.field} ${c.from} -> ${c.to}`).join(', ')}`
+        ? `UpdateService: ${action.changes.map(describeChange).join(', ')}`
         : `UpdateService: ${action.reason}`;
     default:
       return `${action.type}: ${action.reason}`;

@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PlanOptions } from './options';
-import { OWNER_TAG_KEY } from './ports';
+import { OWNER_TAG_KEY, isOwnedBy } from './ports';
 import {
   AUTOSCALED_INITIAL_DESIRED_COUNT,
   allowListViolations,
@@ -122,7 +122,14 @@ function errorsText(errors: SpecError[]): string {
 }
 
 function isOwned(svc: ObservedService, options: PlanOptions): boolean {
-  return svc.tags[OWNER_TAG_KEY] === options.ownerId;
+  return isOwnedBy(svc, options.ownerId);
+}
+
+/** The spec's service tags plus our owner tag, sorted by key (CreateService, adoption). */
+function serviceTags(spec: ServiceSpec, ownerId: string): { key: string; value: string }[] {
+  return Object.entries({ ...spec.tags, [OWNER_TAG_KEY]: ownerId })
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => ({ key, value }));
 }
 
 /** INACTIVE counts as absent (ECS-FACTS §3). */
@@ -498,9 +505,6 @@ class Planner {
     const { key, spec, hash } = r;
     const rendered = renderTaskDefinition(spec, { defaults: this.options.defaults, ownerId: this.options.ownerId });
     const desired = desiredServiceConfig(spec, this.options.defaults);
-    const tags = Object.entries({ ...spec.tags, [OWNER_TAG_KEY]: this.options.ownerId })
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, value]) => ({ key: k, value }));
     const register: RegisterTaskDefinitionAction = {
       type: 'RegisterTaskDefinition',
       ...key,
@@ -523,7 +527,7 @@ class Planner {
         deploymentConfiguration: desired.deploymentConfiguration,
         ...(desired.loadBalancers.length > 0 ? { loadBalancers: desired.loadBalancers } : {}),
         propagateTags: 'SERVICE',
-        tags,
+        tags: serviceTags(spec, this.options.ownerId),
         clientToken: clientToken(key, hash, this.incarnation(key, previous)),
       },
     };
@@ -690,9 +694,7 @@ class Planner {
         specHash: hash,
         reason: `adopt service ${key.service}: add the owner tag ${OWNER_TAG_KEY}=${this.options.ownerId}`,
         resourceArn: svc.serviceArn,
-        tags: Object.entries({ ...spec.tags, [OWNER_TAG_KEY]: this.options.ownerId })
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-          .map(([k, value]) => ({ key: k, value })),
+        tags: serviceTags(spec, this.options.ownerId),
       };
       actions.push(tag);
     }
@@ -704,7 +706,8 @@ class Planner {
       : Object.entries(spec.tags)
           .filter(([k, v]) => svc.tags[k] !== v)
           .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const tagText = tagChanges.map(([k, v]) => `tags.${k} ${svc.tags[k] ?? '(none)'} -> ${v}`).join(', ');
+    const tagLines = tagChanges.map(([k, v]) => describeChange({ field: `tags.${k}`, from: svc.tags[k] ?? '(none)', to: v }));
+    const tagText = tagLines.join(', ');
     if (tagChanges.length > 0) {
       actions.push({
         type: 'TagResource',
@@ -780,7 +783,7 @@ class Planner {
               ? {
                   drift: [
                     ...changes.map(describeChange),
-                    ...tagChanges.map(([k, v]) => `tags.${k} ${svc.tags[k] ?? '(none)'} -> ${v}`),
+                    ...tagLines,
                   ],
                   driftCorrectedAt: this.now.toISOString(),
                 }

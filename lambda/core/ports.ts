@@ -16,6 +16,11 @@ import type {
 /** Tag key that marks a service as owned by a reconciler; its value is the owner id. */
 export const OWNER_TAG_KEY = 'ecs-reconciler:owner';
 
+/** Whether a live service carries the owner tag of reconciler `ownerId`. */
+export function isOwnedBy(svc: ObservedService, ownerId: string): boolean {
+  return svc.tags[OWNER_TAG_KEY] === ownerId;
+}
+
 /** Injected time (STYLE §5): never read the wall clock in the core. */
 export interface Clock {
   now(): Date;

@@ -7,6 +7,7 @@
  * (observed generation), and `lastTransitionTime` kept while a condition's status does not change.
  * Every function here is pure; time comes in as `now`.
  */
+import { canonicalJson } from './canonical-json';
 import type {
   Condition,
   ConditionStatus,
@@ -208,20 +209,6 @@ export function rememberReason(
   return Object.fromEntries(entries.slice(0, MAX_REMEMBERED_REASONS));
 }
 
-/** Deterministic JSON: object keys sorted, `undefined` members dropped, Dates as ISO strings. */
-function stableJson(value: unknown): string {
-  if (value === undefined) return 'null';
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /**
  * Whether `next` differs from `prev` in anything but `observedAt` (the pass writes a status only
  * when it changed, to spare DynamoDB writes). Key order and `undefined` members do not count.
@@ -230,7 +217,7 @@ function stableJson(value: unknown): string {
 export function statusChanged(prev: ServiceStatus | undefined, next: ServiceStatus): boolean {
   if (!prev) return true;
   const strip = ({ observedAt: _a, ...rest }: ServiceStatus) => rest;
-  return stableJson(strip(prev)) !== stableJson(strip(next));
+  return canonicalJson(strip(prev)) !== canonicalJson(strip(next));
 }
 
 /** `desiredCount 5 -> 3`: one line of the status's `drift` list. */
@@ -239,7 +226,7 @@ export function describeChange(change: { field: string; from: string; to: string
 }
 
 /** The phases in the order a dashboard lists them (most urgent first). */
-export const PHASES: readonly Phase[] = [
+export const PHASES = [
   'Degraded',
   'Blocked',
   'Invalid',
@@ -248,4 +235,4 @@ export const PHASES: readonly Phase[] = [
   'Deleting',
   'Converged',
   'Deleted',
-];
+] as const satisfies readonly Phase[];

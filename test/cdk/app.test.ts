@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateClusterCommand, ECSClient } from '@aws-sdk/client-ecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specsTableDefinition } from '../../lambda/adapters/dynamo-spec-store';
 import { ENV } from '../../lambda/config';
 import { alarmDefinitions } from '../../lambda/core/alarms';
 import { ContextError, reconcilerPropsFromContext } from '../../lib/reconciler-stack';
@@ -136,20 +137,7 @@ describe('cdk synth (child process, as a user runs it)', () => {
   it('the bundled handler runs a pass and emits exactly the metrics the alarms watch', async () => {
     // Prepare: table, cluster and one spec in moto; the function's environment from the template.
     const ddb = new DynamoDBClient({ ...LOCAL_CLIENT_CONFIG, endpoint: moto.endpoint });
-    await ddb.send(
-      new CreateTableCommand({
-        TableName: 'specs',
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: [
-          { AttributeName: 'cluster', KeyType: 'HASH' },
-          { AttributeName: 'service', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'cluster', AttributeType: 'S' },
-          { AttributeName: 'service', AttributeType: 'S' },
-        ],
-      }),
-    );
+    await ddb.send(new CreateTableCommand(specsTableDefinition('specs')));
     const ecs = new ECSClient({ ...LOCAL_CLIENT_CONFIG, endpoint: moto.endpoint });
     for (const clusterName of ['web', 'jobs']) await ecs.send(new CreateClusterCommand({ clusterName }));
     await ddb.send(

@@ -11,6 +11,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
+import { specsTableDefinition } from '../../lambda/adapters/dynamo-spec-store';
 import { ENV } from '../../lambda/config';
 import { alarmDefinitions, type AlarmDefinition } from '../../lambda/core/alarms';
 import { EcsReconciler, EcsReconcilerPropsError, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
@@ -107,6 +108,16 @@ describe('spec table', () => {
       DeletionProtectionEnabled: true,
       // SSEEnabled without a key: the AWS managed key aws/dynamodb.
       SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  it('has the key schema and billing mode the spec store expects (specsTableDefinition)', () => {
+    const { template } = aReconciler();
+    const expected = specsTableDefinition('any');
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: expected.KeySchema,
+      AttributeDefinitions: Match.arrayWith(expected.AttributeDefinitions ?? []),
+      BillingMode: expected.BillingMode,
     });
   });
 

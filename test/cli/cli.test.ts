@@ -361,7 +361,8 @@ describe('ecsr against dynalite and the ECS simulator', () => {
   it.each([
     { case: 'no table', args: ['get'], env: { SPECS_TABLE: undefined }, code: 1, stderr: /^ecsr get: No specs table given: pass --table NAME or set SPECS_TABLE\.\n$/ },
     { case: 'a table that does not exist', args: ['get', '--table', 'nope-table'], env: {}, code: 1, stderr: /^ecsr get: The DynamoDB table "nope-table" does not exist: check --table \/ SPECS_TABLE and the region\.\n$/ },
-    { case: 'a table that does not exist, for a pass', args: ['reconcile', '--once', '--table', 'nope-table'], env: {}, code: 1, stderr: /^ecsr reconcile: The DynamoDB table "nope-table" does not exist/ },
+    { case: 'a table that does not exist, for a pass', args: ['reconcile', '--once', '--table', 'nope-table'], env: {}, code: 1, stderr: /^ecsr reconcile: The DynamoDB table "nope-table" does not exist: check --table \/ SPECS_TABLE and the region\.\n$/ },
+    { case: 'a table that does not exist, for a plan', args: ['plan', '--table', 'nope-table'], env: {}, code: 1, stderr: /^ecsr plan: The DynamoDB table "nope-table" does not exist: check --table \/ SPECS_TABLE and the region\.\n$/ },
     { case: 'nothing listening at the endpoint', args: ['get'], env: { AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' }, code: 1, stderr: /^ecsr get: Cannot connect to AWS \(connection refused\)/ },
     { case: 'a bad duration', args: ['apply', '-f', 'x.yaml', '--timeout', '10x'], env: {}, code: 1, stderr: /"10x" is not a duration; use e\.g\. 90s, 10m, 1h30m\./ },
     { case: 'a bad service reference', args: ['delete', 'no-slash'], env: {}, code: 1, stderr: /"no-slash" is not CLUSTER\/SERVICE/ },

@@ -14,7 +14,8 @@ import type { Condition, ServiceStatus } from '../../lambda/core/types';
 import { specChanges } from '../../bin/commands/diff';
 import { exportYaml } from '../../bin/commands/export';
 import { CliError, describeError } from '../../bin/commands/support/errors';
-import { formatDuration, parseDuration, parseServiceRef } from '../../bin/commands/support/options';
+import { colorPhase, formatAction, shorten } from '../../bin/commands/support/format';
+import { formatDuration, parseDuration, parseInteger, parsePort, parsePositive, parseServiceRef } from '../../bin/commands/support/options';
 import { readSpecFiles } from '../../bin/commands/support/spec-file';
 import { usageSentence } from '../../bin/commands/support/usage-errors';
 import { validationReport } from '../../bin/commands/validate';
@@ -73,6 +74,15 @@ describe('ecsr support', () => {
     { seconds: 5430, text: '1h30m30s' },
   ])('formatDuration($seconds) = $text', ({ seconds, text }) => {
     expect(formatDuration(seconds)).toBe(text);
+  });
+
+  it('parses ports, positive numbers and whole numbers, and rejects anything else', () => {
+    expect([parsePort('0'), parsePort('4100'), parsePort('65535')]).toEqual([0, 4100, 65535]);
+    for (const bad of ['-1', '65536', '1.5', 'x']) expect(() => parsePort(bad)).toThrow(InvalidArgumentError);
+    expect([parsePositive('60'), parsePositive('0.5')]).toEqual([60, 0.5]);
+    for (const bad of ['0', '-1', 'Infinity', 'x']) expect(() => parsePositive(bad)).toThrow(InvalidArgumentError);
+    expect([parseInteger('7'), parseInteger('-3')]).toEqual([7, -3]);
+    for (const bad of ['1.5', 'x']) expect(() => parseInteger(bad)).toThrow(InvalidArgumentError);
   });
 
   it('parses CLUSTER/SERVICE and rejects anything else', () => {
@@ -236,5 +246,37 @@ describe('ecsr support', () => {
     { case: 'several specs', specs: 3, report: '3 specs valid\n' },
   ])('validationReport without problems: $case', ({ specs, report }) => {
     expect(validationReport({ specs: Array.from({ length: specs }, () => ({})), problems: [] })).toBe(report);
+  });
+
+  it('formats an action line: its changes, else its reason, and the outcome when not applied', () => {
+    const update = { type: 'UpdateService', cluster: 'shop', service: 'worker', reason: 'drift', kind: 'drift' } as const;
+    const changes = [
+      { field: 'desiredCount', from: '6', to: '2' },
+      { field: 'image', from: 'a:1', to: 'a:2' },
+    ];
+    expect(formatAction({ ...update, changes, outcome: 'applied' })).toBe('UpdateService (drift) shop/worker: desiredCount 6 -> 2, image a:1 -> a:2');
+    expect(formatAction({ type: 'CreateService', cluster: 'shop', service: 'web', reason: 'no such service', outcome: 'planned' })).toBe(
+      'CreateService shop/web: no such service',
+    );
+    expect(formatAction({ ...update, changes, outcome: 'failed', errorClass: 'throttled', message: 'Rate exceeded' })).toBe(
+      'UpdateService (drift) shop/worker: desiredCount 6 -> 2, image a:1 -> a:2 [FAILED throttled: Rate exceeded]',
+    );
+    expect(formatAction({ ...update, outcome: 'skipped', message: 'out of time' })).toBe('UpdateService (drift) shop/worker: drift [skipped: out of time]');
+  });
+
+  it('shortens text to one line with an ellipsis, and colours phases by urgency', () => {
+    expect(shorten('  a\n  b  ', 10)).toBe('a b');
+    expect(shorten('abcdefghij', 5)).toBe('abcd…');
+    expect(shorten('abcdefghij', 10)).toBe('abcdefghij');
+    const tags = { green: (s: string) => `<g>${s}`, red: (s: string) => `<r>${s}`, yellow: (s: string) => `<y>${s}` } as unknown as Parameters<typeof colorPhase>[1];
+    expect(['Converged', 'Deleted', 'Degraded', 'Invalid', 'Blocked', 'Progressing', 'Pending'].map((p) => colorPhase(p, tags))).toEqual([
+      '<g>Converged',
+      '<g>Deleted',
+      '<r>Degraded',
+      '<r>Invalid',
+      '<r>Blocked',
+      '<y>Progressing',
+      '<y>Pending',
+    ]);
   });
 });

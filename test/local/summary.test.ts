@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CallRecord } from '../../local/sim';
-import type { RunRecord } from '../../local/scenario';
-import { expectedErrors, renderSummary } from '../../local/summary';
+import type { PassSummary } from '../../lambda/core/pass';
+import type { LiveService, RunRecord } from '../../local/scenario';
+import { actionsByService, expectedErrors, finalPhases, renderSummary } from '../../local/summary';
 
 const AT = new Date('2025-06-01T12:00:30.000Z');
 
@@ -64,5 +65,32 @@ describe('the summary of the local run', () => {
     // Assess
     expect(text).toMatch(row);
     expect(text.includes('for a family not registered yet')).toBe(note);
+  });
+
+  it('counts applied actions per service and type, and gives each service its final phase', () => {
+    // Prepare
+    const action = (service: string, type: string, outcome: string, kind?: string) => ({ type, cluster: 'shop', service, reason: 'r', outcome, ...(kind ? { kind } : {}) });
+    const pass = (index: number, actions: unknown[], phases: Record<string, string>) => ({
+      index,
+      at: new Date(AT.getTime() + index * 60_000),
+      summary: { actions, statuses: Object.fromEntries(Object.entries(phases).map(([id, phase]) => [id, { phase }])) } as unknown as PassSummary,
+      live: {},
+    });
+    const live = (status: string): LiveService => ({ status, desiredCount: 1, runningCount: 1, pendingCount: 0, taskDefinition: 'td' });
+    const run: RunRecord = {
+      ...aRun([]),
+      passes: [
+        pass(0, [action('web', 'CreateService', 'applied'), action('old', 'UpdateService', 'applied', 'drift')], { 'shop/web': 'Progressing', 'shop/old': 'Converged', 'shop/kept': 'Converged' }),
+        pass(1, [action('web', 'UpdateService', 'applied', 'drift'), action('web', 'UpdateService', 'failed', 'drift'), action('old', 'DeleteService', 'applied')], { 'shop/web': 'Converged' }),
+      ],
+      live: { 'shop/web': live('ACTIVE'), 'shop/old': live('INACTIVE'), 'shop/kept': live('ACTIVE') },
+    };
+
+    // Act & Assess
+    expect(actionsByService(run)).toEqual({
+      'shop/web': { CreateService: 1, 'UpdateService(drift)': 1 },
+      'shop/old': { 'UpdateService(drift)': 1, DeleteService: 1 },
+    });
+    expect(finalPhases(run)).toEqual({ 'shop/web': 'Converged', 'shop/old': 'Deleted', 'shop/kept': 'Converged' });
   });
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Condition, ServiceStatus } from '../../lambda/core/types';
+import { actionText } from '../../local/run';
 import { PlainView, renderFrame, renderServiceTable, statusReason, timestamp, type ServiceRow } from '../../local/view';
 
 const T = '2025-06-01T12:00:00.000Z';
@@ -145,5 +146,15 @@ describe('the local view', () => {
     // Assess
     expect(out).toEqual(['[12:02:05 +1m35s] pass 1: 0 applied\n']);
     expect(timestamp(new Date('2025-06-01T12:00:30Z'), new Date('2025-06-01T12:00:30Z'))).toBe('12:00:30 +0m00s');
+  });
+
+  it('an action event line lists its changes, else its reason, and the outcome when not applied', () => {
+    const update = { type: 'UpdateService', cluster: 'shop', service: 'worker', reason: 'drift', kind: 'drift' } as const;
+    const changes = [{ field: 'desiredCount', from: '6', to: '2' }];
+    expect(actionText({ ...update, changes, outcome: 'applied' })).toBe('UpdateService(drift) shop/worker: desiredCount 6 -> 2');
+    expect(actionText({ ...update, outcome: 'failed', message: 'Rate exceeded' })).toBe('UpdateService(drift) shop/worker: drift [failed: Rate exceeded]');
+    expect(actionText({ type: 'CreateService', cluster: 'shop', service: 'web', reason: 'no such service', outcome: 'skipped' })).toBe(
+      'CreateService shop/web: no such service [skipped]',
+    );
   });
 });

@@ -8,8 +8,10 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CreateClusterCommand, DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
 import { createDocumentClient } from '../../lambda/adapters/clients';
+import { specsTableDefinition } from '../../lambda/adapters/dynamo-spec-store';
 import { clearTaskDefinitionCache } from '../../lambda/adapters/ecs-observer';
 import { RecordingLog } from '../../lambda/adapters/logger';
+import { actionOfCommand } from '../../lambda/adapters/rate-limiter';
 import { InMemoryMetricsSink } from '../../lambda/adapters/metrics';
 import { createRuntime, type Runtime } from '../../lambda/adapters/runtime';
 import { ENV, loadConfig } from '../../lambda/config';
@@ -22,24 +24,14 @@ import { LOCAL_CLIENT_CONFIG } from '../support/moto';
 
 export const LOCAL = LOCAL_CLIENT_CONFIG;
 
-/** Creates the specs table (partition key `cluster`, sort key `service`, on-demand). */
+/** Creates the specs table ({@link specsTableDefinition}: partition key `cluster`, sort key `service`, on-demand). */
 export async function createSpecsTable(endpoint: string, tableName: string): Promise<void> {
   const ddb = new DynamoDBClient({ ...LOCAL, endpoint });
-  await ddb.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [
-        { AttributeName: 'cluster', AttributeType: 'S' },
-        { AttributeName: 'service', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'cluster', KeyType: 'HASH' },
-        { AttributeName: 'service', KeyType: 'RANGE' },
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
-  ddb.destroy();
+  try {
+    await ddb.send(new CreateTableCommand(specsTableDefinition(tableName)));
+  } finally {
+    ddb.destroy();
+  }
 }
 
 /** A document client on a local endpoint, as the runtime builds it. */
@@ -85,7 +77,7 @@ export function recordCalls(client: ECSClient | DynamoDBDocumentClient): CallLog
   const calls: { action: string; input: Record<string, unknown> }[] = [];
   (client as ECSClient).middlewareStack.add(
     (next, context) => async (args) => {
-      calls.push({ action: (context.commandName ?? '').replace(/Command$/, ''), input: args.input as Record<string, unknown> });
+      calls.push({ action: actionOfCommand(context.commandName), input: args.input as Record<string, unknown> });
       return next(args);
     },
     { step: 'initialize', name: `testCallLog${Math.random()}` },

@@ -34,6 +34,11 @@ export class CliError extends Error {
   }
 }
 
+/** The specs table `table` does not exist (a Scan or Get answered ResourceNotFoundException). */
+export function missingTableError(table: string, cause?: unknown): CliError {
+  return new CliError(`The DynamoDB table "${table}" does not exist: check --table / SPECS_TABLE and the region.`, EXIT.failed, [], cause === undefined ? undefined : { cause });
+}
+
 interface ErrorFields {
   name?: unknown;
   code?: unknown;

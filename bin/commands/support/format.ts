@@ -2,16 +2,16 @@
  * What `ecsr` prints: status tables (cli-table3), action lines, JSON and YAML for machines.
  * Colours (picocolors) only on a terminal and never with `NO_COLOR`.
  */
-import Table from 'cli-table3';
 import pc from 'picocolors';
 import { stringify } from 'yaml';
 import type { PassAction } from '../../../lambda/core/pass';
 import { formatSpecError } from '../../../lambda/core/spec';
 import { serviceId, type Phase, type ServiceStatus } from '../../../lambda/core/types';
-import { statusReason } from '../../../local/view';
+import { describeChange } from '../../../lambda/core/status';
+import { phaseColor, plainTable, shorten, statusReason } from '../../../local/view';
 import type { TableEntry } from './spec-table';
 
-export { statusReason };
+export { plainTable, shorten, statusReason };
 
 /** Output formats of `-o`. */
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
@@ -23,30 +23,9 @@ export function colorsFor(stream: NodeJS.WriteStream = process.stdout): ReturnTy
   return pc.createColors(enabled);
 }
 
-/** `text` cut to `max` characters with an ellipsis. */
-export function shorten(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length <= max ? one : `${one.slice(0, Math.max(0, max - 1))}…`;
-}
-
-/** A cli-table3 table without ANSI styling of its own (colours are added per cell). */
-export function plainTable(head: string[]): Table.Table {
-  return new Table({ head, style: { head: [], border: [], compact: true } });
-}
-
 /** Colour of a phase: green when converged, red when it needs a person, yellow while moving. */
 export function colorPhase(phase: Phase | string, c = colorsFor()): string {
-  switch (phase) {
-    case 'Converged':
-    case 'Deleted':
-      return c.green(phase);
-    case 'Degraded':
-    case 'Invalid':
-    case 'Blocked':
-      return c.red(phase);
-    default:
-      return c.yellow(phase);
-  }
+  return phaseColor(phase, c);
 }
 
 /** `UpdateService: desiredCount 6 -> 2` (the status's last action), with its error if it failed. */
@@ -105,7 +84,7 @@ export function renderStatusTable(entries: readonly TableEntry[], c = colorsFor(
 /** `UpdateService (drift) shop/worker: desiredCount 6 -> 2`, and the outcome when not applied. */
 export function formatAction(a: PassAction): string {
   const kind = a.kind ? ` (${a.kind})` : '';
-  const what = a.changes && a.changes.length > 0 ? a.changes.map((ch) => `${ch.field} ${ch.from} -> ${ch.to}`).join(', ') : a.reason;
+  const what = a.changes && a.changes.length > 0 ? a.changes.map(describeChange).join(', ') : a.reason;
   const outcome =
     a.outcome === 'failed'
       ? ` [FAILED ${a.errorClass ?? ''}: ${a.message ?? ''}]`

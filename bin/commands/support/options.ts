@@ -88,6 +88,32 @@ export function formatDuration(seconds: number): string {
   return `${h > 0 ? `${h}h` : ''}${m > 0 ? `${m}m` : ''}${rest > 0 ? `${rest}s` : ''}`;
 }
 
+/** A TCP port: a whole number from 0 (any free port) to 65535. @throws InvalidArgumentError */
+export function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
+  return n;
+}
+
+/** A finite number above 0 (e.g. `--speed`). @throws InvalidArgumentError */
+export function parsePositive(v: string): number {
+  const n = Number(v);
+  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number above 0.');
+  return n;
+}
+
+/** A whole number (e.g. `--seed`). @throws InvalidArgumentError */
+export function parseInteger(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be a whole number.');
+  return n;
+}
+
+/** Collects a repeatable option's values (no default needed, so `requiredOption` still requires one). */
+export function collect(v: string, acc: string[] | undefined): string[] {
+  return [...(acc ?? []), v];
+}
+
 const NAME_RE = /^[A-Za-z0-9_-]{1,255}$/;
 
 /**

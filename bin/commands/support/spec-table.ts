@@ -12,7 +12,7 @@ import { isLeaseItem, PARTITION_KEY, SORT_KEY, STATUS_ATTRIBUTE } from '../../..
 import { isConditionalCheckFailed } from '../../../lambda/adapters/errors';
 import { canonicalJson, parseSpecItem, specToItem } from '../../../lambda/core/spec';
 import { serviceId, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
-import { CliError } from './errors';
+import { CliError, missingTableError } from './errors';
 
 /** One item of the table. */
 export interface TableEntry {
@@ -78,7 +78,7 @@ export class SpecTable {
   private translate(err: unknown): unknown {
     const name = (err as { name?: string })?.name;
     if (name === 'ResourceNotFoundException') {
-      return new CliError(`The DynamoDB table "${this.name}" does not exist: check --table / SPECS_TABLE and the region.`, 1, [], { cause: err });
+      return missingTableError(this.name, err);
     }
     return err;
   }
