@@ -9,7 +9,7 @@
  *    real time, rate-limit waits, API calls by action, peak RSS and heap.
  * 3. Passes bounded like the Lambda (50 s timeout) from empty, at one size.
  *
- * Prints tables to stdout and progress to stderr; writes no file. See the README, "Benchmarks".
+ * Prints tables to stdout and progress to stderr; writes no file. See docs/benchmarks.md.
  */
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';

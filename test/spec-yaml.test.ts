@@ -261,23 +261,26 @@ describe('parseSpecsYaml', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The README example: the DynamoDB console item, stored in an embedded DynamoDB and read back
+// The spec page's example: the DynamoDB console item, stored in an embedded DynamoDB and read back
 // through lib-dynamodb as the reconciler reads it, is the same spec as the YAML. Both texts are
-// read from README.md itself (the first json and yaml blocks of "Example: a web service"), so the
-// README cannot drift from what the parser accepts.
+// read from docs/spec.md itself (the first json and yaml blocks of "Example: a web service"), so
+// the documentation cannot drift from what the parser accepts. The README's tour spec and
+// examples/web.yaml are checked against it too.
 // ---------------------------------------------------------------------------------------------
 
+const SPEC_PAGE = readFileSync(new URL('../docs/spec.md', import.meta.url), 'utf8');
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const EXAMPLE = README.slice(README.indexOf('### Example: a web service'));
-function fenced(lang: string): string {
-  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(EXAMPLE);
-  if (!m) throw new Error(`README.md: no ${lang} block under "Example: a web service"`);
+function fenced(text: string, heading: string, lang: string): string {
+  const at = text.indexOf(heading);
+  if (at < 0) throw new Error(`no heading "${heading}"`);
+  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(text.slice(at));
+  if (!m) throw new Error(`no ${lang} block under "${heading}"`);
   return m[1];
 }
-const README_DYNAMODB_JSON = fenced('json');
-const README_YAML = fenced('yaml');
+const README_DYNAMODB_JSON = fenced(SPEC_PAGE, '### Example: a web service', 'json');
+const README_YAML = fenced(SPEC_PAGE, '### Example: a web service', 'yaml');
 
-describe('the README example', () => {
+describe('the spec example (docs/spec.md)', () => {
   let db: EmbeddedDynamoDb;
   let client: DynamoDBClient;
   const TableName = 'specs-readme';
@@ -305,5 +308,21 @@ describe('the README example', () => {
     expect(fromYaml.errors).toEqual([]);
     expect(fromTable.ok ? [] : fromTable.errors).toEqual([]);
     expect(fromYaml.docs.map((d) => d.result)).toEqual([fromTable]);
+  });
+});
+
+describe('the README tour spec', () => {
+  it('is valid and is examples/web.yaml with its optional attributes left out', () => {
+    // Prepare
+    const tour = parseSpecsYaml(fenced(README, '### 2. A spec', 'yaml'), 'README.md');
+    const file = parseSpecsYaml(readFileSync(new URL('../examples/web.yaml', import.meta.url), 'utf8'), 'examples/web.yaml');
+    // Assess: every attribute the README shows has the value the example file has
+    expect(tour.errors).toEqual([]);
+    const shown = tour.docs[0].result;
+    const full = file.docs[0].result;
+    if (!shown.ok || !full.ok) throw new Error('expected valid specs');
+    for (const key of ['cluster', 'service', 'image', 'desiredCount', 'cpu', 'memory', 'containerPort'] as const) {
+      expect(shown.spec[key]).toEqual(full.spec[key]);
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
  * `ecsr local` (what `npm start` runs): the reconciler on a simulated Fargate cluster, no AWS
- * account needed. See `local/run.ts` for what it does and the README for what it shows.
+ * account needed. See `local/run.ts` for what it does and docs/cli.md (`ecsr local`) for what it shows.
  */
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -95,7 +95,7 @@ export const SPEC_LIMITS = Object.freeze({
     retries: [1, 10] as const,
     startPeriodSeconds: [0, 300] as const,
   }),
-  /** Percent of desiredCount (maximumPercent upper bound: ours, see README.md, "The service spec"). */
+  /** Percent of desiredCount (maximumPercent upper bound: ours, see docs/spec.md, "The service spec"). */
   minimumHealthyPercent: [0, 100] as const,
   maximumPercent: [100, 200] as const,
 });

@@ -30,7 +30,7 @@ export const ConditionType = {
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
 /**
- * Reason constants of conditions. The README (section "Service status") says what to do about
+ * Reason constants of conditions. docs/status.md ("Conditions and reasons") says what to do about
  * each; tests and dashboards match on these strings, so never rename one.
  */
 export const Reason = {

@@ -52,7 +52,7 @@ export const failureRuleSchema = z.object({
 
 export type FailureRule = z.infer<typeof failureRuleSchema>;
 
-/** The conventions documented in the README ("Failure modes"). */
+/** The conventions documented in docs/simulator.md ("Failure modes"). */
 export const DEFAULT_FAILURE_RULES: readonly FailureRule[] = [
   { match: 'does-not-exist', mode: 'pull-error' },
   { match: 'unpullable', mode: 'pull-error' },

@@ -1,7 +1,7 @@
 /**
  * Local Fargate: an ECS API simulator with a virtual clock. `startSimulator()` serves ECS's AWS
  * JSON 1.1 protocol on loopback (plus the `/_sim/` control endpoint); `SimulatedEcs` is the same
- * core in process, without HTTP. See the README, "Local Fargate: the ECS simulator".
+ * core in process, without HTTP. See docs/simulator.md.
  */
 export { startSimulator, Simulator, SimulatorListenError, type StartSimulatorOptions } from './server';
 export { SimulatedEcs, type SimulatedEcsOptions, type SimSnapshot, type ControlRecord } from './ecs';

@@ -85,7 +85,7 @@ describe('rollouts under attack', () => {
     await h.passUntil((s) => s.statuses['apps/web']?.failedSpecHash === bad, 40);
     expect((await h.describe('apps', 'web'))?.deployments?.map((d) => [d.status, d.rolloutState])).toEqual([['PRIMARY', 'FAILED']]);
 
-    // Act: the image now exists (the person pushed it) and the spec changes, as the README says.
+    // Act: the image now exists (the person pushed it) and the spec changes, as docs/operations.md says.
     h.sim.addFailureRule({ match: 'unpullable', mode: 'ok' });
     await h.editSpec(WEB, { desiredCount: 3 });
     h.sim.clearCalls();

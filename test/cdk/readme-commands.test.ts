@@ -1,15 +1,19 @@
 /**
- * Every `cdk deploy` / `cdk synth` command shown in README.md builds: its `-c key=value` context is
- * fed to the same app wiring `bin/app.ts` uses (bundling skipped; the synth test in app.test.ts
- * bundles). A README example that the app refuses fails here.
+ * Every `cdk deploy` / `cdk synth` command shown in README.md and docs/*.md builds: its
+ * `-c key=value` context is fed to the same app wiring `bin/app.ts` uses (bundling skipped; the
+ * synth test in app.test.ts bundles). A documented example that the app refuses fails here.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildReconcilerApp } from '../../lib/app';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const DOCS = new URL('../../docs/', import.meta.url);
+const README = [
+  readFileSync(new URL('../../README.md', import.meta.url), 'utf8'),
+  ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => readFileSync(new URL(f, DOCS), 'utf8')),
+].join('\n');
 
 /** The context of each `npx cdk deploy|synth ...` command in the README (continuation lines joined). */
 function readmeCdkCommands(): { command: string; context: Record<string, string> }[] {

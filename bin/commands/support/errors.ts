@@ -6,7 +6,7 @@
 import { ConfigError } from '../../../lambda/config';
 import { AwsCallError, errorMessage } from '../../../lambda/adapters/errors';
 
-/** Exit codes of `ecsr` (documented in the README, "The `ecsr` command line"). */
+/** Exit codes of `ecsr` (documented in docs/cli.md, "The `ecsr` command line"). */
 export const EXIT = {
   ok: 0,
   /** A command failed: bad input, an AWS error, a failed rollout, a failed expectation. */
