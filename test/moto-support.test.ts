@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ECSClient, CreateClusterCommand, ListClustersCommand } from '@aws-sdk/client-ecs';
 import { LOCAL_CLIENT_CONFIG, startMoto, type MotoServer } from './support/moto';
+import { needs } from './support/tools';
 
-describe('moto support', () => {
+describe('moto support', needs('moto'), () => {
   let moto: MotoServer;
   beforeAll(async () => {
     moto = await startMoto();

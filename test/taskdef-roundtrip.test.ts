@@ -16,6 +16,7 @@ import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from '../lambda/core/taskdef';
 import type { ServiceSpec, TaskDefinition } from '../lambda/core/types';
 import { LOCAL_CLIENT_CONFIG, startMoto, type MotoServer } from './support/moto';
+import { needs } from './support/tools';
 
 const ACCOUNT = '123456789012';
 const EXECUTION_ROLE = `arn:aws:iam::${ACCOUNT}:role/ecs-reconciler-execution`;
@@ -45,7 +46,7 @@ function someDefaults(overrides: Partial<ReconcilerDefaults> = {}): ReconcilerDe
   return { subnets: ['subnet-0a1b2c3d'], securityGroups: ['sg-0123abcd'], executionRoleArn: EXECUTION_ROLE, ...overrides };
 }
 
-describe('task definition round trip through moto', () => {
+describe('task definition round trip through moto', needs('moto'), () => {
   let moto: MotoServer;
   let ecs: ECSClient;
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateClusterCommand, DescribeServicesCommand, ListTaskDefinitionsCommand, type ECSClient } from '@aws-sdk/client-ecs';
 import { startMoto, type MotoServer } from '../support/moto';
+import { needs } from '../support/tools';
 import { createEcsClient } from '../../lambda/adapters/clients';
 import { EcsActuator, OUT_OF_TIME_MESSAGE } from '../../lambda/adapters/ecs-actuator';
 import { clearTaskDefinitionCache, EcsObserver } from '../../lambda/adapters/ecs-observer';
@@ -21,7 +22,7 @@ import { aValidSpec, LOCAL, motoDefaultNetwork, recordCalls, type CallLog } from
 
 const OWNER = 'test-owner';
 
-describe('ECS adapters against moto', () => {
+describe('ECS adapters against moto', needs('moto'), () => {
   let moto: MotoServer;
   let ecs: ECSClient;
   let calls: CallLog;

@@ -17,6 +17,7 @@ import { ENV } from '../../lambda/config';
 import { alarmDefinitions } from '../../lambda/core/alarms';
 import { ContextError, reconcilerPropsFromContext } from '../../lib/reconciler-stack';
 import { LOCAL_CLIENT_CONFIG, startMoto, type MotoServer } from '../support/moto';
+import { needs } from '../support/tools';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CDK = join(ROOT, 'node_modules', '.bin', 'cdk');
@@ -64,7 +65,7 @@ const capture = (xml: string, tag: string): string => {
 
 type Json = Record<string, unknown>;
 
-describe('cdk synth (child process, as a user runs it)', () => {
+describe('cdk synth (child process, as a user runs it)', needs('moto'), () => {
   let moto: MotoServer;
   let outdir: string;
   let run: CdkRun;

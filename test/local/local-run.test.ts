@@ -6,10 +6,11 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { baseEnv, collect, ecsr, REPO } from '../cli/run-cli';
+import { has, pathWithOnly } from '../support/tools';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-/** Whether a program runs here (`script` of util-linux for a pseudo-terminal, the AWS CLI). */
+/** Whether a program runs here (`script` of util-linux for a pseudo-terminal). */
 function installed(program: string, args: string[] = ['--version']): boolean {
   return spawnSync(program, args, { stdio: 'ignore' }).status === 0;
 }
@@ -43,9 +44,12 @@ function outputUntil(child: ChildProcess, pattern: RegExp): Promise<string> {
 }
 
 describe('npm start (ecsr local)', () => {
-  it('runs the scenario, prints the summary and exits 0 when every expectation held', async () => {
+  it('runs the scenario with nothing but Node.js on PATH, prints the summary and exits 0 when every expectation held', async () => {
+    // Prepare: node, npm and the shell npm runs scripts with; no python3, moto or AWS CLI.
+    const env = baseEnv({ PATH: pathWithOnly(['node', NPM, 'sh']) });
+
     // Act
-    const r = await collect(spawn(NPM, ['start', '--', '--speed', '1000000'], { cwd: REPO, env: baseEnv() }), { timeoutMs: 120_000 });
+    const r = await collect(spawn(NPM, ['start', '--', '--speed', '1000000'], { cwd: REPO, env }), { timeoutMs: 120_000 });
 
     // Assess
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -105,7 +109,7 @@ describe('npm start (ecsr local)', () => {
     // Act: each line in a shell after the printed export, as a person pastes them.
     const runs: { line: string; code: number | null; stdout: string; stderr: string }[] = [];
     for (const line of suggested) {
-      if (line.startsWith('aws ') && !installed('aws')) continue; // the AWS CLI is optional here
+      if (line.startsWith('aws ') && !has('aws')) continue; // run when the AWS CLI is here (always in CI)
       const r = await collect(spawn('sh', ['-c', `${exportLine}; ${line}`], { cwd: REPO, env: baseEnv() }), { timeoutMs: 120_000 });
       runs.push({ line, ...r });
     }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateClusterCommand, DescribeServicesCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startMoto, type MotoServer } from '../support/moto';
+import { needs } from '../support/tools';
 import { ENV, loadConfig } from '../../lambda/config';
 import { createRuntime, type Runtime } from '../../lambda/adapters/runtime';
 import { clearTaskDefinitionCache } from '../../lambda/adapters/ecs-observer';
@@ -23,7 +24,7 @@ import { METRIC } from '../../lambda/core/metric-names';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import { aSpecItem, createSpecsTable, LOCAL, motoDefaultNetwork, recordCalls, type CallLog } from './support';
 
-describe('full passes on moto (ECS + DynamoDB)', () => {
+describe('full passes on moto (ECS + DynamoDB)', needs('moto'), () => {
   let moto: MotoServer;
   let runtime: Runtime;
   let calls: CallLog;

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { ListClustersCommand } from '@aws-sdk/client-ecs';
 import { startSimulator, type Simulator } from '../../local/sim';
 import { ecsClient } from './helpers';
+import { needs } from '../support/tools';
 
 const run = promisify(execFile);
 
@@ -26,7 +27,7 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-describe('simulator: the AWS CLI against it', () => {
+describe('simulator: the AWS CLI against it', needs('aws'), () => {
   let sim: Simulator;
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, startTime: new Date('2025-01-01T00:00:00Z'), throttling: false });
@@ -160,7 +161,7 @@ describe('ecsr sim (standalone, child process)', () => {
     expect(cli.output().stdout).toContain('ECS simulator stopped.');
   });
 
-  it('runs at --speed: the AWS CLI creates a service and its tasks reach RUNNING in real time', async () => {
+  it('runs at --speed: the AWS CLI creates a service and its tasks reach RUNNING in real time', needs('aws'), async () => {
     // Prepare: 120 simulated seconds per real second; no cluster exists beforehand.
     const cli = startCli(['--port', '0', '--speed', '120']);
     await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(cli.output().stdout), 'the listening line');
