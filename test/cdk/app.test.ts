@@ -29,6 +29,8 @@ interface CdkRun {
   stderr: string;
 }
 
+const SYNTH_TIMEOUT_MS = 600_000;
+
 /** Runs the CDK CLI from the repository root, in a network namespace without network if possible. */
 function cdk(args: string[], outdir: string): CdkRun {
   const command = offline ? 'unshare' : CDK;
@@ -36,7 +38,8 @@ function cdk(args: string[], outdir: string): CdkRun {
   const r = spawnSync(command, argv, {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 120_000,
+    // Minutes on a busy 2-core machine (bundling, cdk-nag); generous, never a measure.
+    timeout: SYNTH_TIMEOUT_MS,
     // No credentials and no region: synth must not need them.
     env: { PATH: process.env.PATH, HOME: process.env.HOME, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   });
@@ -65,7 +68,7 @@ const capture = (xml: string, tag: string): string => {
 
 type Json = Record<string, unknown>;
 
-describe('cdk synth (child process, as a user runs it)', needs('moto'), () => {
+describe('cdk synth (child process, as a user runs it)', { ...needs('moto'), timeout: SYNTH_TIMEOUT_MS }, () => {
   let moto: MotoServer;
   let outdir: string;
   let run: CdkRun;
@@ -97,7 +100,7 @@ describe('cdk synth (child process, as a user runs it)', needs('moto'), () => {
       outdir,
     );
     if (run.status === 0) template = JSON.parse(readFileSync(join(outdir, 'EcsReconciler.template.json'), 'utf8'));
-  }, 180_000);
+  }, SYNTH_TIMEOUT_MS);
 
   afterAll(async () => {
     await moto?.stop();
@@ -166,7 +169,7 @@ describe('cdk synth (child process, as a user runs it)', needs('moto'), () => {
     // Act: the bundle on this Node (20), with the SDK pointed at moto.
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: SYNTH_TIMEOUT_MS,
       env: {
         PATH: process.env.PATH,
         ...env,

@@ -119,8 +119,8 @@ describe('the first passes of a new container over a large fleet', () => {
     void new EcsObserver(ecs).describeTaskDefinitions(arns);
 
     // Assess
-    await vi.waitFor(() => expect(h.sim.calls({ action: 'DescribeTaskDefinition' })).toHaveLength(burst));
-    await vi.waitFor(() => expect(taskDefinitionCacheSize()).toBe(burst));
+    await vi.waitFor(() => expect(h.sim.calls({ action: 'DescribeTaskDefinition' })).toHaveLength(burst), { timeout: 60_000 });
+    await vi.waitFor(() => expect(taskDefinitionCacheSize()).toBe(burst), { timeout: 60_000 });
     ecs.destroy();
   });
 

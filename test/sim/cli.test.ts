@@ -27,7 +27,10 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-describe('simulator: the AWS CLI against it', needs('aws'), () => {
+/** Each `aws` command starts a Python interpreter: seconds apiece on a busy machine. */
+const AWS_CLI_TIMEOUT_MS = 300_000;
+
+describe('simulator: the AWS CLI against it', { ...needs('aws'), timeout: AWS_CLI_TIMEOUT_MS }, () => {
   let sim: Simulator;
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, startTime: new Date('2025-01-01T00:00:00Z'), throttling: false });
@@ -130,7 +133,7 @@ describe('ecsr sim (standalone, child process)', () => {
     return { child, output: () => ({ stdout, stderr }), exited };
   }
 
-  async function waitFor(cond: () => boolean, what: string, ms = 30_000): Promise<void> {
+  async function waitFor(cond: () => boolean, what: string, ms = 120_000): Promise<void> {
     const deadline = Date.now() + ms;
     while (!cond()) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -161,7 +164,7 @@ describe('ecsr sim (standalone, child process)', () => {
     expect(cli.output().stdout).toContain('ECS simulator stopped.');
   });
 
-  it('runs at --speed: the AWS CLI creates a service and its tasks reach RUNNING in real time', needs('aws'), async () => {
+  it('runs at --speed: the AWS CLI creates a service and its tasks reach RUNNING in real time', { ...needs('aws'), timeout: AWS_CLI_TIMEOUT_MS }, async () => {
     // Prepare: 120 simulated seconds per real second; no cluster exists beforehand.
     const cli = startCli(['--port', '0', '--speed', '120']);
     await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(cli.output().stdout), 'the listening line');
@@ -182,7 +185,7 @@ describe('ecsr sim (standalone, child process)', () => {
 
     // Act: nobody advances the clock; the simulator's own speed does.
     let running = 0;
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 120_000;
     while (running < 2 && Date.now() < deadline) {
       const listed = (await aws(['list-tasks', '--cluster', 'speedy', '--service-name', 'web'])) as { taskArns: string[] };
       if (listed.taskArns.length > 0) {
