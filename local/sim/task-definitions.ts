@@ -11,6 +11,7 @@ import type {
 } from '@aws-sdk/client-ecs';
 import { clientException } from './errors';
 import { listMember } from './protocol';
+import { checkContainersAndVolumes, fargateIncompatibility, HEALTH_CHECK_DEFAULTS, vocabularyAttributes } from './task-definition-rules';
 
 /** Valid Fargate memory values (MiB) for each task CPU value (vCPU units), Linux. */
 export function fargateMemoryValues(cpu: number): number[] {
@@ -90,7 +91,8 @@ export interface RegisterContext {
  *   container without name or image, duplicate container names, Fargate without awsvpc or
  *   task-level cpu/memory, an invalid Fargate cpu/memory pair ("No Fargate configuration exists
  *   for given values: 256 CPU, 4096 memory. ..."), awslogs or ECR images on Fargate without an
- *   execution role, awsvpc host ports different from container ports, missing container memory.
+ *   execution role, awsvpc host ports different from container ports, missing container memory,
+ *   and the multi-container checks of {@link checkContainersAndVolumes} (task-definition-rules.ts).
  */
 export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: RegisterContext): TaskDefinition {
   const family = req.family;
@@ -154,9 +156,15 @@ export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: Reg
     }
   }
 
+  checkContainersAndVolumes(req, containers, cpu === undefined ? undefined : Number(cpu), memory === undefined ? undefined : Number(memory), requiresFargate);
+
   const containerDefinitions = containers.map((c) => normalizeContainer(c, awsvpc));
   const fargateCompatible =
-    awsvpc && cpu !== undefined && memory !== undefined && isValidFargatePair(Number(cpu), Number(memory));
+    awsvpc &&
+    cpu !== undefined &&
+    memory !== undefined &&
+    isValidFargatePair(Number(cpu), Number(memory)) &&
+    fargateIncompatibility(req, containers) === undefined;
 
   const td: TaskDefinition = {
     taskDefinitionArn: ctx.arn,
@@ -211,9 +219,9 @@ export function normalizeContainer(c: ContainerDefinition, awsvpc: boolean): Con
   if (c.healthCheck) {
     out.healthCheck = {
       ...c.healthCheck,
-      interval: c.healthCheck.interval ?? 30,
-      timeout: c.healthCheck.timeout ?? 5,
-      retries: c.healthCheck.retries ?? 3,
+      interval: c.healthCheck.interval ?? HEALTH_CHECK_DEFAULTS.interval,
+      timeout: c.healthCheck.timeout ?? HEALTH_CHECK_DEFAULTS.timeout,
+      retries: c.healthCheck.retries ?? HEALTH_CHECK_DEFAULTS.retries,
     };
   }
   return out;
@@ -238,5 +246,6 @@ function requiresAttributes(req: RegisterTaskDefinitionRequest, containers: Cont
       else add('ecs.capability.secrets.ssm.environment-variables');
     }
   }
+  add(...vocabularyAttributes(req, containers));
   return names.map((name) => ({ name }));
 }
