@@ -20,6 +20,7 @@ import { getCommand } from './commands/get';
 import { localCommand } from './commands/local';
 import { planCommand } from './commands/plan';
 import { reconcileCommand } from './commands/reconcile';
+import { setCommand } from './commands/set';
 import { simCommand } from './commands/sim';
 import { describeError, EXIT } from './commands/support/errors';
 import { configureUsageErrors } from './commands/support/usage-errors';
@@ -30,6 +31,7 @@ const COMMANDS: (() => Command)[] = [
   applyCommand,
   validateCommand,
   getCommand,
+  setCommand,
   diffCommand,
   planCommand,
   deleteCommand,

@@ -8,6 +8,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DescribeServicesCommand, DescribeTaskDefinitionCommand, ECSClient } from '@aws-sdk/client-ecs';
 import { GetCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { RecordingLog } from '../../lambda/adapters/logger';
 import { InMemoryMetricsSink } from '../../lambda/adapters/metrics';
@@ -16,6 +17,8 @@ import { parseSpecItem, parseSpecsYaml, specToItem } from '../../lambda/core/spe
 import type { ServiceStatus } from '../../lambda/core/types';
 import { createCluster, createLocalRuntime, createSpecsTable, localReconcilerEnv, startLocalStack, type LocalStack } from '../../local/stack';
 import { baseEnv, ecsr, ecsrIntoClosedPipe } from './run-cli';
+import { createDocumentClient } from '../../lambda/adapters/clients';
+import { SpecTable } from '../../bin/commands/support/spec-table';
 
 const WRITES = new Set(['RegisterTaskDefinition', 'CreateService', 'UpdateService', 'DeleteService', 'TagResource']);
 
@@ -427,5 +430,143 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     if (input) expect(await c.item('api')).toBeDefined();
+  });
+  describe('set image', () => {
+    it('changes only the image attribute, keeps status, and the next pass rolls the new image out', async () => {
+      // Prepare
+      const c = await aCase();
+      await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web', 'environment:\n  MODE: blue\n'))], { env: c.env });
+      await c.pass();
+      const before = await c.item('web');
+
+      // Act
+      const r = await ecsr(['set', 'image', `${c.cluster}/web`, 'public.ecr.aws/nginx/nginx:1.28'], { env: c.env });
+      const after = await c.item('web');
+      const next = await c.pass();
+
+      // Assess
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${c.cluster}/web image set: public.ecr.aws/nginx/nginx:1.27 -> public.ecr.aws/nginx/nginx:1.28\n`);
+      expect(after).toEqual({ ...before, image: 'public.ecr.aws/nginx/nginx:1.28' });
+      expect(next.actions.map((a) => [a.type, a.service, a.outcome])).toEqual([
+        ['RegisterTaskDefinition', 'web', 'applied'],
+        ['UpdateService', 'web', 'applied'],
+      ]);
+      const ecs = new ECSClient(stack.ecsClientConfig);
+      const live = (await ecs.send(new DescribeServicesCommand({ cluster: c.cluster, services: ['web'] }))).services?.[0];
+      const td = (await ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: live?.taskDefinition }))).taskDefinition;
+      ecs.destroy();
+      expect(td?.containerDefinitions?.map((x) => x.image)).toEqual(['public.ecr.aws/nginx/nginx:1.28']);
+    });
+
+    it('accepts the shorthand container by its name (the service\'s), and writes nothing when the image is the same', async () => {
+      // Prepare
+      const c = await aCase();
+      await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+
+      // Act
+      const named = await ecsr(['set', 'image', `${c.cluster}/web`, 'web=public.ecr.aws/nginx/nginx:1.28'], { env: c.env });
+      const again = await ecsr(['set', 'image', `${c.cluster}/web`, 'web=public.ecr.aws/nginx/nginx:1.28'], { env: c.env });
+
+      // Assess
+      expect(named.stdout).toBe(`${c.cluster}/web container web image set: public.ecr.aws/nginx/nginx:1.27 -> public.ecr.aws/nginx/nginx:1.28\n`);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe(`${c.cluster}/web container web image unchanged (public.ecr.aws/nginx/nginx:1.28)\n`);
+      expect((await c.item('web'))?.image).toBe('public.ecr.aws/nginx/nginx:1.28');
+    });
+
+    it('sets the image of a named container in a containers list, guarded by its name at that index', async () => {
+      // Prepare: an item with a containers list, written as a person would in the console.
+      const c = await aCase();
+      const containers = [
+        { name: 'app', image: 'public.ecr.aws/nginx/nginx:1.27' },
+        { name: 'log_router', image: 'public.ecr.aws/aws-observability/aws-for-fluent-bit:2.32.0' },
+      ];
+      await stack.doc.send(new PutCommand({ TableName: c.table, Item: { cluster: c.cluster, service: 'web', desiredCount: 1, containers } }));
+
+      // Act
+      const r = await ecsr(['set', 'image', `${c.cluster}/web`, 'log_router=public.ecr.aws/aws-observability/aws-for-fluent-bit:2.33.0'], { env: c.env });
+      const ambiguous = await ecsr(['set', 'image', `${c.cluster}/web`, 'public.ecr.aws/nginx/nginx:1.28'], { env: c.env });
+      const missing = await ecsr(['set', 'image', `${c.cluster}/web`, 'envoy=public.ecr.aws/appmesh/aws-appmesh-envoy:v1.29'], { env: c.env });
+
+      // Assess
+      expect(r.stdout).toBe(
+        `${c.cluster}/web container log_router image set: public.ecr.aws/aws-observability/aws-for-fluent-bit:2.32.0 -> public.ecr.aws/aws-observability/aws-for-fluent-bit:2.33.0\n`,
+      );
+      expect((await c.item('web'))?.containers).toEqual([containers[0], { ...containers[1], image: 'public.ecr.aws/aws-observability/aws-for-fluent-bit:2.33.0' }]);
+      expect(ambiguous.code).toBe(1);
+      expect(ambiguous.stderr).toBe(`ecsr set image: ${c.cluster}/web has 2 containers (app, log_router): name one, CONTAINER=IMAGE.\n`);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toBe(`ecsr set image: ${c.cluster}/web has no container 'envoy' (its containers: app, log_router).\n`);
+    });
+
+    it.each([
+      { case: 'no such spec', target: 'nope', image: 'public.ecr.aws/nginx/nginx:1.28', stderr: (c: { cluster: string; table: string }) => `ecsr set image: There is no spec ${c.cluster}/nope in table ${c.table}.\n` },
+      { case: 'an image the spec refuses', target: 'web', image: 'nginx latest', stderr: (c: { cluster: string }) => new RegExp(`^ecsr set image: ${c.cluster}/web: image: must be an image reference.*; nothing was written\\.\n$`) },
+      { case: 'a container the shorthand spec has not', target: 'web', image: 'sidecar=busybox:1.36', stderr: (c: { cluster: string }) => `ecsr set image: ${c.cluster}/web has no container 'sidecar' (its containers: web).\n` },
+    ])('refuses $case and writes nothing', async ({ target, image, stderr }) => {
+      // Prepare
+      const c = await aCase();
+      await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+      const before = await c.items();
+
+      // Act
+      const r = await ecsr(['set', 'image', `${c.cluster}/${target}`, image], { env: c.env });
+
+      // Assess
+      expect(r.code).toBe(1);
+      const expected = stderr(c);
+      if (typeof expected === 'string') expect(r.stderr).toBe(expected);
+      else expect(r.stderr).toMatch(expected);
+      expect(await c.items()).toEqual(before);
+    });
+
+    it('writes with one UpdateItem on the image, conditional on the item existing', async () => {
+      // Prepare: the table class used by the command, with a client that records what it sends.
+      const c = await aCase();
+      await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+      const sent: { name: string; input: Record<string, unknown> }[] = [];
+      const doc = createDocumentClient({ endpoint: stack.env.AWS_ENDPOINT_URL_DYNAMODB, region: stack.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+      doc.middlewareStack.add(
+        (next, context) => async (args) => {
+          sent.push({ name: context.commandName as string, input: args.input as Record<string, unknown> });
+          return next(args);
+        },
+        { step: 'initialize' },
+      );
+      const table = new SpecTable(c.table, doc);
+
+      // Act
+      await table.setImage({ cluster: c.cluster, service: 'web' }, undefined, 'public.ecr.aws/nginx/nginx:1.28');
+      table.close();
+
+      // Assess
+      expect(sent.map((s) => s.name)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+      expect(sent[1]).toMatchObject({
+        input: { UpdateExpression: 'SET #image = :image', ConditionExpression: 'attribute_exists(#pk)', ExpressionAttributeValues: { ':image': 'public.ecr.aws/nginx/nginx:1.28' } },
+      });
+    });
+
+    it('--wait returns once the new image is rolled out', async () => {
+      // Prepare
+      const c = await aCase();
+      await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+      const stop = c.passLoop();
+
+      // Act
+      const r = await ecsr(['set', 'image', `${c.cluster}/web`, 'public.ecr.aws/nginx/nginx:1.28', '--wait', '--interval', '200ms', '--timeout', '60s'], { env: c.env });
+      await stop();
+
+      // Assess
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/1 of 1 service converged in \d+s\.\n$/);
+      const status = (await c.item('web'))?.status as ServiceStatus;
+      expect(status).toMatchObject({ phase: 'Converged', runningCount: 2, appliedRolloutState: 'COMPLETED' });
+      const { status: _status, ...attributes } = (await c.item('web')) ?? {};
+      const item = parseSpecItem(attributes);
+      expect(item.ok && status.lastAppliedSpecHash === item.hash).toBe(true);
+    });
   });
 });

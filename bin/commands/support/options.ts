@@ -141,7 +141,10 @@ export function runAction<A extends unknown[]>(fn: (...args: A) => Promise<void>
       applyAwsOptions(opts);
       await fn(...args);
     } catch (err) {
-      process.stderr.write(`ecsr ${cmd?.name?.() ?? ''}: ${describeError(err)}\n`.replace('ecsr : ', 'ecsr: '));
+      // `ecsr set image: ...` for a subcommand: every name below the program's.
+      const names: string[] = [];
+      for (let c: Command | null = cmd ?? null; c?.parent; c = c.parent) names.unshift(c.name());
+      process.stderr.write(`ecsr ${names.join(' ')}: ${describeError(err)}\n`.replace('ecsr : ', 'ecsr: '));
       if (err instanceof CliError) for (const line of err.details) process.stderr.write(`  ${line}\n`);
       if (opts.debug) process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = exitCodeOf(err);

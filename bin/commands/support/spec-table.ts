@@ -26,6 +26,23 @@ export interface TableEntry {
   readonly status?: ServiceStatus;
 }
 
+/** Where {@link SpecTable.setImage} writes: the shorthand's `image` or one entry of `containers`. */
+export interface ImageTarget {
+  /** The container as the person named it, or undefined for the spec's only container. */
+  readonly container?: string;
+  /** `image`, or `containers[i].image`. */
+  readonly path: string;
+  /** The index in `containers`, when the image is in that list. */
+  readonly index?: number;
+}
+
+/** What {@link SpecTable.setImage} did, with the item after the change. */
+export interface SetImageOutcome {
+  readonly outcome: 'set' | 'unchanged';
+  readonly previous: string | undefined;
+  readonly entry: TableEntry;
+}
+
 /** What {@link SpecTable.writeSpec} did. */
 export type WriteOutcome = 'created' | 'configured' | 'unchanged';
 
@@ -167,6 +184,63 @@ export class SpecTable {
   }
 
   /**
+   * Sets the image of one container of a spec, the way a pipeline bumps it (`ecsr set image`):
+   * one UpdateItem on that attribute only (`image`, or `containers[i].image` for a container of a
+   * `containers` list), conditional on the item existing (and, in a list, on the entry at that
+   * index still having that name), so a concurrent edit of other attributes is never overwritten
+   * and a deleted spec is not re-created. Nothing is written when the image is already that one.
+   * @param container the container's name, or undefined for the spec's only container: the
+   *   shorthand spec's `image` is the container named after the service.
+   * @throws CliError when there is no such item, no such container, or the image is not one the
+   *   spec accepts (the reconciler's own validation, so nothing invalid is written).
+   */
+  async setImage(key: ServiceKey, container: string | undefined, image: string): Promise<SetImageOutcome> {
+    const raw = await this.getRaw(key);
+    if (!raw) throw new CliError(`There is no spec ${serviceId(key)} in table ${this.name}.`);
+    const { [STATUS_ATTRIBUTE]: _status, ...before } = raw;
+    const target = imageTarget(key, before, container);
+    const previous = readAt(before, target);
+    if (previous === image) return { outcome: 'unchanged', previous, entry: toEntry(raw) };
+    const after = structuredClone(plain(before)) as Record<string, unknown>;
+    writeAt(after, target, image);
+    const result = parseSpecItem(after);
+    const imageErrors = result.ok ? [] : result.errors.filter((e) => e.path === target.path || e.path.startsWith(`${target.path}.`));
+    if (imageErrors.length > 0) {
+      throw new CliError(`${serviceId(key)}: ${imageErrors.map((e) => `${e.path}: ${e.message}`).join('; ')}; nothing was written.`);
+    }
+    const names: Record<string, string> = { '#pk': PARTITION_KEY, '#image': 'image' };
+    const values: Record<string, unknown> = { ':image': image };
+    let update = 'SET #image = :image';
+    let condition = 'attribute_exists(#pk)';
+    if (target.index !== undefined) {
+      names['#containers'] = 'containers';
+      names['#name'] = 'name';
+      values[':name'] = target.container;
+      update = `SET #containers[${target.index}].#image = :image`;
+      condition = `attribute_exists(#pk) AND #containers[${target.index}].#name = :name`;
+    }
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.name,
+          Key: { [PARTITION_KEY]: key.cluster, [SORT_KEY]: key.service },
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { outcome: 'set', previous, entry: toEntry(out.Attributes ?? {}) };
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) {
+        throw new CliError(`The spec ${serviceId(key)} was deleted or its containers changed while the image was being set; nothing was written.`);
+      }
+      throw this.translate(err);
+    }
+  }
+
+  /**
    * Marks a spec `state: absent` (UpdateItem, only if the item exists): the next pass deletes the
    * service. Other attributes and `status` are kept.
    * @returns the item after the change.
@@ -191,4 +265,40 @@ export class SpecTable {
       throw this.translate(err);
     }
   }
+}
+
+/** The names of the containers of a `containers` list (entries without a string name skipped). */
+function containerNames(item: Record<string, unknown>): string[] {
+  const list = item.containers;
+  if (!Array.isArray(list)) return [];
+  return list.map((c) => (c && typeof c === 'object' ? (c as { name?: unknown }).name : undefined)).filter((n): n is string => typeof n === 'string');
+}
+
+/**
+ * Which attribute holds the image of `container` (see {@link SpecTable.setImage}).
+ * @throws CliError naming the containers when `container` is not one of them, or when it is
+ *   omitted and the spec has several.
+ */
+export function imageTarget(key: ServiceKey, item: Record<string, unknown>, container: string | undefined): ImageTarget {
+  const names = containerNames(item);
+  const shorthand = item.image !== undefined || names.length === 0;
+  const known = [...(shorthand ? [key.service] : []), ...names];
+  if (container === undefined) {
+    if (known.length === 1) return shorthand ? { path: 'image' } : { container: names[0], path: 'containers[0].image', index: 0 };
+    throw new CliError(`${serviceId(key)} has ${known.length} containers (${known.join(', ')}): name one, CONTAINER=IMAGE.`);
+  }
+  const index = names.indexOf(container);
+  if (index >= 0) return { container, path: `containers[${index}].image`, index };
+  if (shorthand && container === key.service) return { container, path: 'image' };
+  throw new CliError(`${serviceId(key)} has no container '${container}' (its containers: ${known.join(', ')}).`);
+}
+
+function readAt(item: Record<string, unknown>, target: ImageTarget): string | undefined {
+  const holder = target.index === undefined ? item : ((item.containers as Record<string, unknown>[])[target.index] ?? {});
+  return typeof holder.image === 'string' ? holder.image : undefined;
+}
+
+function writeAt(item: Record<string, unknown>, target: ImageTarget, image: string): void {
+  if (target.index === undefined) item.image = image;
+  else (item.containers as Record<string, unknown>[])[target.index].image = image;
 }

@@ -1,0 +1,77 @@
+/**
+ * `ecsr set image CLUSTER/SERVICE [CONTAINER=]IMAGE [--wait]`: changes the image in a spec item,
+ * the way `kubectl set image` and ecspresso's deploy are used from pipelines, so that CI bumps the
+ * image through the desired state instead of around it. One conditional UpdateItem on that
+ * attribute only (see `SpecTable.setImage`); with `--wait`, waits until the reconciler has rolled
+ * the new image out, exactly as `ecsr apply --wait` does.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { serviceId, type ServiceKey } from '../../lambda/core/types';
+import { waitAndReport, withWaitOptions } from './apply';
+import { CliError } from './support/errors';
+import { parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { SpecTable } from './support/spec-table';
+
+interface SetImageOptions extends AwsOptions {
+  wait?: boolean;
+  timeout: number;
+  interval: number;
+}
+
+/** `[CONTAINER=]IMAGE`, split. */
+export interface ImageAssignment {
+  readonly container?: string;
+  readonly image: string;
+}
+
+const CONTAINER_NAME_RE = /^[A-Za-z0-9_-]{1,255}$/;
+
+/**
+ * Parses `[CONTAINER=]IMAGE` (image references never contain `=`).
+ * @throws InvalidArgumentError for an empty image or a container name ECS would refuse.
+ */
+export function parseImageAssignment(text: string): ImageAssignment {
+  const eq = text.indexOf('=');
+  const container = eq >= 0 ? text.slice(0, eq) : undefined;
+  const image = eq >= 0 ? text.slice(eq + 1) : text;
+  if (container !== undefined && !CONTAINER_NAME_RE.test(container)) {
+    throw new InvalidArgumentError(`"${container}" is not a container name (letters, digits, - and _).`);
+  }
+  if (image === '') throw new InvalidArgumentError(`"${text}" names no image; use [CONTAINER=]IMAGE.`);
+  return container === undefined ? { image } : { container, image };
+}
+
+function setImageCommand(): Command {
+  const cmd = withWaitOptions(
+    new Command('image')
+      .description("Change a container's image in a spec (one conditional write of that attribute); the next pass rolls it out")
+      .argument('<cluster/service>', 'the spec to change', parseServiceRef)
+      .argument('<[container=]image>', 'the new image; name the container when the spec has several', parseImageAssignment),
+    'wait until the service runs the new image (rollout COMPLETED, running = desired)',
+  );
+  return withAwsOptions(cmd).action(
+    runAction(async (key: ServiceKey, assignment: ImageAssignment, opts: SetImageOptions) => {
+      const table = SpecTable.open(tableOf(opts));
+      try {
+        const { outcome, previous, entry } = await table.setImage(key, assignment.container, assignment.image);
+        const which = assignment.container === undefined ? '' : ` container ${assignment.container}`;
+        process.stdout.write(
+          outcome === 'unchanged'
+            ? `${serviceId(key)}${which} image unchanged (${assignment.image})\n`
+            : `${serviceId(key)}${which} image set: ${previous ?? '(none)'} -> ${assignment.image}\n`,
+        );
+        if (!opts.wait) return;
+        if (!entry.result.ok) {
+          throw new CliError(`${serviceId(key)} is not a valid spec, so the reconciler will not roll it out: fix it first (ecsr get ${serviceId(key)}).`);
+        }
+        await waitAndReport(table, [{ key, hash: entry.result.hash, state: entry.result.spec.state }], opts);
+      } finally {
+        table.close();
+      }
+    }),
+  );
+}
+
+export function setCommand(): Command {
+  return new Command('set').description('Change one field of a spec in place (today: image)').addCommand(setImageCommand());
+}
