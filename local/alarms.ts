@@ -21,6 +21,7 @@ import {
 import { METRIC } from '../lambda/core/metric-names';
 import type { Clock, MetricsSink } from '../lambda/core/ports';
 import type { ServiceKey } from '../lambda/core/types';
+import { dict, own } from '../lambda/core/dict';
 
 /** One change of an alarm's (or a contributor's) state. */
 export interface AlarmTransition {
@@ -155,13 +156,13 @@ export class LocalAlarms {
       const src = def.source;
       if (src.kind === 'metricsInsights') {
         const contributors = [...new Set(this.recorded.filter((r) => r.name === src.metricName && r.contributor).map((r) => r.contributor as string))];
-        const series: Record<string, (number | null)[]> = {};
+        const series: Record<string, (number | null)[]> = dict();
         for (const c of contributors) {
           series[c] = datapointsFromSamples(this.samples(src.metricName, c), 'Maximum', def.periodSeconds, endMs, count);
         }
         const previous = Object.fromEntries(contributors.map((c) => [c, this.state(def.id, c)]));
         const result = evaluateContributors(def, series, previous);
-        for (const c of contributors) change(def.id, result.contributors[c].state, lastValue(series[c]), c);
+        for (const c of contributors) change(def.id, own(result.contributors, c)?.state ?? 'INSUFFICIENT_DATA', lastValue(series[c]), c);
         change(def.id, result.state, undefined);
       } else {
         const points = datapointsFromSamples(this.samples(src.metricName), src.statistic, def.periodSeconds, endMs, count);

@@ -41,6 +41,7 @@ import {
 import { createLocalRuntime, localReconcilerEnv, startLocalStack, type LocalStack } from './stack';
 import { renderSummary } from './summary';
 import { statusReason, type RunView, type ServiceRow, type ViewModel } from './view';
+import { dict, dictOf, own } from '../lambda/core/dict';
 
 /** A valid spec to load, with its hash. */
 export interface LocalSpec {
@@ -148,7 +149,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     const runtime = createLocalRuntime(stack, { env: opts.env ?? process.env, metrics: alarms.sink, log: new RecordingLog() });
 
     // The specs, written as `ecsr apply` writes them.
-    const loadedHashes: Record<ServiceId, string> = {};
+    const loadedHashes: Record<ServiceId, string> = dict();
     for (const s of opts.specs) {
       await stack.doc.send(new PutCommand({ TableName: stack.table, Item: specToItem(s.spec) }));
       loadedHashes[serviceId(s.spec)] = s.hash;
@@ -158,11 +159,11 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     const startedAt = sim.clock.now();
     const passes: PassRecord[] = [];
     const steps: StepRecord[] = [];
-    let latest: Record<ServiceId, ServiceStatus> = {};
+    let latest: Record<ServiceId, ServiceStatus> = dict();
     const event = (text: string) => opts.view.event(sim.clock.now(), startedAt, text);
 
     const live = (): Record<ServiceId, LiveService> => {
-      const out: Record<ServiceId, LiveService> = {};
+      const out: Record<ServiceId, LiveService> = dict();
       for (const c of sim.snapshot().clusters) {
         for (const s of c.services) {
           const id = `${c.name}/${s.name}`;
@@ -178,8 +179,8 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       const now = live();
       const ids = [...new Set([...Object.keys(loadedHashes), ...Object.keys(now), ...Object.keys(latest)])].sort();
       const rows: ServiceRow[] = ids.map((id) => {
-        const st = latest[id];
-        const l = now[id];
+        const st = own(latest, id);
+        const l = own(now, id);
         const alarm = alarms.state('ServiceLagBeyondGrace', id);
         return {
           id,
@@ -217,7 +218,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
             Key: { cluster: key.cluster, service: key.service },
             UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
             ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
-            ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, changes[n]])),
+            ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, own(changes, n)])),
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -272,15 +273,15 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       alarms.recordInvocation(at, error !== undefined);
       const before = latest;
       // Statuses of this pass only: an orphan's disappears once ECS reports it INACTIVE.
-      if (summary) latest = { ...summary.statuses };
-      const transitions = alarms.evaluate(sim.clock.now(), (contributor) => latest[contributor]?.reason);
+      if (summary) latest = dictOf(summary.statuses);
+      const transitions = alarms.evaluate(sim.clock.now(), (contributor) => own(latest, contributor)?.reason);
       passes.push({ index, at, ...(summary ? { summary } : {}), ...(error ? { error } : {}), live: live() });
 
       if (error) event(`pass ${number} threw: ${error}`);
       else if (summary && summary.outcome !== 'completed') event(`pass ${number}: ${summary.outcome} ${summary.errors.join('; ')}`);
       for (const a of summary?.actions ?? []) event(actionText(a));
       for (const [id, st] of Object.entries(summary?.statuses ?? {})) {
-        const prev = before[id]?.phase;
+        const prev = own(before, id)?.phase;
         if (prev !== st.phase) {
           const why = statusReason(st);
           event(`${id}: ${prev ?? 'new'} -> ${st.phase}${why ? ` (${why})` : ''}`);
@@ -307,7 +308,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     opts.view.close();
 
     // What the run left behind.
-    const items: RunRecord['items'] = {};
+    const items: RunRecord['items'] = dict();
     for (const id of Object.keys(loadedHashes)) items[id] = null;
     for await (const page of paginateScan({ client: stack.doc }, { TableName: stack.table, ConsistentRead: true })) {
       for (const raw of page.Items ?? []) {

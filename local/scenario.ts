@@ -20,6 +20,7 @@ import { taskDefinitionFamily } from '../lambda/core/taskdef';
 import { serviceId as id, type ServiceId, type ServiceKey, type ServiceStatus } from '../lambda/core/types';
 import type { AlarmTransition } from './alarms';
 import type { CallRecord } from './sim';
+import { dict, own } from '../lambda/core/dict';
 
 /** The example shop's cluster and services (examples/shop.yaml). */
 export const SHOP = {
@@ -207,12 +208,12 @@ function serviceOf(call: CallRecord): string | undefined {
 
 /** ECS write calls for one service (its task definition family `<cluster>-<service>` included). */
 export function writeCallsFor(calls: readonly CallRecord[], key: ServiceKey): Record<string, number> {
-  const out: Record<string, number> = { RegisterTaskDefinition: 0, CreateService: 0, UpdateService: 0, DeleteService: 0 };
+  const out: Record<string, number> = dict(Object.entries({ RegisterTaskDefinition: 0, CreateService: 0, UpdateService: 0, DeleteService: 0 }));
   for (const c of calls) {
     if (c.outcome !== 'ok') continue;
     const mine =
       c.action === 'RegisterTaskDefinition' ? c.request.family === taskDefinitionFamily(key) : serviceOf(c) === key.service;
-    if (mine && c.action in out) out[c.action] += 1;
+    if (mine && Object.hasOwn(out, c.action)) out[c.action] += 1;
   }
   return out;
 }
@@ -242,7 +243,7 @@ export const EXPECTATIONS: readonly Expectation[] = [
       for (const k of keys) {
         const created = run.passes.some((p) => actionsFor(p, k).some((a) => a.type === 'CreateService' && a.outcome === 'applied'));
         if (!created) return notOk(`${id(k)} was never created`);
-        const p = run.passes.find((x) => x.at < first && x.summary?.statuses[id(k)]?.phase === 'Converged');
+        const p = run.passes.find((x) => x.at < first && own(x.summary?.statuses, id(k))?.phase === 'Converged');
         if (!p) return notOk(`${id(k)} did not converge before the first step`);
         times.push(`${id(k)} in ${secondsBetween(run.startedAt, p.at)} s`);
       }
@@ -257,7 +258,7 @@ export const EXPECTATIONS: readonly Expectation[] = [
       if (!s) return notOk('the step did not run');
       if (!(Number(s.data.stopped) > 0)) return notOk(`the step stopped ${s.data.stopped} tasks`);
       const back = passesFrom(run, s.at).find((p) => {
-        const st = p.summary?.statuses[id(SHOP.web)];
+        const st = own(p.summary?.statuses, id(SHOP.web));
         return st?.phase === 'Converged' && st.runningCount === st.desiredCount && st.desiredCount === 3;
       });
       if (!back) return notOk('shop/web never ran 3 tasks again');
@@ -284,12 +285,12 @@ export const EXPECTATIONS: readonly Expectation[] = [
       if (!change || change.from !== String(OUT_OF_BAND_WORKER_COUNT) || change.to !== '2') {
         return notOk(`the UpdateService changed ${JSON.stringify(fix.changes)}, not desiredCount ${OUT_OF_BAND_WORKER_COUNT} -> 2`);
       }
-      const reported = next?.summary?.statuses[id(SHOP.worker)]?.drift ?? [];
+      const reported = own(next?.summary?.statuses, id(SHOP.worker))?.drift ?? [];
       if (!reported.includes(`desiredCount ${OUT_OF_BAND_WORKER_COUNT} -> 2`)) return notOk(`status.drift is ${JSON.stringify(reported)}`);
       if ((next?.summary?.counts.driftCorrections ?? 0) < 1) return notOk('the pass counted no DriftCorrections');
       const sent = run.calls.filter((c) => c.at >= s.at && c.action === 'UpdateService' && serviceOf(c) === 'worker' && c.request.desiredCount === 2);
       if (sent.length === 0) return notOk('the simulator received no UpdateService desiredCount 2 for shop/worker');
-      const live = run.live[id(SHOP.worker)];
+      const live = own(run.live, id(SHOP.worker));
       if (live?.desiredCount !== 2) return notOk(`shop/worker ends with desiredCount ${live?.desiredCount}`);
       return ok(`reverted by the next pass (${secondsBetween(s.at, next.at)} s later); status.drift = ["desiredCount ${OUT_OF_BAND_WORKER_COUNT} -> 2"]`);
     },
@@ -306,11 +307,11 @@ export const EXPECTATIONS: readonly Expectation[] = [
         return notOk(`the pass after the edit did ${types.join(', ') || 'nothing'} for shop/web`);
       }
       const done = passesFrom(run, s.at).find((p) => {
-        const st = p.summary?.statuses[id(SHOP.web)];
+        const st = own(p.summary?.statuses, id(SHOP.web));
         return st?.phase === 'Converged' && st.lastAppliedSpecHash === s.data.hash && st.runningCount === 3;
       });
       if (!done) return notOk('shop/web did not converge on the new spec');
-      const live = run.live[id(SHOP.web)];
+      const live = own(run.live, id(SHOP.web));
       if (!live || !live.taskDefinition.endsWith(':2')) return notOk(`shop/web ends on ${live?.taskDefinition ?? 'nothing'}, not revision 2`);
       return ok(`revision 2 rolled out, converged ${secondsBetween(s.at, done.at)} s after the edit`);
     },
@@ -324,9 +325,9 @@ export const EXPECTATIONS: readonly Expectation[] = [
       const next = passesFrom(run, s.at)[0];
       const del = actionsFor(next, SHOP.thumbnails).find((a) => a.type === 'DeleteService');
       if (!del || del.outcome !== 'applied') return notOk('the pass after the deletion made no DeleteService for shop/thumbnails');
-      const live = run.live[id(SHOP.thumbnails)];
+      const live = own(run.live, id(SHOP.thumbnails));
       if (live && live.status === 'ACTIVE') return notOk('shop/thumbnails is still ACTIVE');
-      if (run.items[id(SHOP.thumbnails)]) return notOk('the item of shop/thumbnails is back in the table');
+      if (own(run.items, id(SHOP.thumbnails))) return notOk('the item of shop/thumbnails is back in the table');
       return ok(`DeleteService ${secondsBetween(s.at, next.at)} s after the deletion; the service is ${live?.status ?? 'gone'}`);
     },
   },
@@ -334,8 +335,8 @@ export const EXPECTATIONS: readonly Expectation[] = [
     id: 'failed-rollout',
     description: 'the unpullable image fails its rollout once and is not re-applied',
     check: (run) => {
-      const status = run.items[id(SHOP.ledger)]?.status;
-      const hash = run.loadedHashes[id(SHOP.ledger)];
+      const status = own(run.items, id(SHOP.ledger))?.status;
+      const hash = own(run.loadedHashes, id(SHOP.ledger));
       if (!status) return notOk('shop/ledger has no status');
       if (status.phase !== 'Degraded' || status.failedSpecHash !== hash) {
         return notOk(`shop/ledger is ${status.phase} with failedSpecHash ${status.failedSpecHash ?? '(none)'}`);
@@ -355,7 +356,7 @@ export const EXPECTATIONS: readonly Expectation[] = [
       const t = run.alarms.find((a) => a.alarm === 'ServiceLagBeyondGrace' && a.contributor === id(SHOP.ledger) && a.to === 'ALARM');
       if (!t) return notOk('ServiceLagBeyondGrace never went to ALARM for shop/ledger');
       if (!t.reason?.includes('CannotPullContainerError')) return notOk(`the ALARM came with reason "${t.reason ?? ''}", not the stop reason`);
-      if (run.finalAlarmStates[`ServiceLagBeyondGrace ${id(SHOP.ledger)}`] !== 'ALARM') return notOk('the alarm did not stay in ALARM');
+      if (own(run.finalAlarmStates, `ServiceLagBeyondGrace ${id(SHOP.ledger)}`) !== 'ALARM') return notOk('the alarm did not stay in ALARM');
       if (run.finalAlarmStates.ServicesLaggingBeyondGrace !== 'ALARM') return notOk('ServicesLaggingBeyondGrace is not in ALARM');
       return ok(`ALARM ${secondsBetween(run.startedAt, t.at)} s after the start (TaskLag ${t.value ?? '?'}): ${t.reason}`);
     },
@@ -418,8 +419,8 @@ export function convergenceTimes(run: RunRecord, steps: readonly ScenarioStep[] 
   ];
   return episodes.map((e) => {
     const done = passesFrom(run, e.startedAt).find((p) => {
-      if (e.until === 'gone') return !p.live[e.service] || p.live[e.service].status !== 'ACTIVE';
-      return p.summary?.statuses[e.service]?.phase === 'Converged';
+      if (e.until === 'gone') return own(p.live, e.service)?.status !== 'ACTIVE';
+      return own(p.summary?.statuses, e.service)?.phase === 'Converged';
     });
     return { service: e.service, label: e.label, startedAt: e.startedAt, seconds: done ? secondsBetween(e.startedAt, done.at) : null };
   });

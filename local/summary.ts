@@ -8,17 +8,18 @@ import { alarmLabel, stateKeyLabel } from './alarms';
 import type { CallCount, CallRecord } from './sim';
 import { plainTable as table, timestamp } from './view';
 import type { Convergence, ExpectationResult, RunRecord } from './scenario';
+import { dict, own, putOwn } from '../lambda/core/dict';
 
 /** Applied actions per service, by type: `{ 'shop/web': { CreateService: 1, ... } }`. */
 export function actionsByService(run: RunRecord): Record<string, Record<string, number>> {
-  const out: Record<string, Record<string, number>> = {};
+  const out: Record<string, Record<string, number>> = dict();
   for (const p of run.passes) {
     for (const a of p.summary?.actions ?? []) {
       if (a.outcome !== 'applied') continue;
       const id = `${a.cluster}/${a.service}`;
       const label = a.kind ? `${a.type}(${a.kind})` : a.type;
-      const byType = (out[id] ??= {});
-      byType[label] = (byType[label] ?? 0) + 1;
+      const byType = (out[id] ??= dict());
+      putOwn(byType, label, (own(byType, label) ?? 0) + 1);
     }
   }
   return out;
@@ -30,12 +31,12 @@ export function actionsByService(run: RunRecord): Record<string, Record<string, 
  * last phase a pass reported.
  */
 export function finalPhases(run: RunRecord): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = dict();
   for (const p of run.passes) for (const [id, s] of Object.entries(p.summary?.statuses ?? {})) out[id] = s.phase;
   const last = run.passes.at(-1)?.summary?.statuses ?? {};
   for (const id of Object.keys(out)) {
-    if (last[id]) continue;
-    const live = run.live[id];
+    if (own(last, id)) continue;
+    const live = own(run.live, id);
     if (!live || live.status === 'INACTIVE') out[id] = 'Deleted';
   }
   return out;
@@ -98,14 +99,14 @@ export function renderSummary(
   const ids = [...new Set([...Object.keys(run.loadedHashes), ...Object.keys(phases), ...Object.keys(actions)])].sort();
   const services = table(['SERVICE', 'FINAL PHASE', 'ECS', 'ACTIONS APPLIED', 'TIME TO CONVERGE (simulated s)']);
   for (const id of ids) {
-    const acts = Object.entries(actions[id] ?? {}).map(([t, n]) => `${t} ${n}`).join(', ') || '-';
+    const acts = Object.entries(own(actions, id) ?? {}).map(([t, n]) => `${t} ${n}`).join(', ') || '-';
     const conv = convergence
       .filter((c) => c.service === id)
       .map((c) => `${c.label}: ${c.seconds === null ? 'never' : `${c.seconds}`}`)
       .join('; ');
-    const live = run.live[id];
+    const live = own(run.live, id);
     const ecs = live ? `${live.status} ${live.runningCount}/${live.desiredCount}` : 'gone';
-    services.push([id, phases[id] ?? '-', ecs, acts, conv || '-']);
+    services.push([id, own(phases, id) ?? '-', ecs, acts, conv || '-']);
   }
   out.push(services.toString());
 

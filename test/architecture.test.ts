@@ -4,7 +4,9 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { dictionaryOffences } from './support/dictionary-lint';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -51,5 +53,70 @@ describe('architecture', () => {
   it('sees relative imports (the check itself works)', () => {
     expect(importsOf('lambda/core/planner.ts').some((s) => s.startsWith('lambda/core/'))).toBe(true);
     expect(importsOf('lambda/handler.ts').some((s) => s.startsWith('lambda/adapters/'))).toBe(true);
+  });
+});
+
+/**
+ * Issue 9: maps keyed by names users or AWS choose are `Map`s or null-prototype objects, and
+ * lookups in objects of unknown origin go through `own()` (lambda/core/dict.ts). The fixture is
+ * checked in the same program: the first bug found (`cl.services[key.service]` in the planner,
+ * which made a service named `constructor` stop every pass) and its relatives must be reported.
+ */
+describe('dictionaries keyed by chosen names', () => {
+  const FIXTURE = join(ROOT, 'lambda/core/__dictionary_lint_fixture__.ts');
+  const FIXTURE_TEXT = `
+import type { ObservedCluster, ServiceKey } from './types';
+import { dict, own } from './dict';
+export function bad(cl: ObservedCluster, key: ServiceKey, name: string, src: Record<string, string>) {
+  const svc = cl.services[key.service]; // BAD read
+  const tags: Record<string, string> = {}; // BAD empty plain object as a dictionary
+  tags[name] = 'x'; // BAD write into a plain object
+  let reassigned = dict<string>();
+  reassigned = {};
+  reassigned[name] = 'x'; // BAD: a let can be re-pointed at a plain object
+  const found = name in src; // BAD
+  Object.assign(tags, src); // BAD
+  return { svc, found };
+}
+export function good(cl: ObservedCluster, key: ServiceKey, name: string, list: string[], i: number) {
+  const svc = own(cl.services, key.service);
+  const out = dict<string>();
+  out[name] = 'x';
+  const byName = new Map<string, string>([[name, 'x']]);
+  const fixed = cl.services['web'];
+  const third = list[i];
+  const o = Object.assign({}, { a: 1 });
+  delete out[name];
+  return { svc, byName, fixed, third, o, has: Object.hasOwn(out, name) };
+}
+`;
+  const files = ['lambda/core', 'lambda/adapters', 'bin', 'local']
+    .flatMap(filesUnder)
+    .filter((f) => f !== 'lambda/core/dict.ts') // the helpers themselves
+    .map((f) => join(ROOT, f));
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    },
+  });
+  if (!config) throw new Error('tsconfig.json could not be read');
+  // One type-checked program for the whole code base (slow on a loaded machine: a generous timeout).
+  let offences: ReturnType<typeof dictionaryOffences> | undefined;
+  const all = () => (offences ??= dictionaryOffences(files, config.options, new Map([[FIXTURE, FIXTURE_TEXT]])));
+
+  it('no lookup or store by a chosen name reaches Object.prototype in lambda/, bin/ or local/', { timeout: 300_000 }, () => {
+    const found = all()
+      .filter((o) => o.file !== FIXTURE)
+      .map((o) => `${relative(ROOT, o.file)}:${o.line}: ${o.text} (${o.rule})`);
+    expect(found).toEqual([]);
+  });
+
+  it('the rule catches the regressions in its fixture, and only those', { timeout: 300_000 }, () => {
+    const lines = FIXTURE_TEXT.split('\n');
+    const expected = lines.flatMap((l, i) => (l.includes('// BAD') ? [i + 1] : [])).sort((a, b) => a - b);
+    const reported = [...new Set(all().filter((o) => o.file === FIXTURE).map((o) => o.line))].sort((a, b) => a - b);
+    expect(expected.length).toBe(6);
+    expect(reported).toEqual(expected);
   });
 });

@@ -36,11 +36,13 @@ export function createEcsClient(options: EcsClientOptions = {}): { ecs: ECSClien
 
 /**
  * A DynamoDB document client with standard retries; `undefined` fields of statuses are dropped
- * when marshalled (`removeUndefinedValues`).
+ * when marshalled (`removeUndefinedValues`). `convertClassInstanceToMap`: util-dynamodb tells a
+ * map from other objects by `value.constructor.name`, so without it a map with a key named
+ * `constructor` (an environment variable, a tag) cannot be written at all (issue 9).
  */
 export function createDocumentClient(clientConfig: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(new DynamoDBClient({ ...SDK_RETRY, ...clientConfig }), {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
     unmarshallOptions: { wrapNumbers: false },
   });
 }

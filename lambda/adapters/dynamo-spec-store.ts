@@ -18,6 +18,7 @@ import { PHASES } from '../core/status';
 import type { LeaseResult, SpecRead, SpecStore } from '../core/ports';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
 import { AwsCallError, isConditionalCheckFailed } from './errors';
+import { dict } from '../core/dict';
 
 /** Partition key attribute (ECS cluster name). */
 export const PARTITION_KEY = 'cluster';
@@ -171,7 +172,7 @@ export class DynamoSpecStore implements SpecStore {
   /** Reads every item; never throws for a DynamoDB failure (`complete: false`, `error`). */
   async readAll(): Promise<SpecRead> {
     const specs: SpecParseResult[] = [];
-    const statuses: Record<ServiceId, ServiceStatus> = {};
+    const statuses: Record<ServiceId, ServiceStatus> = dict();
     try {
       const pages = paginateScan(
         { client: this.doc, ...(this.options.pageSize ? { pageSize: this.options.pageSize } : {}) },

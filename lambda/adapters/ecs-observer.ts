@@ -35,6 +35,7 @@ import type {
 } from '../core/types';
 import { chunk, mapSettledLimit } from './concurrency';
 import { AwsCallError, isClusterNotFound, isProgrammingError } from './errors';
+import { dict } from '../core/dict';
 
 /**
  * Task definitions described so far, by ARN, for the life of the Lambda container (a revision never
@@ -84,7 +85,7 @@ export function nameFromArn(arn: string): string {
 }
 
 function tagMap(tags: { key?: string; value?: string }[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = dict();
   for (const t of tags ?? []) if (t.key !== undefined) out[t.key] = t.value ?? '';
   return out;
 }
@@ -220,12 +221,12 @@ export class EcsObserver implements EcsReader {
       );
       for await (const page of pages) for (const arn of page.serviceArns ?? []) listed.push(nameFromArn(arn));
     } catch (err) {
-      if (isClusterNotFound(err)) return { cluster, complete: true, exists: false, services: {} };
+      if (isClusterNotFound(err)) return { cluster, complete: true, exists: false, services: dict() };
       errors.push(failureMessage(`ECS ListServices cluster=${cluster}`, err));
     }
 
     const names = [...new Set([...listed, ...extraServiceNames])];
-    const services: Record<string, ObservedService> = {};
+    const services: Record<string, ObservedService> = dict();
     let clusterMissing = false;
     const batches = chunk(names, ECS_LIMITS.describeServicesBatch);
     const described = await mapSettledLimit(batches, this.concurrency, async (batch) => {
@@ -254,7 +255,7 @@ export class EcsObserver implements EcsReader {
       }
     }
     if (clusterMissing && listed.length === 0 && errors.length === 0) {
-      return { cluster, complete: true, exists: false, services: {} };
+      return { cluster, complete: true, exists: false, services: dict() };
     }
 
     const warnings: string[] = [];
@@ -326,7 +327,7 @@ export class EcsObserver implements EcsReader {
       if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td);
     });
     for (const r of results) if (r.status === 'rejected' && isProgrammingError(r.reason)) throw r.reason;
-    const out: Record<string, TaskDefinition> = {};
+    const out: Record<string, TaskDefinition> = dict();
     for (const a of wanted) {
       const td = taskDefinitionCache.get(a);
       if (td) out[a] = td;

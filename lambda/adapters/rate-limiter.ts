@@ -19,6 +19,7 @@ import {
   TokenBucket,
   type ThrottleCategory,
 } from '../core/ecs-limits';
+import { own } from '../core/dict';
 
 /** Time as the limiter sees it; tests pass a virtual one. */
 export interface LimiterTime {
@@ -80,7 +81,7 @@ export class EcsRateLimiter {
    * @param action ECS action name, e.g. `DescribeServices`.
    */
   acquire(action: string): Promise<void> {
-    const category = ACTION_CATEGORY[action];
+    const category = own(ACTION_CATEGORY, action);
     if (!category) return Promise.resolve();
     const previous = this.queues.get(category) ?? Promise.resolve();
     const mine = previous.then(() => this.take(category));

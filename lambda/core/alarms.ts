@@ -13,6 +13,7 @@
  * ("Create an alarm based on a Multi Time Series Metrics Insights query"), see ECS-FACTS §10.
  */
 import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from './metric-names';
+import { dict, own } from './dict';
 
 // ---------------------------------------------------------------------------------------------
 // Vocabulary (CloudWatch's own values, so the construct can pass them through)
@@ -441,9 +442,9 @@ export function evaluateContributors(
   series: Readonly<Record<string, readonly Datapoint[]>>,
   previous: Readonly<Record<string, AlarmState>> = {},
 ): ContributorsEvaluation {
-  const contributors: Record<string, AlarmEvaluation> = {};
+  const contributors: Record<string, AlarmEvaluation> = dict();
   for (const [key, points] of Object.entries(series)) {
-    contributors[key] = evaluateAlarm(def, points, previous[key]);
+    contributors[key] = evaluateAlarm(def, points, own(previous, key));
   }
   const states = Object.values(contributors).map((e) => e.state);
   const alarming = Object.keys(contributors)

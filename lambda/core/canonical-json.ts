@@ -3,6 +3,7 @@
  * hashes (the spec hash, `specHash` in `./spec`), so that two equal specs always hash the same,
  * and for `statusChanged` in `./status` (key order does not make a status new).
  */
+import { own } from './dict';
 
 /**
  * Serializes `value` as JSON with object keys sorted (UTF-16 code unit order, as
@@ -52,7 +53,7 @@ function write(value: unknown, seen: Set<object>): string | undefined {
     }
     const parts: string[] = [];
     for (const key of Object.keys(obj).sort()) {
-      const text = write((obj as Record<string, unknown>)[key], seen);
+      const text = write(own(obj as Record<string, unknown>, key), seen);
       if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
     }
     return `{${parts.join(',')}}`;

@@ -47,6 +47,7 @@ import {
   type TaskDefinition,
   type UpdateKind,
 } from './types';
+import { dict, dictOf, hasOwnKey, own } from './dict';
 
 /** The ports a pass runs over. */
 export interface PassPorts {
@@ -320,16 +321,15 @@ async function reconcile(
       return oc;
     }),
   );
-  const observed: ObservedState = { clusters: {}, taskDefinitions: queue.described };
+  const observed: ObservedState = { clusters: dict(observedClusters.map((oc) => [oc.cluster, oc])), taskDefinitions: queue.described };
   for (const oc of observedClusters) {
-    observed.clusters[oc.cluster] = oc;
     if (!oc.complete) errors.push(`cluster ${oc.cluster}: ${oc.error ?? 'incomplete observation'}`);
     for (const w of oc.warnings ?? []) errors.push(`cluster ${oc.cluster}: ${w}`);
   }
-  const pending = queue.inUse.filter((arn) => queue.deferred.has(arn) && !queue.described[arn]);
+  const pending = queue.inUse.filter((arn) => queue.deferred.has(arn) && !hasOwnKey(queue.described, arn));
   if (pending.length > 0) observed.taskDefinitionsPending = pending;
   for (const arn of queue.inUse) {
-    if (!queue.described[arn] && !queue.deferred.has(arn)) errors.push(`task definition ${arn}: could not be described`);
+    if (!hasOwnKey(queue.described, arn) && !queue.deferred.has(arn)) errors.push(`task definition ${arn}: could not be described`);
   }
 
   // 3. Plan.
@@ -352,7 +352,7 @@ async function reconcile(
 
   // 5. Statuses: only changed ones, a few at a time, services acted on first, and none once the
   //    time for writing is over (the next pass recomputes what was not written).
-  const statuses = options.dryRun ? { ...plan.statuses } : foldResults(plan.statuses, results, remembered, now);
+  const statuses = options.dryRun ? dictOf(plan.statuses) : foldResults(plan.statuses, results, remembered, now);
   let statusesWritten = 0;
   let statusesPending = 0;
   if (!options.dryRun) {
@@ -362,8 +362,8 @@ async function reconcile(
     for (const s of read.specs) if (s.key) itemIds.set(serviceId(s.key), s.key);
     const writes: { id: ServiceId; key: ServiceKey; status: ServiceStatus }[] = [];
     for (const [id, key] of itemIds) {
-      const next = statuses[id];
-      if (next && worthWriting(remembered[id], next, pendingArns)) writes.push({ id, key, status: next });
+      const next = own(statuses, id);
+      if (next && worthWriting(own(remembered, id), next, pendingArns)) writes.push({ id, key, status: next });
     }
     // Stable sort: the memory of what was just done (lastAppliedSpecHash, lastAction) goes first.
     writes.sort((a, b) => Number(acted.has(b.id)) - Number(acted.has(a.id)));
@@ -385,7 +385,7 @@ async function reconcile(
   const lagCounted = (id: ServiceId, status: ServiceStatus): boolean => {
     const key = keyOf(id);
     if (!key) return false;
-    return countsLag(status, observed.clusters[key.cluster]?.services[key.service], specs.get(id)?.spec, options.plan.ownerId);
+    return countsLag(status, own(own(observed.clusters, key.cluster)?.services, key.service), specs.get(id)?.spec, options.plan.ownerId);
   };
   const actions: PassAction[] = options.dryRun ? plan.actions.map((a) => passAction(a, undefined)) : results.map((r) => passAction(r.action, r));
   const counts: PassCounts = {
@@ -401,8 +401,7 @@ async function reconcile(
     statusesPending,
     taskDefinitionsPending: pending.length,
   };
-  const clusters: Record<string, boolean> = {};
-  for (const oc of observedClusters) clusters[oc.cluster] = oc.complete;
+  const clusters: Record<string, boolean> = dict(observedClusters.map((oc) => [oc.cluster, oc.complete]));
   const readsComplete = read.complete && observedClusters.every((c) => c.complete);
 
   for (const [id, status] of Object.entries(statuses)) {
@@ -579,7 +578,7 @@ function taskDefinitionsToCompare(
     const valid = specs.get(id);
     if (!valid || valid.spec.state !== 'present' || live.status !== 'ACTIVE') continue;
     if (!isOwnedBy(live, ownerId) && !valid.spec.adopt) continue;
-    const group = isAtRest(live, remembered[id], valid.hash) ? later : first;
+    const group = isAtRest(live, own(remembered, id), valid.hash) ? later : first;
     if (live.taskDefinition) group.push(live.taskDefinition);
     for (const d of live.deployments) {
       if ((d.status === 'PRIMARY' || d.status === 'ACTIVE') && d.taskDefinition) group.push(d.taskDefinition);
@@ -596,7 +595,7 @@ function expectedTaskDefinitions(specs: Map<ServiceId, ValidSpec>, remembered: R
   const out: string[] = [];
   for (const id of [...specs.keys()].sort()) {
     const { spec, hash } = specs.get(id) as ValidSpec;
-    const rem = remembered[id];
+    const rem = own(remembered, id);
     if (spec.state !== 'present' || !rem?.taskDefinitionArn) continue;
     if (rememberedAtRest(rem, hash)) out.push(rem.taskDefinitionArn);
   }
@@ -614,7 +613,7 @@ export const TASK_DEFINITION_DESCRIBE_CONCURRENCY = 4;
 class DescribeQueue {
   /** Every ARN added from observed services, once, in the order added. */
   readonly inUse: string[] = [];
-  readonly described: Record<string, TaskDefinition> = {};
+  readonly described: Record<string, TaskDefinition> = dict();
   /** ARNs not described because the time for observation was over. */
   readonly deferred = new Set<string>();
   private readonly used = new Set<string>();
@@ -727,7 +726,7 @@ async function describingWhile<T>(reader: EcsReader, queue: DescribeQueue, deadl
         await queue.waitForMore();
         continue;
       }
-      Object.assign(queue.described, await reader.describeTaskDefinitions([arn], { shouldDescribe }));
+      for (const [described, td] of Object.entries(await reader.describeTaskDefinitions([arn], { shouldDescribe }))) queue.described[described] = td;
     }
   };
   const workers = Promise.all(Array.from({ length: TASK_DEFINITION_DESCRIBE_CONCURRENCY }, worker));
@@ -744,7 +743,7 @@ async function describingWhile<T>(reader: EcsReader, queue: DescribeQueue, deadl
 function isDriftCorrection(action: Action, remembered: Record<ServiceId, ServiceStatus>): boolean {
   if (action.type !== 'UpdateService') return false;
   if (action.kind !== undefined) return action.kind === 'drift';
-  const prev = remembered[serviceId(action)];
+  const prev = own(remembered, serviceId(action));
   return action.changes.length > 0 && prev?.lastAppliedSpecHash !== undefined && prev.lastAppliedSpecHash === action.specHash;
 }
 
@@ -807,7 +806,7 @@ export function foldResults(
   remembered: Record<ServiceId, ServiceStatus>,
   now: Date,
 ): Record<ServiceId, ServiceStatus> {
-  const out: Record<ServiceId, ServiceStatus> = { ...planned };
+  const out: Record<ServiceId, ServiceStatus> = dictOf(planned);
   const at = now.toISOString();
   const byService = new Map<ServiceId, ActionResult[]>();
   for (const r of results) {
@@ -833,11 +832,11 @@ export function foldResults(
         };
     const failedApply = rs.some((r) => !r.ok && r.action.specHash !== undefined && r.action.type !== 'DeleteService');
     if (failedApply) {
-      const prev = remembered[id];
+      const prev = own(remembered, id);
       next = withRemembered(next, prev);
     }
     if (failed && !failed.ok && failed.errorClass === 'invalid') {
-      const prevCondition = (remembered[id]?.conditions ?? []).find((c) => c.type === ACTION_REJECTED_CONDITION);
+      const prevCondition = (own(remembered, id)?.conditions ?? []).find((c) => c.type === ACTION_REJECTED_CONDITION);
       const condition: Condition = {
         type: ACTION_REJECTED_CONDITION,
         status: 'True',

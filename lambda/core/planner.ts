@@ -60,6 +60,7 @@ import {
   type UpdateServiceInput,
   serviceId,
 } from './types';
+import { dict, own, putOwn } from './dict';
 
 /** Everything the planner looks at; nothing else. */
 export interface PlanInput {
@@ -271,7 +272,7 @@ class Planner {
     const byId = this.indexSpecs();
     const clusters = this.managedClusters(byId);
     const actions: Action[] = [];
-    const statuses: Record<ServiceId, ServiceStatus> = {};
+    const statuses: Record<ServiceId, ServiceStatus> = dict();
     const candidates: DeleteCandidate[] = [];
 
     const collect = (id: ServiceId, p: ServicePlan) => {
@@ -286,10 +287,10 @@ class Planner {
     }
     for (const cluster of clusters) {
       const cl = this.cluster(cluster);
-      for (const name of Object.keys(cl.services).sort()) {
+      for (const [name, svc] of Object.entries(cl.services).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         const id = serviceId({ cluster, service: name });
         if (byId.has(id)) continue;
-        collect(id, this.planOrphan({ cluster, service: name }, cl.services[name], cl));
+        collect(id, this.planOrphan({ cluster, service: name }, svc, cl));
       }
     }
 
@@ -324,18 +325,18 @@ class Planner {
   /** The cluster's observation; one the observer did not report counts as incomplete. */
   private cluster(name: string): ObservedCluster {
     return (
-      this.observed.clusters[name] ?? {
+      own(this.observed.clusters, name) ?? {
         cluster: name,
         complete: false,
         exists: true,
         error: 'cluster not observed this pass',
-        services: {},
+        services: dict(),
       }
     );
   }
 
   private remembered(id: ServiceId): ServiceStatus | undefined {
-    return this.input.remembered[id];
+    return own(this.input.remembered, id);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -406,7 +407,7 @@ class Planner {
 
   private planInvalid(key: ServiceKey, errors: SpecError[], cl: ObservedCluster): ServicePlan {
     const id = serviceId(key);
-    const svc = cl.services[key.service];
+    const svc = own(cl.services, key.service);
     const message = `spec item is invalid, nothing is changed for this service: ${errorsText(errors)}`;
     return {
       actions: [],
@@ -424,7 +425,7 @@ class Planner {
   private planSpec(r: Extract<SpecParseResult, { ok: true }>, cl: ObservedCluster): ServicePlan {
     const { key, spec, hash } = r;
     const id = serviceId(key);
-    const svc = cl.services[key.service];
+    const svc = own(cl.services, key.service);
     const base = { id, specHash: hash, graceSeconds: this.grace(spec) };
 
     if (spec.state === 'absent') return this.planAbsent(r, cl);
@@ -616,7 +617,7 @@ class Planner {
     const appliedThis = rem?.lastAppliedSpecHash === hash;
     const ours = (d: ObservedDeployment): boolean => {
       if (appliedThis && rem?.appliedDeploymentId === d.id) return true;
-      const described = this.observed.taskDefinitions[d.taskDefinition];
+      const described = own(this.observed.taskDefinitions, d.taskDefinition);
       return described !== undefined && taskDefinitionChanges(rendered, described).length === 0;
     };
     // A FAILED deployment counts against this hash, unless memory says another hash failed: then
@@ -659,7 +660,7 @@ class Planner {
     const id = serviceId(key);
     const rem = this.remembered(id);
     const rendered = renderTaskDefinition(spec, { defaults: this.options.defaults, ownerId: this.options.ownerId });
-    const liveTd = this.observed.taskDefinitions[svc.taskDefinition];
+    const liveTd = own(this.observed.taskDefinitions, svc.taskDefinition);
     const tdChanges = liveTd ? taskDefinitionChanges(rendered, liveTd) : undefined;
     const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...counts };
 
@@ -704,9 +705,9 @@ class Planner {
     const tagChanges = adopting
       ? []
       : Object.entries(spec.tags)
-          .filter(([k, v]) => svc.tags[k] !== v)
+          .filter(([k, v]) => own(svc.tags, k) !== v)
           .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const tagLines = tagChanges.map(([k, v]) => describeChange({ field: `tags.${k}`, from: svc.tags[k] ?? '(none)', to: v }));
+    const tagLines = tagChanges.map(([k, v]) => describeChange({ field: `tags.${k}`, from: own(svc.tags, k) ?? '(none)', to: v }));
     const tagText = tagLines.join(', ');
     if (tagChanges.length > 0) {
       actions.push({
@@ -848,7 +849,7 @@ class Planner {
   private planAbsent(r: Extract<SpecParseResult, { ok: true }>, cl: ObservedCluster): ServicePlan {
     const { key, spec, hash } = r;
     const id = serviceId(key);
-    const svc = cl.services[key.service];
+    const svc = own(cl.services, key.service);
     const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...this.liveCounts(svc, 'zero') };
     const simple = (phase: Phase, reason: Reason, message: string, extra: Pick<ConditionDrafts, 'blocked' | 'incomplete'> = {}) => ({
       actions: [],
@@ -985,13 +986,13 @@ class Planner {
         cause: c.cause,
         scaleToZero: c.service.desiredCount > 0,
       });
-      statuses[serviceId(c.key)] = c.statusFor({ kind: 'delete' });
+      putOwn(statuses, serviceId(c.key), c.statusFor({ kind: 'delete' }));
       budget -= 1;
     };
     const sorted = [...candidates].sort((a, b) => compareKeys(a.key, b.key));
     for (const c of sorted.filter((x) => x.cause === 'absent')) {
       if (budget > 0) take(c);
-      else statuses[serviceId(c.key)] = c.statusFor({ kind: 'wait' });
+      else putOwn(statuses, serviceId(c.key), c.statusFor({ kind: 'wait' }));
     }
 
     const orphans = sorted.filter((x) => x.cause === 'orphan');
@@ -1017,12 +1018,12 @@ class Planner {
       const message =
         `prune blocked: ${reasons.join('; ')}. Nothing is pruned this pass; restore the missing spec items, ` +
         'or delete the services yourself, or raise MAX_DELETES_PER_PASS if the deletion is intended';
-      for (const c of orphans) statuses[serviceId(c.key)] = c.statusFor({ kind: 'blocked', message });
+      for (const c of orphans) putOwn(statuses, serviceId(c.key), c.statusFor({ kind: 'blocked', message }));
       return out;
     }
     for (const c of orphans) {
       if (budget > 0) take(c);
-      else statuses[serviceId(c.key)] = c.statusFor({ kind: 'wait' });
+      else putOwn(statuses, serviceId(c.key), c.statusFor({ kind: 'wait' }));
     }
     return out;
   }

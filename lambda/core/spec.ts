@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { canonicalJson } from './canonical-json';
 import { OWNER_TAG_KEY } from './ports';
 import type { ServiceKey, ServiceSpec, SpecError, SpecParseResult } from './types';
+import { own } from './dict';
 
 export { canonicalJson } from './canonical-json';
 export { parseSpecsYaml, type YamlSpecDoc, type YamlSpecError } from './spec-yaml';
@@ -149,7 +150,7 @@ function jsonish(value: unknown): string {
   try {
     const text = JSON.stringify(value, function (this: unknown, key: string, v: unknown) {
       // The holder's own value: JSON.stringify has already applied toJSON (Buffer) to `v`.
-      const raw = (this as Record<string, unknown>)[key];
+      const raw = own(this as Record<string, unknown>, key);
       if (typeof raw === 'bigint') return `${BIGINT_MARK}${raw}`;
       if (raw instanceof Uint8Array) return `<${raw.length} bytes>`;
       if (raw instanceof Set) return [...raw];
@@ -209,7 +210,7 @@ function genericMessage(iss: { code?: string; input?: unknown; expected?: string
     if (typeof iss.input === 'bigint') {
       return `is too large, got ${iss.input} (beyond 2^53, the largest whole number a JavaScript number holds exactly)`;
     }
-    const expected = EXPECTED[iss.expected ?? ''] ?? `a ${iss.expected}`;
+    const expected = own(EXPECTED, iss.expected ?? '') ?? `a ${iss.expected}`;
     if (iss.expected === 'array' && iss.input instanceof Set) {
       return `must be ${expected}, got ${describeValue(iss.input)}: a set does not keep the order of its members`;
     }
@@ -693,14 +694,14 @@ function toSpecErrors(issues: readonly ZodIssueLike[]): SpecError[] {
   for (const iss of issues) {
     if (iss.code === 'unrecognized_keys') {
       const where = iss.path.filter((p) => typeof p === 'string').join('.');
-      const known = KNOWN_KEYS[where] ?? [];
+      const known = own(KNOWN_KEYS, where) ?? [];
       const obj = rec(iss.input) ?? {};
       for (const key of iss.keys ?? []) {
         const suggestion = suggestAttribute(key, known);
         const noun = where === '' ? 'attribute' : `key of ${where}`;
         errors.push({
           path: formatPath([...iss.path, key]),
-          value: displayValue(obj[key]),
+          value: displayValue(own(obj, key)),
           message: suggestion
             ? `is not a spec ${noun}; did you mean "${suggestion}"?`
             : `is not a spec ${noun} (allowed: ${known.join(', ')})`,
@@ -812,12 +813,12 @@ export function specHash(spec: ServiceSpec): string {
 }
 
 function compact<T extends object>(obj: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) {
-    if (v === undefined) continue;
-    out[k] = rec(v) ? compact(v as object) : Array.isArray(v) ? [...v] : v;
-  }
-  return out as T;
+  // fromEntries defines own properties: a name such as `__proto__` stays a key.
+  return Object.fromEntries(
+    Object.entries(obj)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, rec(v) ? compact(v as object) : Array.isArray(v) ? [...v] : v]),
+  ) as T;
 }
 
 /**
@@ -839,13 +840,13 @@ export function specToItem(spec: ServiceSpec): Record<string, unknown> {
     }
     return false;
   };
-  const item: Record<string, unknown> = {};
   const source = spec as unknown as Record<string, unknown>;
+  const entries: [string, unknown][] = [];
   for (const name of SPEC_ATTRIBUTES) {
     if (name === STATUS_ATTRIBUTE) continue;
-    const value = source[name];
+    const value = own(source, name);
     if (skip(name, value)) continue;
-    item[name] = Array.isArray(value) ? [...value] : rec(value) ? compact(value as object) : value;
+    entries.push([name, Array.isArray(value) ? [...value] : rec(value) ? compact(value as object) : value]);
   }
-  return item;
+  return Object.fromEntries(entries);
 }

@@ -15,6 +15,7 @@ import type {
   Phase,
   ServiceStatus,
 } from './types';
+import { dictOf } from './dict';
 
 /** Condition types. `Ready` and `Progressing` are always present; the others only when true. */
 export const ConditionType = {
@@ -201,7 +202,7 @@ export function rememberReason(
   reason: string | undefined,
   now: Date,
 ): Record<string, string> | undefined {
-  const map: Record<string, string> = { ...(remembered ?? {}) };
+  const map: Record<string, string> = dictOf(remembered);
   if (reason !== undefined && map[reason] === undefined) map[reason] = now.toISOString();
   const entries = Object.entries(map);
   if (entries.length === 0) return undefined;

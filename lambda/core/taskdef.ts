@@ -15,6 +15,7 @@
 import { OWNER_TAG_KEY } from './ports';
 import type { ContainerDefinition, FieldChange, ServiceKey, ServiceSpec, TaskDefinition } from './types';
 import type { ReconcilerDefaults } from './options';
+import { own } from './dict';
 
 // ---------------------------------------------------------------------------------------------
 // Family and rendering
@@ -448,7 +449,7 @@ function diffObjects(
   const inContainers = path.length === 1 && path[0].kind === 'field' && path[0].name === 'containerDefinitions';
   for (const key of keys) {
     const segment: PathSegment = inContainers ? { kind: 'container', name: key } : { kind: 'field', name: key };
-    diffValues(live[key], desired[key], [...path, segment], changes);
+    diffValues(own(live, key), own(desired, key), [...path, segment], changes);
   }
 }
 
@@ -561,7 +562,7 @@ function prune(x: unknown): CanonicalValue | undefined {
   if (typeof x === 'object') {
     const entries: [string, CanonicalValue][] = [];
     for (const key of Object.keys(x).sort(compareStrings)) {
-      const v = prune((x as Record<string, unknown>)[key]);
+      const v = prune(own(x as Record<string, unknown>, key));
       if (v !== undefined) entries.push([key, v]);
     }
     return entries.length > 0 ? Object.fromEntries(entries) : undefined;
@@ -570,7 +571,7 @@ function prune(x: unknown): CanonicalValue | undefined {
 }
 
 function sortKeys<T>(o: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.keys(o).sort(compareStrings).map((key) => [key, o[key]]));
+  return Object.fromEntries(Object.keys(o).sort(compareStrings).map((key) => [key, own(o, key) as T]));
 }
 
 function deepEqual(a: CanonicalValue | undefined, b: CanonicalValue | undefined): boolean {
@@ -583,7 +584,7 @@ function deepEqual(a: CanonicalValue | undefined, b: CanonicalValue | undefined)
   if (isPlainObject(a) && isPlainObject(b)) {
     const ka = Object.keys(a);
     const kb = Object.keys(b);
-    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(own(a, k), own(b, k)));
   }
   return false;
 }

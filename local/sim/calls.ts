@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ACTION_CATEGORY, THROTTLE_BUCKETS, TokenBucket, type ThrottleCategory } from '../../lambda/core/ecs-limits';
 import { EcsApiError } from './errors';
 import { SeededRandom } from './random';
+import { dict, own } from '../../lambda/core/dict';
 
 // ---------------------------------------------------------------------------------------------
 // Throttling
@@ -31,7 +32,7 @@ export class Throttle {
    */
   take(action: string, nowMs: number): boolean {
     if (!this.enabled) return true;
-    const category = ACTION_CATEGORY[action];
+    const category = own(ACTION_CATEGORY, action);
     if (!category) return true;
     let bucket = this.buckets.get(category);
     if (!bucket) {
@@ -201,11 +202,9 @@ const KEY_FIELDS = [
 
 /** The key fields of a request, copied (for the call log). */
 export function keyFields(input: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!input || typeof input !== 'object') return out;
+  if (!input || typeof input !== 'object') return {};
   const rec = input as Record<string, unknown>;
-  for (const k of KEY_FIELDS) if (rec[k] !== undefined) out[k] = structuredClone(rec[k]);
-  return out;
+  return Object.fromEntries(KEY_FIELDS.filter((k) => own(rec, k) !== undefined).map((k) => [k, structuredClone(rec[k])]));
 }
 
 export class CallLog {
@@ -232,7 +231,7 @@ export class CallLog {
 
   /** Per action: total, ok, throttled and other errors. */
   counts(): Record<string, CallCount> {
-    const out: Record<string, CallCount> = {};
+    const out: Record<string, CallCount> = dict();
     for (const r of this.records) {
       const c = (out[r.action] ??= { total: 0, ok: 0, throttled: 0, errors: 0 });
       c.total++;

@@ -56,6 +56,7 @@ import {
   type Tag,
 } from './state';
 import { buildTaskDefinition } from './task-definitions';
+import { own } from '../../lambda/core/dict';
 
 export interface SimulatedEcsOptions {
   /** Virtual seconds per real second; undefined (default) means a manual clock. */
@@ -155,7 +156,7 @@ export class SimulatedEcs {
     const request = keyFields(input);
     let injected = false;
     try {
-      const handler = Object.hasOwn(this.handlers, action) ? this.handlers[action] : undefined;
+      const handler = own(this.handlers, action);
       if (!handler) throw new EcsApiError('UnknownOperationException', `Operation ${action} is not supported.`);
       if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
         throw new EcsApiError('SerializationException', 'Start of structure or map found where not expected.');
@@ -1343,7 +1344,7 @@ export interface SimSnapshot {
 // ---------------------------------------------------------------------------------------------
 
 function str(i: Record<string, unknown>, key: string, required: true): string {
-  const v = i[key];
+  const v = own(i, key);
   if (typeof v !== 'string' || (required && v === '')) {
     throw invalidParameter(`${key} can not be blank.`);
   }

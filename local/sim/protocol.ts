@@ -6,6 +6,7 @@
  * `x-amzn-RequestId` header (AWS SDK "AWS JSON 1.1 protocol" specification).
  */
 import { EcsApiError } from './errors';
+import { own } from '../../lambda/core/dict';
 
 /** The target prefix of ECS's API version 2014-11-13. */
 export const ECS_TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113';
@@ -39,7 +40,7 @@ export function parseBody(raw: string): unknown {
 /** Serializes a response body: Dates become epoch seconds, undefined members are dropped. */
 export function encodeBody(value: unknown): string {
   return JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
-    const raw = this[key];
+    const raw = own(this, key);
     if (raw instanceof Date) return raw.getTime() / 1000;
     return v;
   });
@@ -59,7 +60,7 @@ export function errorBody(e: EcsApiError): string {
  * @throws EcsApiError SerializationException when it is not a list of that type.
  */
 export function listMember(input: Record<string, unknown>, key: string, of: 'string' | 'structure'): unknown[] | undefined {
-  const v = input[key];
+  const v = own(input, key);
   if (v === undefined || v === null) return undefined;
   const ok = (x: unknown) => (of === 'string' ? typeof x === 'string' : x !== null && typeof x === 'object' && !Array.isArray(x));
   if (!Array.isArray(v) || !v.every(ok)) {
@@ -74,7 +75,7 @@ export function listMember(input: Record<string, unknown>, key: string, of: 'str
  * @throws EcsApiError SerializationException when it is present and not a string.
  */
 export function stringMember(input: Record<string, unknown>, key: string): string | undefined {
-  const v = input[key];
+  const v = own(input, key);
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') throw new EcsApiError('SerializationException', `${key} must be a string.`);
   return v;

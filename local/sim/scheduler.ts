@@ -505,7 +505,13 @@ export class Scheduler {
         networkConfiguration: target.networkConfiguration,
         loadBalancers: target.loadBalancers,
       };
-      Object.assign(svc, structuredClone(template));
+      const copy = structuredClone(template);
+      svc.taskDefinition = copy.taskDefinition;
+      svc.launchType = copy.launchType;
+      svc.capacityProviderStrategy = copy.capacityProviderStrategy;
+      svc.platformVersion = copy.platformVersion;
+      svc.networkConfiguration = copy.networkConfiguration;
+      svc.loadBalancers = copy.loadBalancers;
       this.startDeployment(svc, template, rolloutReason.rollback(target.id));
     }
   }

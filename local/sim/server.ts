@@ -10,6 +10,7 @@ import { handleControl } from './control';
 import { SimulatedEcs, type SimulatedEcsOptions } from './ecs';
 import { EcsApiError } from './errors';
 import { JSON_11_CONTENT_TYPE, actionFromTarget, encodeBody, errorBody, parseBody } from './protocol';
+import { own } from '../../lambda/core/dict';
 
 export interface StartSimulatorOptions extends SimulatedEcsOptions {
   /** Loopback port; 0 (default) picks a free one. */
@@ -131,7 +132,7 @@ export class Simulator extends SimulatedEcs {
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
+  const v = own(req.headers, name);
   return Array.isArray(v) ? v[0] : v;
 }
 

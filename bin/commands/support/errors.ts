@@ -5,6 +5,7 @@
  */
 import { ConfigError } from '../../../lambda/config';
 import { AwsCallError, errorMessage } from '../../../lambda/adapters/errors';
+import { own } from '../../../lambda/core/dict';
 
 /** Exit codes of `ecsr` (documented in docs/cli.md, "The `ecsr` command line"). */
 export const EXIT = {
@@ -87,7 +88,7 @@ function networkCode(err: unknown): string | undefined {
     if (!e || seen.has(e)) continue;
     seen.add(e);
     const f = fields(e);
-    if (typeof f.code === 'string' && NETWORK_CODES[f.code]) return f.code;
+    if (typeof f.code === 'string' && own(NETWORK_CODES, f.code)) return f.code;
     if (f.cause) stack.push(f.cause);
     if (Array.isArray(f.errors)) stack.push(...f.errors);
   }
@@ -109,7 +110,7 @@ export function describeError(err: unknown): string {
   const message = firstLine(errorMessage(inner));
   const code = networkCode(err);
   if (code) {
-    return `Cannot connect to AWS (${NETWORK_CODES[code]}): check AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_ECS and your network.`;
+    return `Cannot connect to AWS (${own(NETWORK_CODES, code)}): check AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_ECS and your network.`;
   }
   if (/region is missing/i.test(message)) {
     return 'No AWS region is configured: pass --region, set AWS_REGION, or set a region in your AWS profile.';

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ENV } from '../../../lambda/config';
 import type { ServiceKey } from '../../../lambda/core/types';
 import { CliError, describeError, exitCodeOf } from './errors';
+import { own } from '../../../lambda/core/dict';
 
 /** Options added by {@link withAwsOptions}. */
 export interface AwsOptions {
@@ -69,7 +70,7 @@ export function parseDuration(text: string): number {
   let matched = 0;
   let m: RegExpExecArray | null;
   while ((m = re.exec(t)) !== null) {
-    total += Number(m[1]) * UNIT_SECONDS[m[2]];
+    total += Number(m[1]) * (own(UNIT_SECONDS, m[2]) ?? Number.NaN);
     matched = re.lastIndex;
   }
   if (t.length === 0 || matched !== t.length) {

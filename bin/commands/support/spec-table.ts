@@ -13,6 +13,7 @@ import { isConditionalCheckFailed } from '../../../lambda/adapters/errors';
 import { canonicalJson, parseSpecItem, specToItem } from '../../../lambda/core/spec';
 import { serviceId, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
 import { CliError, missingTableError } from './errors';
+import { dict, own } from '../../../lambda/core/dict';
 
 /** One item of the table. */
 export interface TableEntry {
@@ -153,12 +154,12 @@ export class SpecTable {
     const { [STATUS_ATTRIBUTE]: _status, ...before } = existing ?? {};
     if (existing && canonicalJson(plain(before)) === canonicalJson(item)) return 'unchanged';
     const set = Object.keys(item).filter((a) => a !== PARTITION_KEY && a !== SORT_KEY);
-    const remove = Object.keys(before).filter((a) => a !== PARTITION_KEY && a !== SORT_KEY && !(a in item));
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {};
+    const remove = Object.keys(before).filter((a) => a !== PARTITION_KEY && a !== SORT_KEY && !Object.hasOwn(item, a));
+    const names: Record<string, string> = dict();
+    const values: Record<string, unknown> = dict();
     set.forEach((a, i) => {
       names[`#s${i}`] = a;
-      values[`:s${i}`] = item[a];
+      values[`:s${i}`] = own(item, a);
     });
     remove.forEach((a, i) => {
       names[`#r${i}`] = a;
