@@ -713,8 +713,8 @@ describe('diffTaskDefinitions reports every real difference (from = live, to = d
       changes: [
         {
           field: `${web}.portMappings`,
-          from: '[{"containerPort":8080,"protocol":"tcp"}]',
-          to: '[{"containerPort":9090,"protocol":"tcp"}]',
+          from: '[{"containerPort":8080}]',
+          to: '[{"containerPort":9090}]',
         },
       ],
     },
@@ -722,7 +722,7 @@ describe('diffTaskDefinitions reports every real difference (from = live, to = d
       case: 'container port removed',
       desired: desiredWeb({ containerPort: undefined }),
       live: liveWeb(),
-      changes: [{ field: `${web}.portMappings`, from: '[{"containerPort":8080,"protocol":"tcp"}]', to: ABSENT }],
+      changes: [{ field: `${web}.portMappings`, from: '[{"containerPort":8080}]', to: ABSENT }],
     },
     {
       case: 'a hostPort other than containerPort',
@@ -731,8 +731,8 @@ describe('diffTaskDefinitions reports every real difference (from = live, to = d
       changes: [
         {
           field: `${web}.portMappings`,
-          from: '[{"containerPort":8080,"hostPort":80,"protocol":"tcp"}]',
-          to: '[{"containerPort":8080,"protocol":"tcp"}]',
+          from: '[{"containerPort":8080,"hostPort":80}]',
+          to: '[{"containerPort":8080}]',
         },
       ],
     },
@@ -760,7 +760,7 @@ describe('diffTaskDefinitions reports every real difference (from = live, to = d
       live: liveWeb(),
       changes: [
         { field: `${web}.healthCheck.command`, from: JSON.stringify(HEALTH_COMMAND), to: '["CMD","/healthcheck"]' },
-        { field: `${web}.healthCheck.startPeriod`, from: ABSENT, to: '60' },
+        { field: `${web}.healthCheck.startPeriod`, from: "0", to: '60' },
       ],
     },
     {
@@ -771,7 +771,7 @@ describe('diffTaskDefinitions reports every real difference (from = live, to = d
         {
           field: `${web}.healthCheck`,
           // Shortened for display: the start of the canonical health check.
-          from: expect.stringMatching(/^\{"command":\["CMD-SHELL","curl -fsS http:\/\/localhost:8080\/healthz \|\| exit 1"\],"interval":15,/),
+          from: expect.stringMatching(/^\{"command":\["CMD-SHELL","curl -fsS http:\/\/localhost:8080\/healthz \|\| exit 1"\],"interval":15\}$/),
           to: ABSENT,
         },
       ],
@@ -860,7 +860,7 @@ describe('diffTaskDefinitions reports every real difference (from = live, to = d
       case: 'a non-default field the reconciler never renders',
       desired: desiredWeb(),
       live: liveWeb((td) => (containerOf(td).readonlyRootFilesystem = true)),
-      changes: [{ field: `${web}.readonlyRootFilesystem`, from: 'true', to: ABSENT }],
+      changes: [{ field: `${web}.readonlyRootFilesystem`, from: 'true', to: "false" }],
     },
     {
       case: 'ephemeral storage beyond the default',

@@ -17,6 +17,8 @@ import { canonicalJson } from './canonical-json';
 import { OWNER_TAG_KEY } from './ports';
 import type { ServiceKey, ServiceSpec, SpecError, SpecParseResult } from './types';
 import { own } from './dict';
+import type { Field } from './vocab/decl';
+import { HEALTH_CHECK } from './vocab/task';
 
 export { canonicalJson } from './canonical-json';
 export { parseSpecsYaml, type YamlSpecDoc, type YamlSpecError } from './spec-yaml';
@@ -66,6 +68,12 @@ export const SPEC_DEFAULTS = Object.freeze({
   autoscaled: false,
 } as const);
 
+/** `[min, max]` of a declared whole-number field. */
+function range(f: Field): readonly [number, number] {
+  if (f.type.kind !== 'int' || f.type.min === undefined || f.type.max === undefined) throw new Error('range: not a bounded int');
+  return [f.type.min, f.type.max] as const;
+}
+
 /**
  * Limits the parser enforces. Each is ECS's own unless marked "ours".
  * Sources: Amazon ECS API reference (CreateService, RegisterTaskDefinition, HealthCheck,
@@ -89,12 +97,12 @@ export const SPEC_LIMITS = Object.freeze({
   lagGraceSecondsMax: 86_400,
   /** Tasks: ECS declares desiredCount a 32-bit Integer (CreateService, UpdateService). */
   desiredCountMax: 2_147_483_647,
-  /** ECS HealthCheck ranges, seconds (retries: count). */
+  /** ECS HealthCheck ranges, seconds (retries: count), from the declaration `HEALTH_CHECK`. */
   healthCheck: Object.freeze({
-    intervalSeconds: [5, 300] as const,
-    timeoutSeconds: [2, 120] as const,
-    retries: [1, 10] as const,
-    startPeriodSeconds: [0, 300] as const,
+    intervalSeconds: range(HEALTH_CHECK.fields.interval),
+    timeoutSeconds: range(HEALTH_CHECK.fields.timeout),
+    retries: range(HEALTH_CHECK.fields.retries),
+    startPeriodSeconds: range(HEALTH_CHECK.fields.startPeriod),
   }),
   /** Percent of desiredCount (maximumPercent upper bound: ours, see docs/spec.md, "The service spec"). */
   minimumHealthyPercent: [0, 100] as const,

@@ -13,6 +13,18 @@
  * Pure functions; no SDK imports (the core never imports `@aws-sdk/*`).
  */
 import { OWNER_TAG_KEY } from './ports';
+import {
+  type CanonicalValue,
+  type Node,
+  canonicalOf,
+  compareStrings,
+  deepEqual,
+  allOptional,
+  defaultAt,
+  fieldOrderOf,
+  isPlainObject,
+} from './vocab/decl';
+import { HEALTH_CHECK, TASK_DEFINITION } from './vocab/task';
 import type { ContainerDefinition, FieldChange, ServiceKey, ServiceSpec, TaskDefinition } from './types';
 import type { ReconcilerDefaults } from './options';
 import { own } from './dict';
@@ -121,8 +133,7 @@ export function renderTaskDefinition(spec: ServiceSpec, options: RenderOptions):
 // Canonical form
 // ---------------------------------------------------------------------------------------------
 
-/** A JSON value of the canonical form: no `null`, `undefined`, empty list or empty object. */
-export type CanonicalValue = string | number | boolean | CanonicalValue[] | { readonly [key: string]: CanonicalValue };
+export type { CanonicalValue } from './vocab/decl';
 
 /**
  * The canonical form of a task definition: a JSON object with sorted keys in which
@@ -130,8 +141,8 @@ export type CanonicalValue = string | number | boolean | CanonicalValue[] | { re
  * - `containerDefinitions` is an object keyed by container name (order of containers carries no
  *   meaning); each container's `environment` is `{NAME: value}` and `secrets` is
  *   `{NAME: valueFrom}` (sets keyed by name); `command` and `entryPoint` keep their order;
- * - every ECS default is made explicit or removed, so that absent and default compare equal
- *   (see {@link canonicalTaskDefinition} for the list);
+ * - every value equal to ECS's declared default is removed, so that absent and default compare
+ *   equal (see {@link canonicalTaskDefinition});
  * - server-only fields and tags are gone.
  *
  * Two task definitions are equal for the reconciler exactly when their canonical forms are
@@ -160,215 +171,56 @@ export const SERVER_ONLY_TASK_DEFINITION_FIELDS: readonly string[] = [
   'tags',
 ];
 
-/** Health check defaults (Amazon ECS API reference, HealthCheck): seconds and attempts. */
-export const HEALTH_CHECK_DEFAULTS = { interval: 30, timeout: 5, retries: 3, startPeriod: 0 } as const;
+/** Health check defaults (Amazon ECS API reference, HealthCheck), from {@link HEALTH_CHECK}. */
+export const HEALTH_CHECK_DEFAULTS = {
+  interval: HEALTH_CHECK.fields.interval.default as number,
+  timeout: HEALTH_CHECK.fields.timeout.default as number,
+  retries: HEALTH_CHECK.fields.retries.default as number,
+  startPeriod: HEALTH_CHECK.fields.startPeriod.default as number,
+} as const;
 
-/** `runtimePlatform` when absent: Fargate runs such tasks on Linux on x86-64. */
-export const DEFAULT_RUNTIME_PLATFORM = { cpuArchitecture: 'X86_64', operatingSystemFamily: 'LINUX' } as const;
+/** The network mode a task definition without one gets: awsvpc on Fargate, else bridge. */
+function networkModeOf(td: TaskDefinition): string {
+  if (typeof td.networkMode === 'string' && td.networkMode !== '') return td.networkMode;
+  return Array.isArray(td.requiresCompatibilities) && td.requiresCompatibilities.includes('FARGATE') ? 'awsvpc' : 'bridge';
+}
 
 /**
  * Maps a task definition, as rendered by {@link renderTaskDefinition} or as DescribeTaskDefinition
  * returns it, into its {@link CanonicalTaskDefinition}. Never throws: values it cannot interpret
  * are kept as they are, so they show as a difference instead of being hidden.
  *
- * Rules (ECS-FACTS §6; Amazon ECS API reference, TaskDefinition / ContainerDefinition):
+ * The rules come from the declarations of `./vocab/task.ts` (ECS-FACTS §6; Amazon ECS API
+ * reference, TaskDefinition / ContainerDefinition), walked by `canonicalOf` (`./vocab/decl.ts`):
  * - server-only fields ({@link SERVER_ONLY_TASK_DEFINITION_FIELDS}) and `tags` are dropped;
- * - `null`, `[]`, `{}` and `false` are the same as absent, anywhere (ECS answers
- *   `mountPoints: []`, `volumesFrom: []`, `systemControls: []`, `secretOptions: []`,
- *   `enableFaultInjection: false`, `readOnly: false`...; every boolean in a task definition
- *   defaults to false except `essential`);
+ * - `null`, `[]`, `{}`, and `false` for a boolean without another default, are the same as
+ *   absent, anywhere (ECS answers `mountPoints: []`, `volumesFrom: []`, `systemControls: []`,
+ *   `secretOptions: []`, `enableFaultInjection: false`, `readOnly: false`...);
+ * - a value equal to its declared ECS default is the same as absent: container `essential: true`,
+ *   `cpu: 0`, `stopTimeout: 30`, `versionConsistency: "enabled"`, port `protocol: "tcp"`, health
+ *   check `interval` 30, `timeout` 5, `retries` 3, `startPeriod` 0, `runtimePlatform` X86_64 /
+ *   LINUX, `ephemeralStorage.sizeInGiB` 20, EFS `rootDirectory: "/"`, `transitEncryption` and
+ *   `authorizationConfig.iam` DISABLED;
  * - `networkMode` absent = `awsvpc` when `requiresCompatibilities` names FARGATE, else `bridge`;
- *   `requiresCompatibilities` is a set;
  * - task `cpu` as vCPU units and `memory` as MiB, both integer strings: `256`, `"256"` and
  *   `"0.25 vCPU"` are the same; `"2 GB"` is `"2048"` (RegisterTaskDefinition accepts these forms);
- * - `runtimePlatform` absent = {@link DEFAULT_RUNTIME_PLATFORM}, field by field;
- * - `ephemeralStorage.sizeInGiB` 20 = absent (Fargate's default ephemeral storage, 20 GiB);
- * - containers are keyed by name; `essential` absent = true; `cpu: 0` = absent;
- *   `versionConsistency: "enabled"` = absent; `stopTimeout: 30` = absent (Fargate's default,
- *   seconds); `environment` and `secrets` become maps keyed by name (a duplicate name: last wins,
- *   as in Docker); an environment entry without `value` has value `""`;
- * - port mappings: `protocol` absent = `tcp`; `hostPort` 0 or absent = dynamic, and in `awsvpc`
- *   equal to `containerPort`, so it is kept only where it says something else; mappings are a set;
- * - health check: `interval` 30, `timeout` 5, `retries` 3 filled in, `startPeriod` 0 = absent
- *   ({@link HEALTH_CHECK_DEFAULTS}, seconds);
- * - log configuration: `options` is a map, `secretOptions` a set keyed by name;
- * - volumes are a set keyed by name; EFS `rootDirectory: "/"`, `transitEncryption: "DISABLED"`
- *   and `authorizationConfig.iam: "DISABLED"` = absent; `placementConstraints` is a set;
- * - every other field is kept (after the generic rule above), so fields the reconciler never
- *   renders are drift when they hold anything but a default.
+ * - keyed lists become maps by their key: containers by `name`, `environment` (name -> value,
+ *   `""` when the value is missing), `secrets` and log `secretOptions` (name -> valueFrom),
+ *   `dependsOn` (containerName -> condition), `ulimits` by name, `systemControls` by namespace,
+ *   volumes by name; sets (`portMappings`, `mountPoints`, `volumesFrom`, `requiresCompatibilities`,
+ *   `placementConstraints`) are sorted; `command`, `entryPoint`, `environmentFiles` keep order;
+ * - port mappings: `hostPort` 0 or absent = dynamic, and in `awsvpc` equal to `containerPort`, so
+ *   it is kept only where it says something else;
+ * - every field the vocabulary does not declare is kept (after the generic rule above), so such
+ *   fields are drift when they hold anything but an empty value.
  */
 export function canonicalTaskDefinition(td: TaskDefinition): CanonicalTaskDefinition {
   const rest: Record<string, unknown> = { ...td };
   for (const field of SERVER_ONLY_TASK_DEFINITION_FIELDS) delete rest[field];
-  const {
-    networkMode,
-    requiresCompatibilities,
-    cpu,
-    memory,
-    runtimePlatform,
-    ephemeralStorage,
-    containerDefinitions,
-    volumes,
-    placementConstraints,
-    ...others
-  } = rest;
-
-  const out: Record<string, unknown> = { ...others };
-  const compatibilities = stringSet(requiresCompatibilities);
-  out.requiresCompatibilities = compatibilities;
-  const mode =
-    typeof networkMode === 'string' && networkMode !== ''
-      ? networkMode
-      : (compatibilities ?? []).includes('FARGATE')
-        ? 'awsvpc'
-        : 'bridge';
-  out.networkMode = mode;
-  out.cpu = taskCpuUnits(cpu);
-  out.memory = taskMemoryMiB(memory);
-  const platform = isRecord(runtimePlatform) ? runtimePlatform : {};
-  out.runtimePlatform = {
-    ...platform,
-    cpuArchitecture: nonEmpty(platform.cpuArchitecture) ?? DEFAULT_RUNTIME_PLATFORM.cpuArchitecture,
-    operatingSystemFamily: nonEmpty(platform.operatingSystemFamily) ?? DEFAULT_RUNTIME_PLATFORM.operatingSystemFamily,
-  };
-  if (isRecord(ephemeralStorage) && ephemeralStorage.sizeInGiB === 20) {
-    const { sizeInGiB: _fargateDefault, ...moreStorage } = ephemeralStorage;
-    out.ephemeralStorage = moreStorage;
-  } else {
-    out.ephemeralStorage = ephemeralStorage;
-  }
-  out.volumes = Array.isArray(volumes) ? sortedSet(volumes.map(canonicalVolume), volumeKey) : volumes;
-  out.placementConstraints = Array.isArray(placementConstraints)
-    ? sortedSet(placementConstraints, (x) => JSON.stringify(prune(x) ?? null))
-    : placementConstraints;
-  const pruned = prune(out);
-  const canonical: Record<string, CanonicalValue> = isPlainObject(pruned) ? { ...pruned } : {};
-  if (Array.isArray(containerDefinitions)) {
-    // Pruned one by one: `essential: false` must survive the generic "false = absent" rule.
-    const containers = new Map<string, CanonicalValue>();
-    containerDefinitions.forEach((c: unknown, i) => {
-      const container: ContainerDefinition = isRecord(c) ? c : {};
-      containers.set(nonEmpty(container.name) ?? `(unnamed #${i + 1})`, canonicalContainer(container, mode));
-    });
-    if (containers.size > 0) canonical.containerDefinitions = sortKeys(Object.fromEntries(containers));
-  } else {
-    const other = prune(containerDefinitions);
-    if (other !== undefined) canonical.containerDefinitions = other;
-  }
-  return sortKeys(canonical);
-}
-
-function canonicalContainer(c: ContainerDefinition, networkMode: string): { readonly [key: string]: CanonicalValue } {
-  const {
-    name: _name,
-    essential,
-    cpu,
-    environment,
-    secrets,
-    portMappings,
-    healthCheck,
-    logConfiguration,
-    versionConsistency,
-    stopTimeout,
-    ...others
-  } = c;
-  const out: Record<string, unknown> = { ...others };
-  out.cpu = cpu === 0 ? undefined : cpu;
-  out.versionConsistency = versionConsistency === 'enabled' ? undefined : versionConsistency;
-  out.stopTimeout = stopTimeout === 30 ? undefined : stopTimeout;
-  out.environment = Array.isArray(environment)
-    ? keyedByName(environment, (e) => (isRecord(e) ? (e.value ?? '') : e))
-    : environment;
-  out.secrets = Array.isArray(secrets) ? keyedByName(secrets, (s) => (isRecord(s) ? s.valueFrom : s)) : secrets;
-  out.portMappings = Array.isArray(portMappings)
-    ? sortedSet(
-        portMappings.map((p) => canonicalPortMapping(p, networkMode)),
-        (p) => JSON.stringify(p),
-      )
-    : portMappings;
-  out.healthCheck = isRecord(healthCheck) ? canonicalHealthCheck(healthCheck) : healthCheck;
-  out.logConfiguration = isRecord(logConfiguration) ? canonicalLogConfiguration(logConfiguration) : logConfiguration;
-  const pruned = prune(out);
-  // Set after pruning: essential defaults to true, so false is not "absent" here.
-  return sortKeys({ ...(isPlainObject(pruned) ? pruned : {}), essential: essential !== false });
-}
-
-function canonicalPortMapping(p: unknown, networkMode: string): unknown {
-  if (!isRecord(p)) return p;
-  const { hostPort, protocol, ...others } = p;
-  const out: Record<string, unknown> = { ...others, protocol: nonEmpty(protocol)?.toLowerCase() ?? 'tcp' };
-  const dynamic = hostPort === undefined || hostPort === null || hostPort === 0;
-  const sameAsContainer = hostPort === p.containerPort;
-  if (!(dynamic || (networkMode === 'awsvpc' && sameAsContainer))) out.hostPort = hostPort;
-  return prune(out);
-}
-
-function canonicalHealthCheck(hc: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    ...hc,
-    interval: hc.interval ?? HEALTH_CHECK_DEFAULTS.interval,
-    timeout: hc.timeout ?? HEALTH_CHECK_DEFAULTS.timeout,
-    retries: hc.retries ?? HEALTH_CHECK_DEFAULTS.retries,
-  };
-  if (hc.startPeriod === undefined || hc.startPeriod === null || hc.startPeriod === HEALTH_CHECK_DEFAULTS.startPeriod) {
-    delete out.startPeriod;
-  }
-  return out;
-}
-
-function canonicalLogConfiguration(lc: Record<string, unknown>): Record<string, unknown> {
-  const { secretOptions, ...others } = lc;
-  return {
-    ...others,
-    secretOptions: Array.isArray(secretOptions)
-      ? keyedByName(secretOptions, (s) => (isRecord(s) ? s.valueFrom : s))
-      : secretOptions,
-  };
-}
-
-function canonicalVolume(v: unknown): unknown {
-  if (!isRecord(v)) return v;
-  const efs = v.efsVolumeConfiguration;
-  if (!isRecord(efs)) return v;
-  const out: Record<string, unknown> = { ...efs };
-  if (out.rootDirectory === '/') delete out.rootDirectory;
-  if (out.transitEncryption === 'DISABLED') delete out.transitEncryption;
-  if (isRecord(out.authorizationConfig) && out.authorizationConfig.iam === 'DISABLED') {
-    const { iam: _disabled, ...auth } = out.authorizationConfig;
-    out.authorizationConfig = auth;
-  }
-  return { ...v, efsVolumeConfiguration: out };
-}
-
-function volumeKey(v: unknown): string {
-  return isRecord(v) && typeof v.name === 'string' ? `${v.name}\u0000${JSON.stringify(prune(v) ?? null)}` : JSON.stringify(prune(v) ?? null);
-}
-
-/**
- * Task `cpu` in vCPU units as an integer string. RegisterTaskDefinition accepts an integer of CPU
- * units ("256") or vCPUs ("0.25 vCPU", "1 vcpu"); DescribeTaskDefinition answers the integer
- * string. Unparseable values are returned as given.
- */
-function taskCpuUnits(value: unknown): unknown {
-  return resourceAmount(value, /^(\d+(?:\.\d+)?)\s*vcpus?$/i, 1024);
-}
-
-/** Task `memory` in MiB as an integer string: "512", 512, "0.5 GB", "2GB" (1 GB = 1024 MiB). */
-function taskMemoryMiB(value: unknown): unknown {
-  return resourceAmount(value, /^(\d+(?:\.\d+)?)\s*gb$/i, 1024);
-}
-
-function resourceAmount(value: unknown, scaled: RegExp, factor: number): unknown {
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value !== 'string') return value;
-  const s = value.trim();
-  if (/^\d+$/.test(s)) return String(Number(s));
-  const m = scaled.exec(s);
-  if (m) {
-    const amount = Number(m[1]) * factor;
-    if (Number.isInteger(amount)) return String(amount);
-  }
-  return value;
+  const networkMode = networkModeOf(td);
+  rest.networkMode = networkMode;
+  const out = canonicalOf(TASK_DEFINITION, rest, { networkMode });
+  return isPlainObject(out) ? out : {};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,56 +230,27 @@ function resourceAmount(value: unknown, scaled: RegExp, factor: number): unknown
 /** How an absent value is shown in a {@link FieldChange}. */
 export const ABSENT = '(none)';
 
-const TASK_FIELD_ORDER = [
-  'family',
-  'networkMode',
-  'requiresCompatibilities',
-  'cpu',
-  'memory',
-  'runtimePlatform',
-  'taskRoleArn',
-  'executionRoleArn',
-  'containerDefinitions',
-  'volumes',
-  'placementConstraints',
-];
-
-const CONTAINER_FIELD_ORDER = [
-  'image',
-  'essential',
-  'command',
-  'entryPoint',
-  'environment',
-  'secrets',
-  'portMappings',
-  'healthCheck',
-  'logConfiguration',
-  'cpu',
-  'memory',
-  'memoryReservation',
-];
-
 const MAX_SHOWN_LENGTH = 100;
 
 /**
  * Field-level differences between two task definitions, compared in canonical form
  * ({@link canonicalTaskDefinition}): `from` is the live value, `to` the desired one, both short
- * display strings ({@link ABSENT} when absent, JSON for lists and objects, at most about 100
- * characters). `[]` exactly when the two are canonically equal.
+ * display strings (an absent value shows as its declared ECS default when it has one, else
+ * {@link ABSENT}; JSON for lists and objects; at most about 100 characters). `[]` exactly when the
+ * two are canonically equal.
  *
  * Paths use ECS field names: `cpu`, `taskRoleArn`, `runtimePlatform.cpuArchitecture`,
  * `containerDefinitions[web].image`, `containerDefinitions[web].environment.LOG_LEVEL`,
  * `containerDefinitions[web].secrets.DB_PASSWORD`, `containerDefinitions[web].portMappings`,
  * `containerDefinitions[web].healthCheck.interval`, `containerDefinitions[sidecar]` (a container
- * on one side only), `volumes`. Objects present on both sides are compared key by key; lists
- * (`command`, `portMappings`, `volumes`...) and objects present on one side only are reported
- * whole. Order: task fields in a fixed order (family, networkMode, requiresCompatibilities, cpu,
- * memory, runtimePlatform, roles, containers, volumes, placementConstraints, then others
- * alphabetically); containers and keys alphabetically. Never throws.
+ * on one side only), `volumes[data].efsVolumeConfiguration.fileSystemId`. Objects present on both
+ * sides are compared key by key; lists (`command`, `portMappings`...) and objects present on one
+ * side only are reported whole. Order: fields in their declaration order (`./vocab/task.ts`),
+ * then undeclared ones alphabetically; containers and map keys alphabetically. Never throws.
  */
 export function diffTaskDefinitions(desired: TaskDefinition, live: TaskDefinition): FieldChange[] {
   const changes: FieldChange[] = [];
-  diffObjects(canonicalTaskDefinition(live), canonicalTaskDefinition(desired), [], changes);
+  diffObjects(canonicalTaskDefinition(live), canonicalTaskDefinition(desired), [], TASK_DEFINITION, changes);
   return changes;
 }
 
@@ -436,20 +259,35 @@ export function taskDefinitionsEqual(a: TaskDefinition, b: TaskDefinition): bool
   return diffTaskDefinitions(a, b).length === 0;
 }
 
-type PathSegment = { kind: 'field'; name: string } | { kind: 'container'; name: string };
+/** `bracket`: a member of a keyed list of objects (`containerDefinitions[web]`). */
+type PathSegment = { readonly name: string; readonly bracket: boolean };
 
 function diffObjects(
   live: Readonly<Record<string, CanonicalValue>>,
   desired: Readonly<Record<string, CanonicalValue>>,
   path: PathSegment[],
+  node: Node | undefined,
   changes: FieldChange[],
 ): void {
   const keys = [...new Set([...Object.keys(live), ...Object.keys(desired)])];
-  keys.sort(keyOrder(path));
-  const inContainers = path.length === 1 && path[0].kind === 'field' && path[0].name === 'containerDefinitions';
+  const order = fieldOrderOf(node);
+  keys.sort((a, b) => {
+    const ra = order.indexOf(a);
+    const rb = order.indexOf(b);
+    if (ra !== rb) return (ra === -1 ? order.length : ra) - (rb === -1 ? order.length : rb);
+    return compareStrings(a, b);
+  });
   for (const key of keys) {
-    const segment: PathSegment = inContainers ? { kind: 'container', name: key } : { kind: 'field', name: key };
-    diffValues(own(live, key), own(desired, key), [...path, segment], changes);
+    let child: Node | undefined;
+    let bracket = false;
+    if (node?.kind === 'object') child = own(node.fields, key)?.type;
+    else if (node?.kind === 'map') child = node.value;
+    else if (node?.kind === 'list' && node.order === 'keyed') {
+      bracket = node.value === undefined;
+      child = bracket ? node.item : node.item.kind === 'object' ? own(node.item.fields, node.value ?? '')?.type : undefined;
+    }
+    const fieldDefault = node?.kind === 'object' ? defaultAt(node, [key]) : undefined;
+    diffValues(own(live, key), own(desired, key), [...path, { name: key, bracket }], child, fieldDefault, changes);
   }
 }
 
@@ -457,40 +295,44 @@ function diffValues(
   live: CanonicalValue | undefined,
   desired: CanonicalValue | undefined,
   path: PathSegment[],
+  node: Node | undefined,
+  fieldDefault: CanonicalValue | undefined,
   changes: FieldChange[],
 ): void {
   if (deepEqual(live, desired)) return;
   if (isPlainObject(live) && isPlainObject(desired)) {
-    diffObjects(live, desired, path, changes);
+    diffObjects(live, desired, path, node, changes);
     return;
   }
-  const isContainer = path[path.length - 1]?.kind === 'container';
-  changes.push({ field: formatPath(path), from: show(live, isContainer), to: show(desired, isContainer) });
-}
-
-function keyOrder(path: PathSegment[]): (a: string, b: string) => number {
-  const last = path[path.length - 1];
-  const order = path.length === 0 ? TASK_FIELD_ORDER : last?.kind === 'container' ? CONTAINER_FIELD_ORDER : [];
-  return (a, b) => {
-    const ra = order.indexOf(a);
-    const rb = order.indexOf(b);
-    if (ra !== rb) return (ra === -1 ? order.length : ra) - (rb === -1 ? order.length : rb);
-    return compareStrings(a, b);
-  };
+  // An object of defaults only (runtimePlatform) on one side: compare field by field, so that the
+  // change reads `runtimePlatform.cpuArchitecture X86_64 -> ARM64`.
+  if (allOptional(node) && (live === undefined || isPlainObject(live)) && (desired === undefined || isPlainObject(desired))) {
+    diffObjects(live ?? {}, desired ?? {}, path, node, changes);
+    return;
+  }
+  const isMember = path[path.length - 1]?.bracket === true;
+  // A keyed list shown whole is shown as the list of its members.
+  const asList = (v: CanonicalValue | undefined) =>
+    node?.kind === 'list' && node.order === 'keyed' && node.value === undefined && isPlainObject(v) ? Object.values(v) : v;
+  changes.push({
+    field: formatPath(path),
+    from: show(asList(live), isMember, fieldDefault),
+    to: show(asList(desired), isMember, fieldDefault),
+  });
 }
 
 function formatPath(path: PathSegment[]): string {
   let out = '';
   for (const segment of path) {
-    if (segment.kind === 'container') out += `[${segment.name}]`;
+    if (segment.bracket) out += `[${segment.name}]`;
     else out += out === '' ? segment.name : `.${segment.name}`;
   }
   return out;
 }
 
-function show(value: CanonicalValue | undefined, isContainer: boolean): string {
-  if (value === undefined) return ABSENT;
-  if (isContainer && isPlainObject(value) && typeof value.image === 'string') {
+function show(value: CanonicalValue | undefined, isMember: boolean, fieldDefault: CanonicalValue | undefined): string {
+  if (value === undefined) return fieldDefault === undefined ? ABSENT : show(fieldDefault, false, undefined);
+  if (isMember && isPlainObject(value) && typeof value.image === 'string') {
     return truncate(`container (image ${value.image})`);
   }
   if (typeof value === 'string') return truncate(value);
@@ -500,91 +342,4 @@ function show(value: CanonicalValue | undefined, isContainer: boolean): string {
 
 function truncate(s: string): string {
   return s.length <= MAX_SHOWN_LENGTH ? s : `${s.slice(0, MAX_SHOWN_LENGTH - 1)}…`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
-}
-
-function isPlainObject(x: CanonicalValue | undefined): x is { readonly [key: string]: CanonicalValue } {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
-function nonEmpty(x: unknown): string | undefined {
-  return typeof x === 'string' && x !== '' ? x : undefined;
-}
-
-/** Code-point order, independent of the host's locale. */
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function stringSet(x: unknown): string[] | undefined {
-  if (!Array.isArray(x)) return undefined;
-  return [...new Set(x.filter((s): s is string => typeof s === 'string'))].sort(compareStrings);
-}
-
-function sortedSet(items: unknown[], key: (x: unknown) => string): unknown[] {
-  return items
-    .map((item) => ({ item, k: key(item) }))
-    .sort((a, b) => compareStrings(a.k, b.k))
-    .map(({ item }) => item);
-}
-
-/** `[{name, ...}]` -> `{name: valueOf(entry)}`; entries without a string name are kept under `""`. */
-function keyedByName(entries: unknown[], valueOf: (entry: unknown) => unknown): Record<string, unknown> {
-  // Map, then fromEntries: a name such as `__proto__` stays an ordinary key.
-  const byName = new Map<string, unknown>();
-  for (const entry of entries) {
-    const name = isRecord(entry) && typeof entry.name === 'string' ? entry.name : '';
-    byName.set(name, valueOf(entry));
-  }
-  return Object.fromEntries(byName);
-}
-
-/**
- * The generic rule: drops `undefined`, `null`, `false`, empty lists and empty objects (after
- * pruning their contents), sorts object keys, turns Dates into ISO strings. Returns undefined when
- * nothing is left.
- */
-function prune(x: unknown): CanonicalValue | undefined {
-  if (x === undefined || x === null || x === false) return undefined;
-  if (typeof x === 'string' || typeof x === 'number' || x === true) return x;
-  if (x instanceof Date) return x.toISOString();
-  if (Array.isArray(x)) {
-    const items = x.map((item) => prune(item) ?? null).filter((item): item is CanonicalValue => item !== null);
-    return items.length > 0 ? items : undefined;
-  }
-  if (typeof x === 'object') {
-    const entries: [string, CanonicalValue][] = [];
-    for (const key of Object.keys(x).sort(compareStrings)) {
-      const v = prune(own(x as Record<string, unknown>, key));
-      if (v !== undefined) entries.push([key, v]);
-    }
-    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
-  }
-  return String(x);
-}
-
-function sortKeys<T>(o: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.keys(o).sort(compareStrings).map((key) => [key, own(o, key) as T]));
-}
-
-function deepEqual(a: CanonicalValue | undefined, b: CanonicalValue | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => deepEqual(item, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(own(a, k), own(b, k)));
-  }
-  return false;
 }
