@@ -22,7 +22,7 @@
  * no SDK.
  */
 import { z } from 'zod';
-import { own } from '../dict';
+import { dict, own, putOwn } from '../dict';
 
 // ---------------------------------------------------------------------------------------------
 // Nodes
@@ -229,7 +229,7 @@ export function zodOf(node: Node): z.ZodType {
       return described(z.record(key, zodOf(node.value)));
     }
     case 'object': {
-      const shape: Record<string, z.ZodType> = {};
+      const shape = dict<z.ZodType>();
       for (const [name, f] of Object.entries(node.fields)) {
         let s = zodOf(f.type);
         if (f.refused) {
@@ -237,7 +237,7 @@ export function zodOf(node: Node): z.ZodType {
           s = z.unknown().refine(() => false, { error: (iss) => `${reason}, got ${describeInput(iss.input)}` }) as z.ZodType;
         }
         if (f.doc) s = s.describe(f.doc);
-        shape[name] = f.required && !f.refused ? s : s.optional();
+        putOwn(shape, name, f.required && !f.refused ? s : s.optional());
       }
       return described(z.strictObject(shape));
     }
@@ -430,7 +430,7 @@ export function importOf(node: Node, value: unknown, path: string, unexpressible
     case 'object': {
       if (node.normalize) value = node.normalize(value, ctx);
       if (!isRecord(value)) return value;
-      const out: Record<string, unknown> = {};
+      const out = dict<unknown>();
       for (const [k, f] of Object.entries(node.fields)) {
         if (!Object.hasOwn(value, k)) continue;
         const c = canonicalOf(f.type, own(value, k), ctx);
@@ -442,7 +442,7 @@ export function importOf(node: Node, value: unknown, path: string, unexpressible
           continue;
         }
         const x = importOf(f.type, own(value, k), sub, unexpressible, ctx);
-        if (x !== undefined) out[k] = x;
+        if (x !== undefined) putOwn(out, k, x);
       }
       for (const [k, x] of Object.entries(value)) {
         if (Object.hasOwn(node.fields, k)) continue;
@@ -461,9 +461,9 @@ export function importOf(node: Node, value: unknown, path: string, unexpressible
  * The declared keys of every object under `node`, by its path of names (list indexes left out:
  * `containers.healthCheck`), for "did you mean" suggestions.
  */
-export function knownKeysOf(node: Node, prefix: string, out: Record<string, readonly string[]> = {}): Record<string, readonly string[]> {
+export function knownKeysOf(node: Node, prefix: string, out: Record<string, readonly string[]> = dict()): Record<string, readonly string[]> {
   if (node.kind === 'object') {
-    out[prefix] = Object.keys(node.fields);
+    putOwn(out, prefix, Object.keys(node.fields));
     for (const [k, f] of Object.entries(node.fields)) knownKeysOf(f.type, prefix === '' ? k : `${prefix}.${k}`, out);
   } else if (node.kind === 'list') knownKeysOf(node.item, prefix, out);
   else if (node.kind === 'map') knownKeysOf(node.value, prefix, out);
