@@ -13,7 +13,7 @@
  * whatever the machine's load, and `--speed` only changes how fast it is shown.
  */
 import { DeleteCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { isLeaseItem } from '../lambda/adapters/dynamo-spec-store';
+import { isReservedItem } from '../lambda/adapters/dynamo-spec-store';
 import { RecordingLog } from '../lambda/adapters/logger';
 import { loadConfig } from '../lambda/config';
 import { alarmDefinitions } from '../lambda/core/alarms';
@@ -312,7 +312,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     for (const id of Object.keys(loadedHashes)) items[id] = null;
     for await (const page of paginateScan({ client: stack.doc }, { TableName: stack.table, ConsistentRead: true })) {
       for (const raw of page.Items ?? []) {
-        if (isLeaseItem(raw)) continue;
+        if (isReservedItem(raw)) continue;
         items[`${raw.cluster as string}/${raw.service as string}`] = { ...(raw.status ? { status: raw.status as ServiceStatus } : {}) };
       }
     }

@@ -15,7 +15,7 @@ import {
 import { z } from 'zod';
 import { parseSpecItem } from '../core/spec';
 import { PHASES } from '../core/status';
-import type { LeaseResult, SpecRead, SpecStore } from '../core/ports';
+import type { LeaseResult, ObserveCursor, SpecRead, SpecStore } from '../core/ports';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
 import { AwsCallError, isConditionalCheckFailed } from './errors';
 import { dict } from '../core/dict';
@@ -56,6 +56,31 @@ export const LEASE_KEY: ServiceKey = { cluster: '#lease', service: '#lease' };
 /** True for the reserved lease item (never a spec). */
 export function isLeaseItem(item: Record<string, unknown>): boolean {
   return item[PARTITION_KEY] === LEASE_KEY.cluster && item[SORT_KEY] === LEASE_KEY.service;
+}
+
+/**
+ * Key of the item that keeps the rotation's cursor between passes (see {@link isReservedItem}).
+ * Attributes: `cursorCluster` and, within that cluster, optional `cursorAfter`.
+ */
+export const CURSOR_KEY: ServiceKey = { cluster: '#cursor', service: '#cursor' };
+
+/**
+ * True for an item the reconciler keeps for itself (lease, cursor, cached task definitions), never
+ * a spec: its partition key starts with `#`, which no ECS cluster name can (letters, digits,
+ * hyphens and underscores only).
+ */
+export function isReservedItem(item: Record<string, unknown>): boolean {
+  const pk = item[PARTITION_KEY];
+  return typeof pk === 'string' && pk.startsWith('#');
+}
+
+const cursorItemSchema = z.object({ cursorCluster: z.string().min(1), cursorAfter: z.string().min(1).optional() });
+
+/** The cursor an item holds, or undefined when it is not a valid one (then the rotation starts over). */
+function cursorOf(item: Record<string, unknown>): ObserveCursor | undefined {
+  const parsed = cursorItemSchema.safeParse(item);
+  if (!parsed.success) return undefined;
+  return { cluster: parsed.data.cursorCluster, ...(parsed.data.cursorAfter !== undefined ? { after: parsed.data.cursorAfter } : {}) };
 }
 
 export interface DynamoSpecStoreOptions {
@@ -155,6 +180,7 @@ export function parseRememberedStatus(value: unknown): ServiceStatus | undefined
  *   `complete: false` with the error, never an empty "no specs" answer.
  * - `writeStatus`: `UpdateItem SET #status = :s` with `attribute_exists(cluster)`, so a status write
  *   never resurrects a deleted spec and never touches attributes a person edits at the same time.
+ * - `writeCursor`: PutItem on {@link CURSOR_KEY}; `readAll` returns it as `cursor`.
  * - The lease: a conditional PutItem on {@link LEASE_KEY}
  *   (`attribute_not_exists(cluster) OR expiresAt < :now OR holder = :holder`), a conditional
  *   DeleteItem on release.
@@ -173,6 +199,7 @@ export class DynamoSpecStore implements SpecStore {
   async readAll(): Promise<SpecRead> {
     const specs: SpecParseResult[] = [];
     const statuses: Record<ServiceId, ServiceStatus> = dict();
+    let cursor: ObserveCursor | undefined;
     try {
       const pages = paginateScan(
         { client: this.doc, ...(this.options.pageSize ? { pageSize: this.options.pageSize } : {}) },
@@ -180,7 +207,10 @@ export class DynamoSpecStore implements SpecStore {
       );
       for await (const page of pages) {
         for (const item of page.Items ?? []) {
-          if (isLeaseItem(item)) continue;
+          if (isReservedItem(item)) {
+            if (item[PARTITION_KEY] === CURSOR_KEY.cluster && item[SORT_KEY] === CURSOR_KEY.service) cursor = cursorOf(item);
+            continue;
+          }
           // The status attribute belongs to the reconciler, not to the spec a person writes.
           const { [STATUS_ATTRIBUTE]: status, ...specItem } = item;
           const result = parseSpecItem(specItem);
@@ -190,7 +220,7 @@ export class DynamoSpecStore implements SpecStore {
           if (key && remembered) statuses[serviceId(key)] = remembered;
         }
       }
-      return { specs, statuses, complete: true };
+      return { specs, statuses, complete: true, ...(cursor ? { cursor } : {}) };
     } catch (err) {
       return { specs, statuses, complete: false, error: new AwsCallError(`DynamoDB Scan ${this.tableName}`, err).message };
     }
@@ -271,6 +301,28 @@ export class DynamoSpecStore implements SpecStore {
     } catch (err) {
       if (isConditionalCheckFailed(err)) return;
       throw new AwsCallError(`DynamoDB DeleteItem lease in ${this.tableName}`, err);
+    }
+  }
+
+  /**
+   * Keeps the rotation's cursor (PutItem on {@link CURSOR_KEY}); the next Scan reads it back.
+   * @throws AwsCallError on a DynamoDB failure.
+   */
+  async writeCursor(cursor: ObserveCursor): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            [PARTITION_KEY]: CURSOR_KEY.cluster,
+            [SORT_KEY]: CURSOR_KEY.service,
+            cursorCluster: cursor.cluster,
+            ...(cursor.after !== undefined ? { cursorAfter: cursor.after } : {}),
+          },
+        }),
+      );
+    } catch (err) {
+      throw new AwsCallError(`DynamoDB PutItem cursor in ${this.tableName}`, err);
     }
   }
 

@@ -25,7 +25,14 @@ import {
   type Task,
 } from '@aws-sdk/client-ecs';
 import { ECS_LIMITS } from '../core/ecs-limits';
-import type { DescribeTaskDefinitionsOptions, EcsReader, ObserveClusterOptions } from '../core/ports';
+import type {
+  DescribeTaskDefinitionsOptions,
+  EcsReader,
+  ObserveClusterOptions,
+  ServiceDescriptions,
+  ServiceListing,
+  ServiceReadOptions,
+} from '../core/ports';
 import type {
   ObservedCluster,
   ObservedDeployment,
@@ -208,61 +215,112 @@ export class EcsObserver implements EcsReader {
    * reports `MISSING` are absent from the result. `options.onServices` gets each
    * DescribeServices answer as it arrives. Stopped-task reasons of lagging services are read while
    * `options.shouldContinue()` holds; a failed one is a warning (ECS-FACTS §5: they explain a lag,
-   * they do not decide what exists).
+   * they do not decide what exists). Listing and describing are never cut here (the pass uses
+   * {@link listServices} and {@link readServices} to bound them).
    * @param cluster cluster name.
    */
   async observeCluster(cluster: string, extraServiceNames: string[], options: ObserveClusterOptions = {}): Promise<ObservedCluster> {
-    const errors: string[] = [];
-    const listed: string[] = [];
+    const listing = await this.listServices(cluster);
+    if (!listing.exists) return { cluster, complete: true, exists: false, services: dict() };
+    const names = [...new Set([...listing.names, ...extraServiceNames])];
+    const read = await this.readServices(cluster, names, {
+      onServices: options.onServices,
+      ...(options.shouldContinue ? { stoppedTasksWhile: options.shouldContinue } : {}),
+    });
+    const errors = [...(listing.error ? [listing.error] : []), ...read.errors];
+    if (!read.exists && listing.names.length === 0 && errors.length === 0) {
+      return { cluster, complete: true, exists: false, services: dict() };
+    }
+    const services: Record<string, ObservedService> = dict();
+    for (const o of read.services) services[o.serviceName] = o;
+    return {
+      cluster,
+      complete: errors.length === 0,
+      ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
+      ...(read.warnings.length > 0 ? { warnings: read.warnings } : {}),
+      exists: true,
+      services,
+    };
+  }
+
+  /**
+   * ListServices of one cluster (`maxResults` 100, SDK paginator: `ceil(n / 100)` calls), each
+   * page only while `options.shouldContinue()` holds. ClusterNotFoundException gives
+   * `exists: false`. Never throws for an AWS failure (`complete: false`, `error`).
+   */
+  async listServices(cluster: string, options: ServiceReadOptions = {}): Promise<ServiceListing> {
+    const names: string[] = [];
+    const shouldContinue = options.shouldContinue ?? (() => true);
+    const cut = (): ServiceListing => ({ exists: true, names, complete: false, error: `ECS ListServices cluster=${cluster}: not read to the end (deadline)` });
     try {
       const pages = paginateListServices(
         { client: this.ecs, pageSize: ECS_LIMITS.listServicesMaxResults },
         { cluster, maxResults: ECS_LIMITS.listServicesMaxResults },
       );
-      for await (const page of pages) for (const arn of page.serviceArns ?? []) listed.push(nameFromArn(arn));
+      if (!shouldContinue()) return cut();
+      for await (const page of pages) {
+        for (const arn of page.serviceArns ?? []) names.push(nameFromArn(arn));
+        // The paginator asks for the next page only when the loop goes on.
+        if (page.nextToken && !shouldContinue()) return cut();
+      }
+      return { exists: true, names, complete: true };
     } catch (err) {
-      if (isClusterNotFound(err)) return { cluster, complete: true, exists: false, services: dict() };
-      errors.push(failureMessage(`ECS ListServices cluster=${cluster}`, err));
+      if (isClusterNotFound(err)) return { exists: false, names: [], complete: true };
+      return { exists: true, names, complete: false, error: failureMessage(`ECS ListServices cluster=${cluster}`, err) };
     }
+  }
 
-    const names = [...new Set([...listed, ...extraServiceNames])];
-    const services: Record<string, ObservedService> = dict();
+  /**
+   * DescribeServices with `include: ['TAGS']` of `names` in batches of 10, in the order given, at
+   * most `concurrency` in flight; a batch starts only while `options.shouldContinue()` holds, so
+   * the names read are a prefix of `names` (less failed batches). Then the stopped tasks of the
+   * lagging services read, while the same condition holds (or `stoppedTasksWhile`, when given).
+   * Never throws for an AWS failure.
+   */
+  async readServices(
+    cluster: string,
+    names: string[],
+    options: ServiceReadOptions = {},
+  ): Promise<ServiceDescriptions> {
+    const errors: string[] = [];
+    const described: string[] = [];
+    const byName = new Map<string, ObservedService>();
     let clusterMissing = false;
-    const batches = chunk(names, ECS_LIMITS.describeServicesBatch);
-    const described = await mapSettledLimit(batches, this.concurrency, async (batch) => {
+    const shouldContinue = options.shouldContinue ?? (() => true);
+    const batches = chunk([...new Set(names)], ECS_LIMITS.describeServicesBatch);
+    const results = await mapSettledLimit(batches, this.concurrency, async (batch) => {
+      if (!shouldContinue()) return undefined;
       const out = await this.ecs.send(new DescribeServicesCommand({ cluster, services: batch, include: ['TAGS'] }));
       const observed = (out.services ?? []).map(toObservedService);
       options.onServices?.(observed);
       return { observed, failures: out.failures ?? [] };
     });
-    for (const r of described) {
+    results.forEach((r, i) => {
       if (r.status === 'rejected') {
-        if (isClusterNotFound(r.reason)) {
-          clusterMissing = true;
-          continue;
-        }
-        errors.push(failureMessage(`ECS DescribeServices cluster=${cluster}`, r.reason));
-        continue;
+        if (isClusterNotFound(r.reason)) clusterMissing = true;
+        else errors.push(failureMessage(`ECS DescribeServices cluster=${cluster}`, r.reason));
+        return;
       }
-      for (const o of r.value.observed) {
-        // A name may be both INACTIVE (old) and ACTIVE (re-created): the live one wins.
-        const prev = services[o.serviceName];
-        if (!prev || prev.status === 'INACTIVE') services[o.serviceName] = o;
-      }
+      if (!r.value) return;
+      const failed = new Set<string>();
       for (const f of r.value.failures) {
         if (f.reason === 'MISSING') continue;
+        if (f.arn) failed.add(nameFromArn(f.arn));
         errors.push(`ECS DescribeServices cluster=${cluster}: ${f.arn ?? '?'} ${f.reason ?? ''} ${f.detail ?? ''}`.trim());
       }
-    }
-    if (clusterMissing && listed.length === 0 && errors.length === 0) {
-      return { cluster, complete: true, exists: false, services: dict() };
-    }
+      for (const name of batches[i]) if (!failed.has(name)) described.push(name);
+      for (const o of r.value.observed) {
+        // A name may be both INACTIVE (old) and ACTIVE (re-created): the live one wins.
+        const prev = byName.get(o.serviceName);
+        if (!prev || prev.status === 'INACTIVE') byName.set(o.serviceName, o);
+      }
+    });
 
     const warnings: string[] = [];
-    const shouldContinue = options.shouldContinue ?? (() => true);
-    const lagging = Object.values(services).filter((s) => s.status !== 'INACTIVE' && s.runningCount < s.desiredCount);
+    const stoppedWhile = options.stoppedTasksWhile ?? shouldContinue;
+    const lagging = [...byName.values()].filter((s) => s.status !== 'INACTIVE' && s.runningCount < s.desiredCount);
     const stopped = await mapSettledLimit(lagging, this.concurrency, (s) =>
-      shouldContinue() ? this.stoppedTasks(cluster, s.serviceName) : Promise.resolve(undefined),
+      stoppedWhile() ? this.stoppedTasks(cluster, s.serviceName) : Promise.resolve(undefined),
     );
     stopped.forEach((r, i) => {
       if (r.status === 'fulfilled') {
@@ -271,15 +329,7 @@ export class EcsObserver implements EcsReader {
         warnings.push(failureMessage(`ECS ListTasks/DescribeTasks cluster=${cluster} service=${lagging[i].serviceName}`, r.reason));
       }
     });
-
-    return {
-      cluster,
-      complete: errors.length === 0,
-      ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
-      ...(warnings.length > 0 ? { warnings } : {}),
-      exists: true,
-      services,
-    };
+    return { exists: !clusterMissing, services: [...byName.values()], described, errors, warnings };
   }
 
   /**

@@ -3,9 +3,12 @@
  * results into statuses -> write changed statuses -> metrics -> release the lease.
  *
  * Time: a pass has until the earlier of its lease's action cut-off and the end of the invocation.
- * Observation spends at most {@link OBSERVATION_TIME_SHARE} of that on best-effort reads (task
- * definitions, stopped-task reasons); what it did not describe is left alone this pass and
- * described by the next ones (the reader caches every description). Actions stop at the caller's
+ * Observation spends at most {@link OBSERVATION_TIME_SHARE} of that: listing and describing
+ * services (services that may need a change first, then a rotation that goes on from the previous
+ * pass's cursor: `./observe.ts`), task definitions and stopped-task reasons. Only the services
+ * read are planned (never a prune from a partial listing); the others keep their status until the
+ * rotation reaches them; task definitions not described are left alone this pass and described by
+ * the next ones (the reader caches every description). Actions stop at the caller's
  * `shouldContinue` and {@link LEASE_SAFETY_SECONDS} before the lease expires; status writes, a few
  * at a time, stop {@link STATUS_WRITE_LEASE_MARGIN_SECONDS} before it expires and
  * {@link STATUS_WRITE_RESERVE_MS} before the invocation ends. Whatever is cut is recomputed by the
@@ -26,9 +29,11 @@ import {
   type EcsWriter,
   type LogPort,
   type MetricsSink,
+  type ObserveCursor,
   type SpecRead,
   type SpecStore,
 } from './ports';
+import { observe, type ObserveRequest } from './observe';
 import { plan as planActions } from './planner';
 import { ConditionType, Reason, describeChange, statusChanged } from './status';
 import {
@@ -82,8 +87,6 @@ export interface PassOptions {
    * action starts while another pass could hold the lease.
    */
   readonly shouldContinue?: () => boolean;
-  /** Clusters observed at once (default 2; each observation has its own bounded concurrency). */
-  readonly clusterConcurrency?: number;
   /**
    * Milliseconds of invocation time left (Lambda's `context.getRemainingTimeInMillis`), asked
    * during the pass; undefined when the lease is the only deadline (CLI, local run). Bounds the
@@ -93,6 +96,13 @@ export interface PassOptions {
   readonly remainingMs?: () => number;
   /** Status writes in flight at once (default {@link STATUS_WRITE_CONCURRENCY}). */
   readonly statusWriteConcurrency?: number;
+  /**
+   * The few-keys entry point (the event path): reconcile only these services, through the same
+   * phases (read by name, plan, act, status), with every spec still read for safety. No cluster
+   * is listed, so nothing is pruned or deleted (every cluster counts as read in part), and the
+   * rotation's cursor is left alone. Undefined: the scheduled pass (rotation, prune).
+   */
+  readonly keys?: readonly ServiceKey[];
 }
 
 /** Seconds before the lease expires after which the pass starts no new action. */
@@ -100,9 +110,9 @@ export const LEASE_SAFETY_SECONDS = 5;
 
 /**
  * Share (0..1) of the pass's time, as left when the pass starts (the earlier of the action cut-off
- * of the lease and the invocation's remaining time), that observation may spend describing task
- * definitions and reading stopped-task reasons; the rest is kept for actions and status writes.
- * Listing and describing the services themselves is never cut: without them nothing can be planned.
+ * of the lease and the invocation's remaining time), that observation may spend listing and
+ * describing services, describing task definitions and reading stopped-task reasons; the rest is
+ * kept for planning, actions and status writes.
  */
 export const OBSERVATION_TIME_SHARE = 0.55;
 
@@ -169,6 +179,13 @@ export interface PassCounts {
    * several passes; 0 once every live task definition is cached.
    */
   readonly taskDefinitionsPending: number;
+  /** Services read from ECS this pass (described, or known not to exist). */
+  readonly servicesRead: number;
+  /**
+   * Spec items whose service was not read this pass (the deadline came first): not planned, their
+   * remembered status kept; the rotation reads them in the next passes.
+   */
+  readonly servicesNotRead: number;
 }
 
 /** What a pass did; JSON-safe (times as ISO strings). */
@@ -191,8 +208,13 @@ export interface PassSummary {
   /** True when the spec read and every cluster observation were complete. */
   readonly readsComplete: boolean;
   readonly specsComplete: boolean;
-  /** Cluster name -> complete. */
+  /** Cluster name -> complete (listed to the end and every service read, this pass). */
   readonly clusters: Record<string, boolean>;
+  /**
+   * The rotation over the fleet (absent on the few-keys path and when the lease was not taken):
+   * `complete` when this pass read every service; `cursor`, where the next pass starts.
+   */
+  readonly rotation?: { readonly complete: boolean; readonly cursor: ObserveCursor };
   readonly actions: PassAction[];
   /** The planned actions, in a dry run only. */
   readonly plan?: Action[];
@@ -213,6 +235,8 @@ const ZERO_COUNTS: PassCounts = {
   statusesWritten: 0,
   statusesPending: 0,
   taskDefinitionsPending: 0,
+  servicesRead: 0,
+  servicesNotRead: 0,
 };
 
 function messageOf(err: unknown): string {
@@ -287,55 +311,62 @@ async function reconcile(
   const invalid = read.specs.filter((s) => !s.ok).length;
 
   // 2. Observed state: clusters of specs plus configured ones; services named by specs are
-  //    described by name even when ListServices omits them (DRAINING).
-  const namesByCluster = new Map<string, Set<string>>();
-  for (const c of options.plan.managedClusters) namesByCluster.set(c, new Set());
-  for (const s of read.specs) {
-    if (!s.key) continue;
-    const names = namesByCluster.get(s.key.cluster) ?? new Set<string>();
-    names.add(s.key.service);
-    namesByCluster.set(s.key.cluster, names);
-  }
-  const clusterNames = [...namesByCluster.keys()].sort();
+  //    described by name even when ListServices omits them (DRAINING). Services that may need a
+  //    change are read first, then the rotation goes on from the previous pass's cursor until the
+  //    observation's time is spent (lambda/core/observe.ts); only what was read is planned.
+  const specs = validSpecsById(read);
+  const request = observationRequest(read, specs, options);
   // Task definitions are described while the clusters are still being read (ECS throttles the two
   // in separate categories), most useful first, until the observation's share of the time is spent;
   // the reader caches each description as it arrives, so the next passes go on from there.
-  const specs = validSpecsById(read);
   const queue = new DescribeQueue();
   // Before anything is observed: the task definitions services at rest ran last pass, most likely
   // still theirs. Describing them from the first second uses the whole observation window, however
   // late ECS lists these services.
   queue.addExpected(expectedTaskDefinitions(specs, read.statuses));
-  const observedClusters = await describingWhile(ports.reader, queue, deadlines, () =>
-    mapLimit(clusterNames, options.clusterConcurrency ?? 2, async (c) => {
-      const toCompare = (services: ObservedService[]) => {
-        const { first, later } = taskDefinitionsToCompare(specs, read.statuses, c, services, options.plan.ownerId);
-        queue.add(first, later);
-      };
-      const oc = await ports.reader.observeCluster(c, [...(namesByCluster.get(c) ?? [])].sort(), {
-        shouldContinue: deadlines.observing,
-        onServices: toCompare,
-      });
-      // Again with the whole cluster (the queue skips what it has): a reader need not call onServices.
-      toCompare(Object.values(oc.services));
-      return oc;
-    }),
-  );
+  const toCompare = (cluster: string, services: ObservedService[]) => {
+    const { first, later } = taskDefinitionsToCompare(specs, read.statuses, cluster, services, options.plan.ownerId);
+    queue.add(first, later);
+  };
+  const observation = await describingWhile(ports.reader, queue, deadlines, async () => {
+    const o = await observe(ports.reader, { ...request, shouldContinue: deadlines.observing, onServices: toCompare });
+    // Again with the whole cluster (the queue skips what it has): a reader need not call onServices.
+    for (const oc of o.clusters) toCompare(oc.cluster, Object.values(oc.services));
+    return o;
+  });
+  const observedClusters = observation.clusters;
   const observed: ObservedState = { clusters: dict(observedClusters.map((oc) => [oc.cluster, oc])), taskDefinitions: queue.described };
   for (const oc of observedClusters) {
-    if (!oc.complete) errors.push(`cluster ${oc.cluster}: ${oc.error ?? 'incomplete observation'}`);
     for (const w of oc.warnings ?? []) errors.push(`cluster ${oc.cluster}: ${w}`);
   }
+  errors.push(...observation.errors);
   const pending = queue.inUse.filter((arn) => queue.deferred.has(arn) && !hasOwnKey(queue.described, arn));
   if (pending.length > 0) observed.taskDefinitionsPending = pending;
   for (const arn of queue.inUse) {
     if (!hasOwnKey(queue.described, arn) && !queue.deferred.has(arn)) errors.push(`task definition ${arn}: could not be described`);
   }
+  if (!options.dryRun && !options.keys && observation.cursor && ports.specs.writeCursor && !sameCursor(read.cursor, observation.cursor)) {
+    try {
+      await ports.specs.writeCursor(observation.cursor);
+    } catch (err) {
+      if (isBug(err)) throw err;
+      // Safe to lose: the next pass starts at the previous cursor and reads these services again.
+      errors.push(`cursor: ${messageOf(err)}`);
+    }
+  }
+  // Only the services read this pass are planned; the others keep their remembered status.
+  const inScope = (key: ServiceKey | null | undefined): boolean => {
+    if (!key) return !options.keys;
+    const oc = own(observed.clusters, key.cluster);
+    if (!oc) return false;
+    return !oc.exists || (observation.read.get(key.cluster)?.has(key.service) ?? false);
+  };
+  const planned = read.specs.filter((s) => inScope(s.key));
 
   // 3. Plan.
   const remembered = read.statuses;
   const plan = planActions({
-    specs: read.specs,
+    specs: planned,
     specsComplete: read.complete,
     observed,
     remembered,
@@ -353,6 +384,7 @@ async function reconcile(
   // 5. Statuses: only changed ones, a few at a time, services acted on first, and none once the
   //    time for writing is over (the next pass recomputes what was not written).
   const statuses = options.dryRun ? dictOf(plan.statuses) : foldResults(plan.statuses, results, remembered, now);
+  const notRead = read.specs.flatMap((s) => (s.key && !inScope(s.key) ? [serviceId(s.key)] : []));
   let statusesWritten = 0;
   let statusesPending = 0;
   if (!options.dryRun) {
@@ -396,17 +428,33 @@ async function reconcile(
     actionsFailed: results.filter((r) => !r.ok && r.errorClass !== 'skipped').length,
     actionsSkipped: results.filter((r) => !r.ok && r.errorClass === 'skipped').length,
     driftCorrections: results.filter((r) => r.ok && isDriftCorrection(r.action, remembered)).length,
-    servicesLaggingBeyondGrace: Object.entries(statuses).filter(([id, s]) => s.lagBeyondGrace && lagCounted(id, s)).length,
+    servicesLaggingBeyondGrace:
+      Object.entries(statuses).filter(([id, s]) => s.lagBeyondGrace && lagCounted(id, s)).length +
+      notRead.filter((id) => {
+        const rem = own(remembered, id);
+        return rem !== undefined && rem.lagBeyondGrace && rememberedLagCounts(rem);
+      }).length,
     statusesWritten,
     statusesPending,
     taskDefinitionsPending: pending.length,
+    servicesRead: observation.servicesRead,
+    servicesNotRead: notRead.length,
   };
-  const clusters: Record<string, boolean> = dict(observedClusters.map((oc) => [oc.cluster, oc.complete]));
-  const readsComplete = read.complete && observedClusters.every((c) => c.complete);
+  const clusters: Record<string, boolean> = dict([
+    ...observedClusters.map((oc): [string, boolean] => [oc.cluster, oc.complete]),
+    ...observation.notReached.map((c): [string, boolean] => [c, false]),
+  ]);
+  const readsComplete = read.complete && observation.cycleComplete && observedClusters.every((c) => c.complete);
 
   for (const [id, status] of Object.entries(statuses)) {
     const key = keyOf(id);
     if (key && lagCounted(id, status)) metrics.serviceLag(key, Math.max(0, status.desiredCount - status.runningCount));
+  }
+  // A service not read this pass keeps its series: the lag remembered from the pass that read it.
+  for (const id of notRead) {
+    const key = keyOf(id);
+    const rem = own(remembered, id);
+    if (key && rem && rememberedLagCounts(rem)) metrics.serviceLag(key, Math.max(0, rem.desiredCount - rem.runningCount));
   }
   const durationMs = elapsed();
   if (read.complete) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
@@ -428,7 +476,8 @@ async function reconcile(
     clusters,
     actions,
     ...(options.dryRun ? { plan: plan.actions } : {}),
-    statuses,
+    statuses: withNotRead(statuses, notRead, remembered),
+    ...(observation.cursor ? { rotation: { complete: observation.cycleComplete, cursor: observation.cursor } } : {}),
     errors,
   };
   log.info(options.dryRun ? 'dry run completed' : 'pass completed', {
@@ -598,6 +647,80 @@ function expectedTaskDefinitions(specs: Map<ServiceId, ValidSpec>, remembered: R
     const rem = own(remembered, id);
     if (spec.state !== 'present' || !rem?.taskDefinitionArn) continue;
     if (rememberedAtRest(rem, hash)) out.push(rem.taskDefinitionArn);
+  }
+  return out;
+}
+
+/**
+ * Services read by name before the rotation, at most (100 DescribeServices calls): a large
+ * creation (every spec new) must not keep the rotation, hence drift and prune, from ever moving.
+ */
+export const MAX_PRIORITY_SERVICES = 1000;
+
+/**
+ * What the observation reads this pass: managed clusters, the names specs give, the services read
+ * first, the cursor. First (priority): on the few-keys path the keys asked; otherwise the valid
+ * specs not at rest as memory tells ({@link rememberedAtRest}: new, edited, rolling out, failed,
+ * lagging...) and invalid specs not remembered as `Invalid`, in key order, at most
+ * {@link MAX_PRIORITY_SERVICES}.
+ */
+function observationRequest(
+  read: SpecRead,
+  specs: Map<ServiceId, ValidSpec>,
+  options: PassOptions,
+): Omit<ObserveRequest, 'shouldContinue' | 'onServices'> {
+  const specNames = new Map<string, string[]>();
+  const clusters = new Set(options.plan.managedClusters);
+  const add = (m: Map<string, string[]>, key: ServiceKey) => {
+    const names = m.get(key.cluster) ?? [];
+    names.push(key.service);
+    m.set(key.cluster, names);
+  };
+  for (const s of read.specs) {
+    if (!s.key) continue;
+    clusters.add(s.key.cluster);
+    add(specNames, s.key);
+  }
+  const priority = new Map<string, string[]>();
+  if (options.keys) {
+    for (const key of options.keys) add(priority, key);
+  } else {
+    let taken = 0;
+    const ids = read.specs.flatMap((s) => (s.key ? [s.key] : [])).sort((a, b) => (serviceId(a) < serviceId(b) ? -1 : 1));
+    for (const key of ids) {
+      if (taken >= MAX_PRIORITY_SERVICES) break;
+      const id = serviceId(key);
+      const valid = specs.get(id);
+      const rem = own(read.statuses, id);
+      const attention = valid ? !rememberedAtRest(rem, valid.hash) : rem?.phase !== 'Invalid';
+      if (!attention) continue;
+      add(priority, key);
+      taken += 1;
+    }
+  }
+  return { clusters: [...clusters], specNames, priority, ...(read.cursor ? { cursor: read.cursor } : {}), rotate: !options.keys };
+}
+
+function sameCursor(a: ObserveCursor | undefined, b: ObserveCursor): boolean {
+  return a !== undefined && a.cluster === b.cluster && a.after === b.after;
+}
+
+/** Whether the remembered status of a service not read this pass still counts its lag. */
+function rememberedLagCounts(rem: ServiceStatus): boolean {
+  return rem.phase !== 'Deleted' && rem.phase !== 'Deleting' && rem.phase !== 'Blocked' && rem.phase !== 'Invalid';
+}
+
+/** The pass's statuses plus, unchanged, the remembered ones of the services it did not read. */
+function withNotRead(
+  statuses: Record<ServiceId, ServiceStatus>,
+  notRead: ServiceId[],
+  remembered: Record<ServiceId, ServiceStatus>,
+): Record<ServiceId, ServiceStatus> {
+  if (notRead.length === 0) return statuses;
+  const out = dictOf(statuses);
+  for (const id of notRead) {
+    const rem = own(remembered, id);
+    if (rem && !hasOwnKey(out, id)) out[id] = rem;
   }
   return out;
 }

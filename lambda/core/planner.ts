@@ -7,7 +7,8 @@
  * Safety rules, each with a table-driven test in `test/planner.test.ts`:
  * - only services carrying `OWNER_TAG_KEY = options.ownerId` are updated or deleted, unless the
  *   spec says `adopt: true` (then TagResource first);
- * - never a create on an incomplete cluster observation, never a delete on an incomplete spec read
+ * - never a create on an incomplete cluster observation (unless ECS answered for that very name this
+ *   pass: `ObservedCluster.described`), never a delete on an incomplete spec read
  *   or cluster observation, never a delete protected by an invalid spec;
  * - orphan prunes stop altogether when they would remove more than `maxDeletesPerPass` services or
  *   more than half of a cluster's (more than 4) owned services;
@@ -456,7 +457,9 @@ class Planner {
 
     const rem = this.remembered(id);
     if (isGone(svc)) {
-      if (!cl.complete) {
+      // Not seen is not gone, unless ECS answered for this very name this pass (MISSING or
+      // INACTIVE): a cluster read in part still vouches for the names it read.
+      if (!cl.complete && !cl.described?.has(key.service)) {
         const message = `cluster ${key.cluster} was observed only in part (${cl.error ?? 'partial read'}); service not seen, not created this pass`;
         // Not seen is not gone: keep the last known counts rather than report a lag that a
         // partial read invented.
@@ -857,7 +860,7 @@ class Planner {
     });
 
     if (!cl.exists) return simple('Deleted', Reason.ServiceDeleted, `cluster ${key.cluster} does not exist`);
-    if (svc === undefined && !cl.complete) {
+    if (svc === undefined && !cl.complete && !cl.described?.has(key.service)) {
       const message = `cluster ${key.cluster} was observed only in part; cannot tell whether ${key.service} exists`;
       return { actions: [], status: this.status({ ...base, phase: 'Pending', conditions: unknownDrafts(Reason.ObservationIncomplete, message) }) };
     }

@@ -37,6 +37,22 @@ export interface SpecRead {
   /** False when any page failed: the pass must not prune (never "no specs" on a partial read). */
   readonly complete: boolean;
   readonly error?: string;
+  /**
+   * Where the previous pass stopped reading services (its {@link ObserveCursor}), when the store
+   * keeps one; undefined means "start at the first cluster".
+   */
+  readonly cursor?: ObserveCursor;
+}
+
+/**
+ * Where the rotation over the fleet's services stands between passes: the next pass starts with
+ * the first service name after `after` in `cluster` (names in code-unit order), or with the first
+ * service of `cluster` when `after` is absent. Safe to lose: a missing or unknown cursor starts
+ * at the first cluster.
+ */
+export interface ObserveCursor {
+  readonly cluster: string;
+  readonly after?: string;
 }
 
 export interface SpecStore {
@@ -53,6 +69,12 @@ export interface SpecStore {
    */
   acquireLease(holder: string, ttlSeconds: number, now: Date): Promise<LeaseResult>;
   releaseLease(holder: string): Promise<void>;
+  /**
+   * Keeps the rotation's cursor for the next pass (read back in {@link SpecRead.cursor}).
+   * Optional: a store without it starts every pass at the first cluster.
+   * @throws on a storage failure (the pass reports it and goes on).
+   */
+  writeCursor?(cursor: ObserveCursor): Promise<void>;
 }
 
 export type LeaseResult =
@@ -74,6 +96,48 @@ export interface ObserveClusterOptions {
   readonly onServices?: (services: ObservedService[]) => void;
 }
 
+/** Options of {@link EcsReader.listServices} and {@link EcsReader.readServices}. */
+export interface ServiceReadOptions {
+  /**
+   * Asked before each call (a ListServices page, a DescribeServices batch of 10, the stopped-task
+   * reads of one lagging service); false stops there. What was not read is reported as such
+   * (`complete: false`, names left out of `described`), never as absent.
+   */
+  readonly shouldContinue?: () => boolean;
+  /** As {@link ObserveClusterOptions.onServices}. */
+  readonly onServices?: (services: ObservedService[]) => void;
+  /** Stopped-task reads of lagging services go on while this holds (default: `shouldContinue`). */
+  readonly stoppedTasksWhile?: () => boolean;
+}
+
+/** What {@link EcsReader.listServices} found. */
+export interface ServiceListing {
+  /** False when the cluster does not exist (then `names` is empty and `complete` true). */
+  readonly exists: boolean;
+  /** Names of the services listed (ListServices shows ACTIVE ones only). */
+  readonly names: string[];
+  /** False when a page failed or the reading was cut: then services may be missing from `names`. */
+  readonly complete: boolean;
+  readonly error?: string;
+}
+
+/** What {@link EcsReader.readServices} found. */
+export interface ServiceDescriptions {
+  /** False when ECS said the cluster does not exist. */
+  readonly exists: boolean;
+  /** Services described (any status; a name seen twice: the live one). */
+  readonly services: ObservedService[];
+  /**
+   * Names ECS answered for: described, or reported `MISSING` (then the service does not exist).
+   * A name not here was not read (cut, or its call failed).
+   */
+  readonly described: string[];
+  /** Failed calls (the names of the batch are not in `described`). */
+  readonly errors: string[];
+  /** Failed best-effort reads (stopped tasks), as {@link ObservedCluster.warnings}. */
+  readonly warnings: string[];
+}
+
 /** Options of {@link EcsReader.describeTaskDefinitions}. */
 export interface DescribeTaskDefinitionsOptions {
   /**
@@ -90,6 +154,19 @@ export interface EcsReader {
    * best-effort reads (stopped tasks) are in `warnings`.
    */
   observeCluster(cluster: string, extraServiceNames: string[], options?: ObserveClusterOptions): Promise<ObservedCluster>;
+  /**
+   * Lists the names of a cluster's services (ListServices pages), each page only while
+   * `options.shouldContinue()` holds. Optional together with {@link readServices}: a reader
+   * without them is read one whole cluster at a time with {@link observeCluster}, never cut.
+   * Never throws for an AWS failure.
+   */
+  listServices?(cluster: string, options?: ServiceReadOptions): Promise<ServiceListing>;
+  /**
+   * Describes the named services (DescribeServices, 10 a call, in the order given, each batch only
+   * while `options.shouldContinue()` holds), then reads the stopped-task reasons of the lagging
+   * ones (best effort, same condition). Never throws for an AWS failure.
+   */
+  readServices?(cluster: string, names: string[], options?: ServiceReadOptions): Promise<ServiceDescriptions>;
   /**
    * Described task definitions by ARN, cached for the life of the process (immutable), each as
    * soon as it arrives. Failed and deferred ARNs are left out of the result.

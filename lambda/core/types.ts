@@ -300,6 +300,12 @@ export interface ObservedCluster {
   exists: boolean;
   /** By service name; includes DRAINING services named by specs. */
   services: Record<string, ObservedService>;
+  /**
+   * Names ECS answered for this pass (described, or `MISSING`), when the cluster was read only in
+   * part (`complete: false`): a name here that is absent from `services` is known not to exist, so
+   * its spec may be created; any other name was not read. Absent: only `complete` tells.
+   */
+  described?: ReadonlySet<string>;
 }
 
 export interface ObservedState {

@@ -46,6 +46,41 @@ describe('DynamoSpecStore on dynalite', () => {
   const get = async (cluster: string, service: string) =>
     (await doc.send(new GetCommand({ TableName: table, Key: { cluster, service }, ConsistentRead: true }))).Item;
 
+  it.each([
+    { case: 'cluster and name', cursor: { cluster: 'apps', after: 'web-17' } },
+    { case: 'cluster boundary', cursor: { cluster: 'jobs' } },
+  ])('keeps the rotation cursor in a reserved item the Scan reads back, never as a spec: $case', async ({ cursor }) => {
+    // Prepare
+    await put(aSpecItem({ service: 'web' }));
+    const store = new DynamoSpecStore(doc, table);
+
+    // Act
+    await store.writeCursor(cursor);
+    const read = await store.readAll();
+
+    // Assess
+    expect(read.cursor).toEqual(cursor);
+    expect(read.specs.map((s) => s.key)).toEqual([{ cluster: 'apps', service: 'web' }]);
+  });
+
+  it.each([
+    { case: 'no cursor item', item: undefined },
+    { case: 'cluster not a string', item: { cursorCluster: 7 } },
+    { case: 'empty cluster', item: { cursorCluster: '', cursorAfter: 'x' } },
+  ])('a missing or corrupt cursor reads as none (the rotation starts over): $case', async ({ item }) => {
+    // Prepare
+    if (item) await put({ cluster: '#cursor', service: '#cursor', ...item });
+    const store = new DynamoSpecStore(doc, table);
+
+    // Act
+    const read = await store.readAll();
+
+    // Assess
+    expect(read.complete).toBe(true);
+    expect(read.cursor).toBeUndefined();
+    expect(read.specs).toEqual([]);
+  });
+
   it('reads every item across many Scan pages, consistently', async () => {
     // Prepare: 130 items, read 20 per page.
     for (let i = 0; i < 130; i += 25) {

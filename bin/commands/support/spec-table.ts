@@ -8,7 +8,7 @@
  */
 import { GetCommand, UpdateCommand, paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/adapters/clients';
-import { isLeaseItem, PARTITION_KEY, SORT_KEY, STATUS_ATTRIBUTE } from '../../../lambda/adapters/dynamo-spec-store';
+import { isReservedItem, PARTITION_KEY, SORT_KEY, STATUS_ATTRIBUTE } from '../../../lambda/adapters/dynamo-spec-store';
 import { isConditionalCheckFailed } from '../../../lambda/adapters/errors';
 import { canonicalJson, parseSpecItem, specToItem } from '../../../lambda/core/spec';
 import { serviceId, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
@@ -110,7 +110,7 @@ export class SpecTable {
     const out: TableEntry[] = [];
     try {
       for await (const page of paginateScan({ client: this.doc }, { TableName: this.name, ConsistentRead: true })) {
-        for (const raw of page.Items ?? []) if (!isLeaseItem(raw)) out.push(toEntry(raw));
+        for (const raw of page.Items ?? []) if (!isReservedItem(raw)) out.push(toEntry(raw));
       }
     } catch (err) {
       throw this.translate(err);
