@@ -20,7 +20,7 @@
  * read every name of it without error. A cluster read in part carries `described`: the planner
  * may create a spec's service that ECS answered `MISSING` for, never one it did not read.
  */
-import { dict } from './dict';
+import { dict, own, putOwn } from './dict';
 import type { EcsReader, ObserveCursor, ServiceDescriptions } from './ports';
 import type { ObservedCluster, ObservedService } from './types';
 
@@ -205,8 +205,8 @@ function fold(a: ClusterAcc, out: ServiceDescriptions): void {
   if (!out.exists) a.exists = false;
   for (const name of out.described) a.read.add(name);
   for (const s of out.services) {
-    const prev = a.services[s.serviceName];
-    if (!prev || prev.status === 'INACTIVE') a.services[s.serviceName] = s;
+    const prev = own(a.services, s.serviceName);
+    if (!prev || prev.status === 'INACTIVE') putOwn(a.services, s.serviceName, s);
   }
   a.errors.push(...out.errors);
   a.warnings.push(...out.warnings);
