@@ -25,6 +25,7 @@ import { simCommand } from './commands/sim';
 import { describeError, EXIT } from './commands/support/errors';
 import { configureUsageErrors } from './commands/support/usage-errors';
 import { validateCommand } from './commands/validate';
+import { waitCommand } from './commands/wait';
 
 /** Every command of the CLI, in help order. */
 const COMMANDS: (() => Command)[] = [
@@ -35,6 +36,7 @@ const COMMANDS: (() => Command)[] = [
   diffCommand,
   planCommand,
   deleteCommand,
+  waitCommand,
   exportCommand,
   reconcileCommand,
   localCommand,

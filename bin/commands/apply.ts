@@ -8,13 +8,18 @@ import { CliError, EXIT } from './support/errors';
 import { loadSpecFiles } from './support/spec-file';
 import { SpecTable } from './support/spec-table';
 import { collect, formatDuration, parseDuration, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
-import { explain, waitForTargets, waitSummary, type WaitTarget } from './support/wait';
+import { DEFAULT_STABLE_SECONDS, explain, failureSentence, waitForTargets, waitSummary, type WaitTarget } from './support/wait';
 
-interface ApplyOptions extends AwsOptions {
+interface ApplyOptions extends AwsOptions, WaitFlags {
   file: string[];
   wait?: boolean;
+}
+
+/** `--timeout`, `--interval` and `--stable-for` (seconds). */
+export interface WaitFlags {
   timeout: number;
   interval: number;
+  stableFor: number;
 }
 
 /** Default of `--timeout` (seconds). */
@@ -22,19 +27,30 @@ export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
 /** Default of `--interval` (seconds): how often `--wait` reads the statuses. */
 export const DEFAULT_WAIT_INTERVAL_SECONDS = 5;
 
-/** `--timeout` and `--interval` of the commands that can `--wait`. */
-export function withWaitOptions(cmd: Command, what: string): Command {
+/** `--timeout`, `--interval` and `--stable-for` of the commands that wait. */
+export function withWaitTimings(cmd: Command, what = '--wait'): Command {
   return cmd
-    .option('--wait', what)
-    .addOption(new Option('--timeout <duration>', 'how long --wait waits, e.g. 90s, 10m').argParser(parseDuration).default(DEFAULT_WAIT_TIMEOUT_SECONDS, '10m'))
-    .addOption(new Option('--interval <duration>', 'how often --wait reads the statuses').argParser(parseDuration).default(DEFAULT_WAIT_INTERVAL_SECONDS, '5s'));
+    .addOption(new Option('--timeout <duration>', `how long ${what} waits, e.g. 90s, 10m`).argParser(parseDuration).default(DEFAULT_WAIT_TIMEOUT_SECONDS, '10m'))
+    .addOption(new Option('--interval <duration>', `how often ${what} reads the statuses`).argParser(parseDuration).default(DEFAULT_WAIT_INTERVAL_SECONDS, '5s'))
+    .addOption(
+      new Option('--stable-for <duration>', 'how long (by ECS\'s clock) a converged service must stay at desired, with no task of its deployment failing, before it counts as converged')
+        .argParser(parseDuration)
+        .default(DEFAULT_STABLE_SECONDS, '30s'),
+    );
+}
+
+/** `--wait` and its timings, for `apply` and `delete`. */
+export function withWaitOptions(cmd: Command, what: string): Command {
+  return withWaitTimings(cmd.option('--wait', what));
 }
 
 /**
- * Waits for `targets` and reports; throws a CliError (exit 1 for failed rollouts, 2 for a
- * timeout) carrying the conditions, latest ECS events and stop reasons of each failed service.
+ * Waits for `targets` and reports; throws a CliError (exit 1 when a service cannot converge
+ * without a person, 2 for a timeout) whose first sentence says what is wrong and what to do
+ * ({@link failureSentence}), carrying the conditions, latest ECS events and stop reasons of each
+ * service that did not converge.
  */
-export async function waitAndReport(table: SpecTable, targets: WaitTarget[], opts: { timeout: number; interval: number }): Promise<void> {
+export async function waitAndReport(table: SpecTable, targets: WaitTarget[], opts: WaitFlags): Promise<void> {
   const started = Date.now();
   const deleting = targets.every((t) => t.state === 'absent');
   const goal = deleting ? 'be deleted' : 'converge';
@@ -43,18 +59,27 @@ export async function waitAndReport(table: SpecTable, targets: WaitTarget[], opt
   const result = await waitForTargets(table, targets, {
     timeoutSeconds: opts.timeout,
     intervalSeconds: opts.interval,
+    stableSeconds: opts.stableFor,
     write: (line) => process.stdout.write(`  ${line}\n`),
   });
   const elapsed = (Date.now() - started) / 1000;
   if (result.failed.length === 0 && !result.timedOut) {
-    process.stdout.write(`${waitSummary(result, targets.length, elapsed, verb)}.\n`);
+    process.stdout.write(`${waitSummary(result, targets.length, elapsed, verb)}${deleting ? '' : `, each stable for ${formatDuration(opts.stableFor)}`}.\n`);
     return;
   }
   const details: string[] = [];
-  for (const f of [...result.failed, ...result.pending]) details.push(...(await explain(f.target, f.status)));
-  if (result.failed.length > 0) {
+  const sentences = result.failed.map((f) => failureSentence(f.target, f.status));
+  if (result.failed.length > 1) details.push(...sentences);
+  for (const f of result.failed) details.push(...(await explain(f.target, f.status)));
+  for (const p of result.pending) {
+    const lines = await explain(p.target, p.status);
+    if (p.live) lines.splice(1, 0, `  ECS: ${p.live}`);
+    details.push(...lines);
+  }
+  if (result.failed.length === 1) throw new CliError(sentences[0], EXIT.failed, details);
+  if (result.failed.length > 1) {
     const ids = result.failed.map((f) => serviceId(f.target.key)).join(', ');
-    throw new CliError(`The rollout of ${ids} failed; the reconciler will not re-apply this spec until it changes.`, EXIT.failed, details);
+    throw new CliError(`${result.failed.length} services cannot converge without you: ${ids}; what to do for each follows.`, EXIT.failed, details);
   }
   const ids = result.pending.map((f) => serviceId(f.target.key)).join(', ');
   throw new CliError(`Timed out after ${Math.round(elapsed)}s waiting for ${ids} (${waitSummary(result, targets.length, elapsed, verb)}).`, EXIT.timeoutOrChanges, details);
@@ -65,7 +90,7 @@ export function applyCommand(): Command {
     new Command('apply')
       .description('Validate YAML specs and write them to the specs table (the spec attributes; the status is kept)')
       .requiredOption('-f, --file <path>', 'YAML file or directory of *.yaml, or - for stdin (repeatable)', collect),
-    'wait until every service runs its new spec (rollout COMPLETED, running = desired)',
+    'wait until every service runs its new spec and stays there (rollout COMPLETED, running = desired for --stable-for)',
   );
   return withAwsOptions(cmd).action(
     runAction(async (opts: ApplyOptions) => {

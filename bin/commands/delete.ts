@@ -4,15 +4,13 @@
  */
 import { Command } from 'commander';
 import { serviceId, type ServiceKey } from '../../lambda/core/types';
-import { waitAndReport, withWaitOptions } from './apply';
+import { waitAndReport, withWaitOptions, type WaitFlags } from './apply';
 import { CliError } from './support/errors';
 import { parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { SpecTable } from './support/spec-table';
 
-interface DeleteOptions extends AwsOptions {
+interface DeleteOptions extends AwsOptions, WaitFlags {
   wait?: boolean;
-  timeout: number;
-  interval: number;
 }
 
 export function deleteCommand(): Command {

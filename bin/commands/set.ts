@@ -7,15 +7,13 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { serviceId, type ServiceKey } from '../../lambda/core/types';
-import { waitAndReport, withWaitOptions } from './apply';
+import { waitAndReport, withWaitOptions, type WaitFlags } from './apply';
 import { CliError } from './support/errors';
 import { parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { SpecTable } from './support/spec-table';
 
-interface SetImageOptions extends AwsOptions {
+interface SetImageOptions extends AwsOptions, WaitFlags {
   wait?: boolean;
-  timeout: number;
-  interval: number;
 }
 
 /** `[CONTAINER=]IMAGE`, split. */

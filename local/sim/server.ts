@@ -92,6 +92,10 @@ export class Simulator extends SimulatedEcs {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
+    // The `Date` header is the simulated time, as ECS's is its own clock: the SDK derives its clock
+    // offset from it (`systemClockOffset`), which is how `ecsr ... --wait` measures its stability
+    // window in ECS's time.
+    res.setHeader('date', this.clock.now().toUTCString());
     try {
       const raw = await readBody(req);
       const url = new URL(req.url ?? '/', 'http://localhost');

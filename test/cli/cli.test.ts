@@ -4,82 +4,25 @@
  * process runs passes (`createLocalRuntime`: the Lambda's runtime on the local stack) and moves the
  * simulated clock a minute at a time. Each case has its own table and cluster.
  */
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DescribeServicesCommand, DescribeTaskDefinitionCommand, ECSClient } from '@aws-sdk/client-ecs';
-import { GetCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { RecordingLog } from '../../lambda/adapters/logger';
-import { InMemoryMetricsSink } from '../../lambda/adapters/metrics';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PassSummary } from '../../lambda/core/pass';
 import { parseSpecItem, parseSpecsYaml, specToItem } from '../../lambda/core/spec';
 import type { ServiceStatus } from '../../lambda/core/types';
-import { createCluster, createLocalRuntime, createSpecsTable, localReconcilerEnv, startLocalStack, type LocalStack } from '../../local/stack';
+import { createSpecsTable, type LocalStack } from '../../local/stack';
+import { spec, useCliStack } from './harness';
 import { baseEnv, ecsr, ecsrIntoClosedPipe } from './run-cli';
 import { createDocumentClient } from '../../lambda/adapters/clients';
 import { SpecTable } from '../../bin/commands/support/spec-table';
 
-const WRITES = new Set(['RegisterTaskDefinition', 'CreateService', 'UpdateService', 'DeleteService', 'TagResource']);
-
 describe('ecsr against dynalite and the ECS simulator', () => {
+  const harness = useCliStack('c');
+  const aCase = harness.aCase;
   let stack: LocalStack;
-  let dir: string;
-  let cases = 0;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ specsTable: 'cli-unused', clusters: [] });
-    dir = mkdtempSync(join(tmpdir(), 'ecsr-cli-'));
+  beforeAll(() => {
+    stack = harness.stack();
   });
-  afterAll(async () => {
-    await stack?.close();
-  });
-
-  /** A fresh table and cluster, the environment that points the CLI at them, and helpers. */
-  async function aCase() {
-    const n = ++cases;
-    const table = `specs-${n}`;
-    const cluster = `c${n}`;
-    await createSpecsTable(stack, table);
-    await createCluster(stack, cluster);
-    const reconciler = localReconcilerEnv({ table, region: stack.region, clusters: [cluster] });
-    const env = baseEnv({ ...stack.env, ...reconciler });
-    const runtime = createLocalRuntime(stack, { env: reconciler, table, metrics: new InMemoryMetricsSink(), log: new RecordingLog() });
-    const file = (name: string, text: string) => {
-      const path = join(dir, `${n}-${name}`);
-      writeFileSync(path, text);
-      return path;
-    };
-    const items = async () => {
-      const out: Record<string, unknown>[] = [];
-      for await (const page of paginateScan({ client: stack.doc }, { TableName: table, ConsistentRead: true })) out.push(...(page.Items ?? []));
-      return out.filter((i) => i.cluster !== '#lease');
-    };
-    const item = async (service: string) =>
-      (await stack.doc.send(new GetCommand({ TableName: table, Key: { cluster, service }, ConsistentRead: true }))).Item;
-    const pass = async (): Promise<PassSummary> => runtime.run({ holder: `test-${n}` });
-    /** Runs a pass per simulated minute until stopped (while a CLI command waits). */
-    const passLoop = () => {
-      let stop = false;
-      const loop = (async () => {
-        while (!stop) {
-          await pass();
-          stack.sim.clock.advance(60);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      })();
-      return async () => {
-        stop = true;
-        await loop;
-      };
-    };
-    const writeCalls = () =>
-      stack.sim.calls().filter((c) => WRITES.has(c.action) && (c.request.cluster === cluster || String(c.request.family ?? '').startsWith(`${cluster}-`)));
-    return { n, table, cluster, env, runtime, file, items, item, pass, passLoop, writeCalls };
-  }
-
-  const spec = (cluster: string, service: string, extra = '') =>
-    `cluster: ${cluster}\nservice: ${service}\nimage: public.ecr.aws/nginx/nginx:1.27\ndesiredCount: 2\n${extra}`;
 
   it('apply writes valid specs, keeps an existing status, and says what changed', async () => {
     // Prepare
@@ -253,7 +196,7 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${c.cluster}/web created`);
     expect(r.stdout).toMatch(new RegExp(`${c.cluster}/web  Converged  running 2/2`));
-    expect(r.stdout).toMatch(/1 of 1 service converged in \d+s\.\n$/);
+    expect(r.stdout).toMatch(/1 of 1 service converged in \d+s, each stable for 30s\.\n$/);
     const status = (await c.item('web'))?.status as ServiceStatus;
     expect(status).toMatchObject({ phase: 'Converged', runningCount: 2, desiredCount: 2, appliedRolloutState: 'COMPLETED' });
   });
@@ -284,7 +227,7 @@ describe('ecsr against dynalite and the ECS simulator', () => {
 
     // Assess
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^ecsr apply: The rollout of ${c.cluster}/pay failed; the reconciler will not re-apply this spec until it changes\\.`));
+    expect(r.stderr).toMatch(new RegExp(`^ecsr apply: The rollout of ${c.cluster}/pay failed, and the reconciler will not re-apply this spec until it changes\\. Fix the cause \\(the stopped tasks' reasons below\\), then change the spec`));
     expect(r.stderr).toMatch(/condition Ready=False RolloutFailed: .*circuit breaker/);
     expect(r.stderr).toMatch(/event .*: \(service pay\) .*deployment failed/);
     expect(r.stderr).toMatch(/stopped task [0-9a-f]+: TaskFailedToStart: CannotPullContainerError/);
@@ -561,7 +504,7 @@ describe('ecsr against dynalite and the ECS simulator', () => {
       // Assess
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/1 of 1 service converged in \d+s\.\n$/);
+      expect(r.stdout).toMatch(/1 of 1 service converged in [\dhms]+, each stable for 30s\.\n$/);
       const status = (await c.item('web'))?.status as ServiceStatus;
       expect(status).toMatchObject({ phase: 'Converged', runningCount: 2, appliedRolloutState: 'COMPLETED' });
       const { status: _status, ...attributes } = (await c.item('web')) ?? {};

@@ -20,7 +20,7 @@ import { readSpecFiles } from '../../bin/commands/support/spec-file';
 import { usageSentence } from '../../bin/commands/support/usage-errors';
 import { validationReport } from '../../bin/commands/validate';
 import type { TableEntry } from '../../bin/commands/support/spec-table';
-import { verdictOf, type WaitTarget } from '../../bin/commands/support/wait';
+import { failureSentence, verdictOf, type WaitTarget } from '../../bin/commands/support/wait';
 
 const T = '2025-06-01T12:00:00.000Z';
 
@@ -152,6 +152,33 @@ describe('ecsr support', () => {
     { case: 'absent and still deleting', target: ABSENT, status: aStatus({ phase: 'Deleting' }), verdict: 'waiting' },
   ])('wait verdict: $case -> $verdict', ({ target, status, verdict }) => {
     expect(verdictOf(target, status)).toBe(verdict);
+  });
+
+  it('gives each reason a service cannot converge its own first sentence and next step', () => {
+    // Prepare: one status per reason
+    const blockedBy = (reason: string, message: string) =>
+      aStatus({ phase: 'Blocked', conditions: [{ type: 'Blocked', status: 'True', reason, message, lastTransitionTime: 't' }] } as Partial<ServiceStatus>);
+    const cases = {
+      ClusterNotFound: blockedBy('ClusterNotFound', 'cluster shop does not exist'),
+      NotOwned: blockedBy('NotOwned', 'service web exists without the owner tag'),
+      NotAllowed: blockedBy('NotAllowed', 'image registry docker.io is not in ALLOWED_IMAGE_REGISTRIES'),
+      NoSubnets: blockedBy('NoSubnets', 'no subnets'),
+      SpecInvalid: aStatus({ phase: 'Invalid' }),
+      RolloutFailed: aStatus({ phase: 'Degraded', failedSpecHash: 'h1' }),
+    };
+
+    // Act
+    const sentences = Object.fromEntries(Object.entries(cases).map(([k, status]) => [k, failureSentence(PRESENT, status)]));
+
+    // Assess: distinct first sentences, each with the step that fits it
+    const firsts = Object.values(sentences).map((s) => s.split('. ')[0]);
+    expect(new Set(firsts).size).toBe(firsts.length);
+    expect(sentences.ClusterNotFound).toMatch(/^Cluster shop does not exist.*aws ecs create-cluster --cluster-name shop/);
+    expect(sentences.NotOwned).toMatch(/owner tag.*set `adopt: true`/);
+    expect(sentences.NotAllowed).toMatch(/refuses shop\/web: image registry docker\.io .*add it to the allow-list/);
+    expect(sentences.NoSubnets).toMatch(/Set `subnets` in the spec, or DEFAULT_SUBNETS/);
+    expect(sentences.SpecInvalid).toMatch(/is invalid.*Fix the attributes/);
+    expect(sentences.RolloutFailed).toMatch(/^The rollout of shop\/web failed.*change the spec/);
   });
 
   it('lists attribute changes from the table to the file, by path', () => {
