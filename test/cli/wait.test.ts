@@ -12,6 +12,8 @@ import { spec, useCliStack } from './harness';
 import { ecsr } from './run-cli';
 
 const FAST = ['--interval', '200ms'];
+/** Each case runs several CLI commands and a stability window: generous on a busy machine (not a measure). */
+const SLOW = 300_000;
 
 describe('ecsr --wait and ecsr wait tell the truth', () => {
   const { stack, aCase } = useCliStack('w');
@@ -32,7 +34,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     expect(r.stderr).toMatch(new RegExp(`^ecsr apply: Timed out after \\d+s waiting for ${c.cluster}/api`));
     expect(r.stdout + r.stderr).toMatch(/EssentialContainerExited/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-  });
+  }, SLOW);
 
   it('apply --wait on a missing cluster says so, and what to do', async () => {
     // Prepare
@@ -53,7 +55,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
       new RegExp(`^ecsr apply: Cluster ${missing} does not exist, so ${missing}/web was not created: the reconciler never creates clusters\\. Create it \\(aws ecs create-cluster --cluster-name ${missing}\\)`),
     );
     expect(next.actions.map((a) => [a.type, a.outcome])).toContainEqual(['CreateService', 'applied']);
-  });
+  }, SLOW);
 
   it('apply --wait on a service someone else owns says to adopt it', async () => {
     // Prepare: a service of that name created outside the reconciler (no owner tag)
@@ -92,7 +94,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
       new RegExp(`^ecsr apply: ${c.cluster}/web already exists in ECS without this reconciler's owner tag, so the reconciler leaves it alone\\. To take it over, set \`adopt: true\``),
     );
     expect(r.stderr).toMatch(/condition Blocked=True NotOwned: /);
-  });
+  }, SLOW);
 
   it('apply --wait on a spec outside the allow-list names the list to change', async () => {
     // Prepare: the reconciler allows only one registry
@@ -106,7 +108,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     // Assess
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`^ecsr apply: The reconciler refuses ${c.cluster}/web: .*public\\.ecr\\.aws.*\\. Use a role or registry the allow-list permits, or add it to the allow-list \\(.*ALLOWED_IMAGE_REGISTRIES`));
-  });
+  }, SLOW);
 
   it('wait on an item someone wrote by hand that is invalid names the attribute', async () => {
     // Prepare: a whole item written with PutItem, as a script does
@@ -120,7 +122,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`^ecsr wait: The spec of ${c.cluster}/bad in the table is invalid, so the reconciler does nothing for it\\. Fix the attributes listed below`));
     expect(r.stderr).toMatch(/\n {2}cpu: must be one of 256/);
-  });
+  }, SLOW);
 
   it('wait follows a spec written by any means until it converges, then until it is deleted', async () => {
     // Prepare: a script's PutItem, not ecsr apply
@@ -150,5 +152,5 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     expect(deleted.stdout).not.toMatch(/running \d+\/0/);
     expect(gone.code).toBe(0);
     expect(gone.stdout).toMatch(new RegExp(`${c.cluster}/web is deleted \\(ECS: (INACTIVE|MISSING)\\)\\.`));
-  });
+  }, SLOW);
 });
