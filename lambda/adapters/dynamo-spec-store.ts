@@ -3,15 +3,15 @@
  * `cluster`, sort key `service`; the reconciler writes only the item's `status` attribute, and
  * keeps its pass lease in an item of the same table under a reserved key.
  */
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-  paginateScan,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+  GetItemCommand,
+  PutItemCommand,
+  ScanCommand,
+  type AttributeValue,
+  type CreateTableCommandInput,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { parseSpecItem } from '../core/spec';
 import { PHASES } from '../core/status';
@@ -19,6 +19,8 @@ import type { LeaseResult, ObserveCursor, SpecRead, SpecStore } from '../core/po
 import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
 import { AwsCallError, isConditionalCheckFailed } from './errors';
 import { dict } from '../core/dict';
+import { decodeItem } from './attribute-values';
+import { exactContentCondition, LEASE_MAX_AHEAD_SECONDS, readLeaseItem, type LeaseReading } from './lease-item';
 
 /** Partition key attribute (ECS cluster name). */
 export const PARTITION_KEY = 'cluster';
@@ -88,13 +90,6 @@ export interface DynamoSpecStoreOptions {
   readonly pageSize?: number;
 }
 
-/** The lease item's attributes: holder id, expiry (epoch milliseconds and ISO 8601). */
-interface LeaseItem {
-  holder: string;
-  expiresAt: number;
-  expiresAtIso: string;
-  acquiredAt: string;
-}
 
 const optionalString = z.string().optional().catch(undefined);
 const count = z.number().finite().catch(0);
@@ -176,7 +171,7 @@ export function parseRememberedStatus(value: unknown): ServiceStatus | undefined
 /**
  * {@link SpecStore} on one DynamoDB table.
  *
- * - `readAll`: consistent, paginated Scan (SDK `paginateScan`); a failed page gives
+ * - `readAll`: consistent, paginated Scan of raw attribute values, decoded by `decodeItem`; a failed page gives
  *   `complete: false` with the error, never an empty "no specs" answer.
  * - `writeStatus`: `UpdateItem SET #status = :s` with `attribute_exists(cluster)`, so a status write
  *   never resurrects a deleted spec and never touches attributes a person edits at the same time.
@@ -195,18 +190,31 @@ export class DynamoSpecStore implements SpecStore {
     private readonly options: DynamoSpecStoreOptions = {},
   ) {}
 
+  /** The same client for raw commands (`@aws-sdk/client-dynamodb`: no marshalling). */
+  private get raw(): DynamoDBClient {
+    return this.doc as unknown as DynamoDBClient;
+  }
+
   /** Reads every item; never throws for a DynamoDB failure (`complete: false`, `error`). */
   async readAll(): Promise<SpecRead> {
     const specs: SpecParseResult[] = [];
     const statuses: Record<ServiceId, ServiceStatus> = dict();
     let cursor: ObserveCursor | undefined;
     try {
-      const pages = paginateScan(
-        { client: this.doc, ...(this.options.pageSize ? { pageSize: this.options.pageSize } : {}) },
-        { TableName: this.tableName, ConsistentRead: true },
-      );
-      for await (const page of pages) {
-        for (const item of page.Items ?? []) {
+      // Raw AttributeValues, decoded here: lib-dynamodb's unmarshall loses `__proto__` keys.
+      // (A loop, not the SDK paginator: the paginator accepts only a DynamoDBClient instance.)
+      let startKey: Record<string, AttributeValue> | undefined;
+      do {
+        const page = await this.raw.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            ConsistentRead: true,
+            ...(this.options.pageSize ? { Limit: this.options.pageSize } : {}),
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        );
+        startKey = page.LastEvaluatedKey && Object.keys(page.LastEvaluatedKey).length > 0 ? page.LastEvaluatedKey : undefined;
+        for (const item of (page.Items ?? []).map(decodeItem)) {
           if (isReservedItem(item)) {
             if (item[PARTITION_KEY] === CURSOR_KEY.cluster && item[SORT_KEY] === CURSOR_KEY.service) cursor = cursorOf(item);
             continue;
@@ -219,7 +227,7 @@ export class DynamoSpecStore implements SpecStore {
           const remembered = key ? parseRememberedStatus(status) : undefined;
           if (key && remembered) statuses[serviceId(key)] = remembered;
         }
-      }
+      } while (startKey);
       return { specs, statuses, complete: true, ...(cursor ? { cursor } : {}) };
     } catch (err) {
       return { specs, statuses, complete: false, error: new AwsCallError(`DynamoDB Scan ${this.tableName}`, err).message };
@@ -251,39 +259,56 @@ export class DynamoSpecStore implements SpecStore {
 
   /**
    * Takes the lease for `ttlSeconds` from `now` unless another holder's lease is unexpired; the
-   * same holder may renew its own lease.
+   * same holder may renew its own lease. A lease item that cannot be read as a lease (holder not a
+   * non-empty string, `expiresAt` missing, not a number, not a time, or further ahead than
+   * {@link LEASE_MAX_AHEAD_SECONDS} beyond any lease a pass takes) counts as expired: it is taken
+   * over with a PutItem conditioned on its exact current content, and the result says what was
+   * found (`takenOver`). No content of the lease item makes this throw.
    * @throws AwsCallError when DynamoDB fails for another reason than the condition.
    */
   async acquireLease(holder: string, ttlSeconds: number, now: Date): Promise<LeaseResult> {
     const expiresAt = now.getTime() + ttlSeconds * 1000;
-    const item: LeaseItem & Record<string, unknown> = {
-      [PARTITION_KEY]: LEASE_KEY.cluster,
-      [SORT_KEY]: LEASE_KEY.service,
-      holder,
-      expiresAt,
-      expiresAtIso: new Date(expiresAt).toISOString(),
-      acquiredAt: now.toISOString(),
+    const item: Record<string, AttributeValue> = {
+      [PARTITION_KEY]: { S: LEASE_KEY.cluster },
+      [SORT_KEY]: { S: LEASE_KEY.service },
+      holder: { S: holder },
+      expiresAt: { N: String(expiresAt) },
+      expiresAtIso: { S: new Date(expiresAt).toISOString() },
+      acquiredAt: { S: now.toISOString() },
     };
-    // Two tries: the lease may be released between our failed put and the read of its holder.
-    for (let attempt = 0; attempt < 2; attempt++) {
+    const put = async (condition: {
+      ConditionExpression: string;
+      ExpressionAttributeNames: Record<string, string>;
+      ExpressionAttributeValues?: Record<string, AttributeValue>;
+    }): Promise<boolean> => {
       try {
-        await this.doc.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: item,
-            ConditionExpression: 'attribute_not_exists(#pk) OR #exp < :now OR #holder = :holder',
-            ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#exp': 'expiresAt', '#holder': 'holder' },
-            ExpressionAttributeValues: { ':now': now.getTime(), ':holder': holder },
-          }),
-        );
-        return { acquired: true };
+        await this.raw.send(new PutItemCommand({ TableName: this.tableName, Item: item, ...condition }));
+        return true;
       } catch (err) {
-        if (!isConditionalCheckFailed(err)) throw new AwsCallError(`DynamoDB PutItem lease in ${this.tableName}`, err);
+        if (isConditionalCheckFailed(err)) return false;
+        throw new AwsCallError(`DynamoDB PutItem lease in ${this.tableName}`, err);
       }
-      const current = await this.readLease();
-      if (current) return { acquired: false, holder: current.holder, expiresAt: new Date(current.expiresAt) };
+    };
+    // Three tries: the lease may be released or rewritten between our failed put and the read.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const free = await put({
+        ConditionExpression: 'attribute_not_exists(#pk) OR #exp < :now OR #holder = :holder',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#exp': 'expiresAt', '#holder': 'holder' },
+        ExpressionAttributeValues: { ':now': { N: String(now.getTime()) }, ':holder': { S: holder } },
+      });
+      if (free) return { acquired: true };
+      const current = await this.readRawLease();
+      if (!current) continue;
+      const reading = readLeaseItem(current, now, ttlSeconds);
+      if (reading.valid) {
+        if (reading.holder === holder || reading.expiresAt < now.getTime()) continue;
+        return { acquired: false, holder: reading.holder, expiresAt: new Date(reading.expiresAt) };
+      }
+      if (await put(exactContentCondition(current))) {
+        return { acquired: true, takenOver: { problem: reading.problem, found: reading.found } };
+      }
     }
-    throw new AwsCallError(`DynamoDB PutItem lease in ${this.tableName}`, new Error('lease contended twice'));
+    throw new AwsCallError(`DynamoDB PutItem lease in ${this.tableName}`, new Error('lease contended three times'));
   }
 
   /** Deletes the lease only if `holder` still holds it; resolves quietly otherwise. */
@@ -326,21 +351,28 @@ export class DynamoSpecStore implements SpecStore {
     }
   }
 
-  /** The current lease item, if any (consistent read). */
-  async readLease(): Promise<{ holder: string; expiresAt: number } | undefined> {
+  /** The lease item as stored (raw attribute values, consistent read), if any. */
+  private async readRawLease(): Promise<Record<string, AttributeValue> | undefined> {
     try {
-      const out = await this.doc.send(
-        new GetCommand({
+      const out = await this.raw.send(
+        new GetItemCommand({
           TableName: this.tableName,
-          Key: { [PARTITION_KEY]: LEASE_KEY.cluster, [SORT_KEY]: LEASE_KEY.service },
+          Key: { [PARTITION_KEY]: { S: LEASE_KEY.cluster }, [SORT_KEY]: { S: LEASE_KEY.service } },
           ConsistentRead: true,
         }),
       );
-      const it = out.Item as Partial<LeaseItem> | undefined;
-      if (!it) return undefined;
-      return { holder: String(it.holder ?? 'unknown'), expiresAt: Number(it.expiresAt ?? 0) };
+      return out.Item;
     } catch (err) {
       throw new AwsCallError(`DynamoDB GetItem lease in ${this.tableName}`, err);
     }
+  }
+
+  /**
+   * The current lease item, if any, read as {@link readLeaseItem} reads it at `now` for a pass
+   * whose lease lasts `ttlSeconds` (consistent read). Never throws for the item's content.
+   */
+  async readLease(now: Date, ttlSeconds: number): Promise<LeaseReading | undefined> {
+    const item = await this.readRawLease();
+    return item ? readLeaseItem(item, now, ttlSeconds) : undefined;
   }
 }

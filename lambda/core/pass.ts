@@ -273,9 +273,18 @@ export async function runPass(ports: PassPorts, options: PassOptions): Promise<P
       return summary;
     }
     if (!lease.acquired) {
-      const held = { holder: lease.holder, expiresAt: lease.expiresAt.toISOString() };
+      // A store that returns an invalid time must not make the pass throw (issue 9).
+      const until = lease.expiresAt instanceof Date && !Number.isNaN(lease.expiresAt.getTime()) ? lease.expiresAt.toISOString() : String(lease.expiresAt);
+      const held = { holder: String(lease.holder), expiresAt: until };
       log.info('pass skipped: another pass holds the lease', { holder: options.holder, leaseHolder: held.holder, leaseExpiresAt: held.expiresAt });
       return { ...base, ...empty, outcome: 'lease-held', durationMs: elapsed(), lease: held, errors: [] };
+    }
+    if (lease.takenOver) {
+      log.warn('lease taken over: the lease item could not be read as a lease and counts as expired', {
+        holder: options.holder,
+        problem: lease.takenOver.problem,
+        found: lease.takenOver.found,
+      });
     }
   }
 

@@ -78,7 +78,14 @@ export interface SpecStore {
 }
 
 export type LeaseResult =
-  | { readonly acquired: true }
+  | {
+      readonly acquired: true;
+      /**
+       * Set when the lease item could not be read as a lease (it counts as expired) and was taken
+       * over: what was wrong and what the item held.
+       */
+      readonly takenOver?: { readonly problem: string; readonly found: string };
+    }
   | { readonly acquired: false; readonly holder: string; readonly expiresAt: Date };
 
 /** Options of {@link EcsReader.observeCluster}. */
