@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand as RawScanCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedded-dynamodb';
 import { DynamoSpecStore, LEASE_KEY } from '../../lambda/adapters/dynamo-spec-store';
 import type { ServiceStatus } from '../../lambda/core/types';
@@ -225,13 +226,14 @@ describe('DynamoSpecStore when a Scan page fails (aws-sdk-client-mock: no server
     // Prepare
     const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ ...LOCAL, endpoint: 'http://127.0.0.1:9' }));
     const mock = mockClient(doc);
-    const page1 = { Items: [aSpecItem({ service: 'a' })], LastEvaluatedKey: { cluster: 'apps', service: 'a' } };
+    // The store scans with raw attribute values (issue 9: it decodes them itself).
+    const page1 = { Items: [marshall(aSpecItem({ service: 'a' }))], LastEvaluatedKey: { cluster: { S: 'apps' }, service: { S: 'a' } } };
     const throttled = Object.assign(new Error('Throughput exceeds the current capacity'), {
       name: 'ProvisionedThroughputExceededException',
       $metadata: { httpStatusCode: 400 },
     });
-    if (failOn === 1) mock.on(ScanCommand).rejects(throttled);
-    else mock.on(ScanCommand).resolvesOnce(page1).rejects(throttled);
+    if (failOn === 1) mock.on(RawScanCommand).rejects(throttled);
+    else mock.on(RawScanCommand).resolvesOnce(page1).rejects(throttled);
     const store = new DynamoSpecStore(doc, 'specs');
 
     // Act
