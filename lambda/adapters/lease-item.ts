@@ -5,6 +5,7 @@
  * exact current content ({@link exactContentCondition}).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { own } from '../core/dict';
 import { describeRawItem } from './attribute-values';
 
 /** Attributes the reconciler writes on the lease item. */
@@ -77,7 +78,7 @@ export function exactContentCondition(item: Record<string, AttributeValue>): {
     values.set(ref, v);
     return ref;
   };
-  const typeOf = (v: AttributeValue): string => Object.keys(v).find((k) => (v as unknown as Record<string, unknown>)[k] !== undefined) ?? '?';
+  const typeOf = (v: AttributeValue): string => Object.keys(v).find((k) => own(v as unknown as Record<string, unknown>, k) !== undefined) ?? '?';
   const pin = (path: string, v: AttributeValue, depth: number): void => {
     const type = typeOf(v);
     const raw = v as unknown as Record<string, unknown>;
@@ -87,7 +88,7 @@ export function exactContentCondition(item: Record<string, AttributeValue>): {
     }
     clauses.push(`attribute_type(${path}, ${valueRef({ S: type })})`);
     if (type === 'NULL') return;
-    const members = type === 'M' ? Object.entries(raw.M as Record<string, AttributeValue>) : Array.isArray(raw[type]) ? (raw[type] as unknown[]) : [];
+    const members = type === 'M' ? Object.entries(raw.M as Record<string, AttributeValue>) : Array.isArray(own(raw, type)) ? (own(raw, type) as unknown[]) : [];
     clauses.push(`size(${path}) = ${valueRef({ N: String(members.length) })}`);
     if (depth >= MAX_DEPTH || members.length > MAX_MEMBERS) return;
     if (type === 'M') for (const [k, x] of members as [string, AttributeValue][]) pin(`${path}.${nameRef(k)}`, x, depth + 1);
