@@ -267,7 +267,7 @@ interface Rejection {
 
 const rejections: Rejection[] = [
   // Required attributes and DynamoDB types.
-  { case: 'missing image', item: without(anItem(), 'image'), path: 'image', message: 'is required (unless state is absent)' },
+  { case: 'missing image', item: without(anItem(), 'image'), path: 'image', message: 'is required (unless state is absent, or containers lists every container of the task)' },
   { case: 'missing desiredCount', item: without(anItem(), 'desiredCount'), path: 'desiredCount', message: /^is required unless autoscaled is true/ },
   { case: 'missing cluster', item: without(anItem(), 'cluster'), path: 'cluster', message: 'is required' },
   { case: 'desiredCount as a string', item: anItem({ desiredCount: '3' }), path: 'desiredCount', message: 'must be a number (DynamoDB type N), got string "3"' },
@@ -379,7 +379,7 @@ const rejections: Rejection[] = [
   { case: 'ECS name of the service', item: anItem({ serviceName: 'web' }), path: 'serviceName', message: /did you mean "service"\?$/ },
   { case: 'short for environment', item: anItem({ env: {} }), path: 'env', message: /did you mean "environment"\?$/ },
   { case: 'port alone', item: anItem({ port: 80 }), path: 'port', message: /did you mean "containerPort"\?$/ },
-  { case: 'unrelated attribute', item: anItem({ replicas: 3 }), path: 'replicas', message: /^is not a spec attribute \(allowed: cluster, service, image, desiredCount, .*tags\)$/ },
+  { case: 'unrelated attribute', item: anItem({ replicas: 3 }), path: 'replicas', message: /^is not a spec attribute \(allowed: cluster, service, image, desiredCount, .*tags, family, containers, .*volumeConfigurations\)$/ },
   { case: 'unknown nested key', item: anItem({ deployment: { maxPercent: 150 } }), path: 'deployment.maxPercent', message: /did you mean "maximumPercent"\?$/ },
 ];
 
@@ -519,6 +519,25 @@ describe('SPEC_ATTRIBUTES', () => {
       'autoscaled',
       'lagGraceSeconds',
       'tags',
+      'family',
+      'containers',
+      'volumes',
+      'ephemeralStorage',
+      'pidMode',
+      'proxyConfiguration',
+      'enableFaultInjection',
+      'launchType',
+      'capacityProviderStrategy',
+      'loadBalancers',
+      'platformVersion',
+      'healthCheckGracePeriodSeconds',
+      'enableExecuteCommand',
+      'propagateTags',
+      'enableECSManagedTags',
+      'availabilityZoneRebalancing',
+      'serviceRegistries',
+      'serviceConnectConfiguration',
+      'volumeConfigurations',
       'status',
     ]);
   });

@@ -113,6 +113,10 @@ export function toObservedService(s: Service): ObservedService {
     ...(d.rolloutStateReason ? { rolloutStateReason: d.rolloutStateReason } : {}),
     createdAt: d.createdAt ?? EPOCH,
     updatedAt: d.updatedAt ?? d.createdAt ?? EPOCH,
+    ...(d.serviceConnectConfiguration ? { serviceConnectConfiguration: { ...d.serviceConnectConfiguration } } : {}),
+    ...(d.volumeConfigurations && d.volumeConfigurations.length > 0
+      ? { volumeConfigurations: d.volumeConfigurations.map((v) => ({ ...v })) }
+      : {}),
   }));
   const primary = deployments.find((d) => d.status === 'PRIMARY');
   const dc = s.deploymentConfiguration;
@@ -139,6 +143,14 @@ export function toObservedService(s: Service): ObservedService {
     }));
   }
   if (s.platformVersion) out.platformVersion = s.platformVersion;
+  // The declared service fields (lambda/core/vocab/service.ts), as DescribeServices reports them.
+  if (s.deploymentController?.type) out.deploymentController = { type: s.deploymentController.type };
+  if (s.healthCheckGracePeriodSeconds !== undefined) out.healthCheckGracePeriodSeconds = s.healthCheckGracePeriodSeconds;
+  if (s.enableExecuteCommand !== undefined) out.enableExecuteCommand = s.enableExecuteCommand;
+  if (s.propagateTags !== undefined) out.propagateTags = s.propagateTags;
+  if (s.enableECSManagedTags !== undefined) out.enableECSManagedTags = s.enableECSManagedTags;
+  if (s.availabilityZoneRebalancing !== undefined) out.availabilityZoneRebalancing = s.availabilityZoneRebalancing;
+  if (s.serviceRegistries && s.serviceRegistries.length > 0) out.serviceRegistries = s.serviceRegistries.map((r) => ({ ...r }));
   if (dc) {
     out.deploymentConfiguration = {
       ...(dc.minimumHealthyPercent !== undefined ? { minimumHealthyPercent: dc.minimumHealthyPercent } : {}),
@@ -146,6 +158,7 @@ export function toObservedService(s: Service): ObservedService {
       ...(dc.deploymentCircuitBreaker
         ? { deploymentCircuitBreaker: { enable: !!dc.deploymentCircuitBreaker.enable, rollback: !!dc.deploymentCircuitBreaker.rollback } }
         : {}),
+      ...(dc.alarms ? { alarms: { alarmNames: [...(dc.alarms.alarmNames ?? [])], enable: !!dc.alarms.enable, rollback: !!dc.alarms.rollback } } : {}),
     };
   }
   if (vpc) {

@@ -4,6 +4,15 @@
  * allow-list checks. Pure functions; the task definition half lives in `./taskdef`.
  */
 import type { AllowLists, ReconcilerDefaults } from './options';
+import { type CanonicalValue, canonicalOf, deepEqual } from './vocab/decl';
+import {
+  CORE_SERVICE_FIELD_CONTROLLERS,
+  type DeploymentControllerType,
+  SERVICE_FIELDS,
+  SERVICE_FIELD_NAMES,
+  type ServiceFieldDecl,
+  type ServiceFieldName,
+} from './vocab/service';
 import type {
   CreateServiceInput,
   FieldChange,
@@ -16,11 +25,19 @@ import type {
 export interface DesiredServiceConfig {
   /** Undefined when Application Auto Scaling owns the count (`autoscaled`, ECS-FACTS §8). */
   readonly desiredCount?: number;
-  readonly capacityProviderStrategy: CreateServiceInput['capacityProviderStrategy'];
+  readonly capacityProviderStrategy: NonNullable<CreateServiceInput['capacityProviderStrategy']>;
   readonly networkConfiguration: CreateServiceInput['networkConfiguration'];
   readonly deploymentConfiguration: CreateServiceInput['deploymentConfiguration'];
   /** [] when the spec names no load balancer. */
   readonly loadBalancers: NonNullable<CreateServiceInput['loadBalancers']>;
+  /** `FARGATE` when the spec asks for the launch type (then the strategy is []). */
+  readonly launchType?: 'FARGATE';
+  /**
+   * The fields of `SERVICE_FIELDS` (`./vocab/service.ts`): the spec's value, else the stated
+   * default; `given` holds those the spec sets (CreateService sends only these and propagateTags).
+   */
+  readonly fields: Readonly<Record<ServiceFieldName, unknown>>;
+  readonly given: ReadonlySet<ServiceFieldName>;
 }
 
 /** ECS's own defaults for a REPLICA service (ECS-FACTS §6, service level). */
@@ -54,9 +71,30 @@ export function effectiveSubnets(spec: ServiceSpec, defaults: ReconcilerDefaults
  */
 export function desiredServiceConfig(spec: ServiceSpec, defaults: ReconcilerDefaults): DesiredServiceConfig {
   const publicIp = spec.assignPublicIp ?? defaults.assignPublicIp ?? false;
+  const fields = {} as Record<ServiceFieldName, unknown>;
+  const given = new Set<ServiceFieldName>();
+  const source = spec as unknown as Record<string, unknown>;
+  for (const name of SERVICE_FIELD_NAMES) {
+    const value = source[name];
+    if (value !== undefined) given.add(name);
+    fields[name] = value ?? (SERVICE_FIELDS[name] as ServiceFieldDecl).field.default;
+  }
+  const strategy: NonNullable<CreateServiceInput['capacityProviderStrategy']> = spec.launchType
+    ? []
+    : spec.capacityProviderStrategy
+      ? spec.capacityProviderStrategy.map((s) => ({
+          capacityProvider: s.capacityProvider,
+          weight: s.weight ?? 0,
+          ...(s.base !== undefined ? { base: s.base } : {}),
+        }))
+      : [{ capacityProvider: spec.capacityProvider, weight: 1 }];
+  const alarms = spec.deployment?.alarms;
   return {
     desiredCount: spec.autoscaled ? undefined : spec.desiredCount,
-    capacityProviderStrategy: [{ capacityProvider: spec.capacityProvider, weight: 1 }],
+    ...(spec.launchType ? { launchType: spec.launchType } : {}),
+    fields,
+    given,
+    capacityProviderStrategy: strategy,
     networkConfiguration: {
       awsvpcConfiguration: {
         subnets: effectiveSubnets(spec, defaults),
@@ -69,17 +107,33 @@ export function desiredServiceConfig(spec: ServiceSpec, defaults: ReconcilerDefa
       minimumHealthyPercent: spec.deployment?.minimumHealthyPercent ?? ECS_SERVICE_DEFAULTS.minimumHealthyPercent,
       maximumPercent: spec.deployment?.maximumPercent ?? ECS_SERVICE_DEFAULTS.maximumPercent,
       deploymentCircuitBreaker: { ...(spec.deployment?.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER) },
+      ...(alarms ? { alarms: { ...alarms, alarmNames: [...alarms.alarmNames] } } : {}),
     },
-    loadBalancers: spec.loadBalancer
-      ? [
-          {
-            targetGroupArn: spec.loadBalancer.targetGroupArn,
-            containerName: spec.service,
-            containerPort: spec.loadBalancer.containerPort,
-          },
-        ]
-      : [],
+    loadBalancers: spec.loadBalancers
+      ? spec.loadBalancers.map((l) => ({ ...l }))
+      : spec.loadBalancer
+        ? [
+            {
+              targetGroupArn: spec.loadBalancer.targetGroupArn,
+              containerName: spec.service,
+              containerPort: spec.loadBalancer.containerPort,
+            },
+          ]
+        : [],
   };
+}
+
+/**
+ * The CreateService fields of `SERVICE_FIELDS` for `desired`: only those the spec sets (ECS's
+ * create defaults are the stated defaults), plus `propagateTags` (the reconciler's default SERVICE
+ * differs from ECS's NONE).
+ */
+export function createServiceFields(desired: DesiredServiceConfig): Partial<CreateServiceInput> {
+  const out: Record<string, unknown> = {};
+  for (const name of SERVICE_FIELD_NAMES) {
+    if (desired.given.has(name) || name === 'propagateTags') out[name] = structuredClone(desired.fields[name]);
+  }
+  return out as Partial<CreateServiceInput>;
 }
 
 const NONE = '(none)';
@@ -104,6 +158,8 @@ export interface ServiceDiff {
   readonly changes: FieldChange[];
   /** The UpdateService fields to send (only those that differ); `{}` when none. */
   readonly input: Omit<UpdateServiceInput, 'cluster' | 'service'>;
+  /** Differences ECS does not let UpdateService correct (not in `changes` nor `input`). */
+  readonly unsendable: UnsendableChange[];
 }
 
 /**
@@ -117,6 +173,7 @@ export interface ServiceDiff {
  */
 export function diffService(desired: DesiredServiceConfig, live: ObservedService): ServiceDiff {
   const changes: FieldChange[] = [];
+  const unsendable: UnsendableChange[] = [];
   const input: { -readonly [K in keyof ServiceDiff['input']]: ServiceDiff['input'][K] } = {};
 
   if (desired.desiredCount !== undefined && desired.desiredCount !== live.desiredCount) {
@@ -125,11 +182,17 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   }
 
   const liveStrategy = strategyText(live.capacityProviderStrategy, live.launchType);
-  const wantStrategy = strategyText(desired.capacityProviderStrategy);
+  const wantStrategy = strategyText(desired.capacityProviderStrategy, desired.launchType);
   if (liveStrategy !== wantStrategy) {
-    changes.push({ field: 'capacityProviderStrategy', from: liveStrategy, to: wantStrategy });
-    input.capacityProviderStrategy = desired.capacityProviderStrategy.map((s) => ({ ...s }));
-    input.forceNewDeployment = true;
+    const change = { field: desired.launchType ? 'launchType' : 'capacityProviderStrategy', from: liveStrategy, to: wantStrategy };
+    if (desired.launchType) {
+      // UpdateService moves a service from a launch type to a strategy, never back.
+      unsendable.push({ ...change, why: 'ECS cannot move a service from a capacity provider strategy to a launch type' });
+    } else {
+      changes.push(change);
+      input.capacityProviderStrategy = desired.capacityProviderStrategy.map((s) => ({ ...s }));
+      input.forceNewDeployment = true;
+    }
   }
 
   const liveNet = live.networkConfiguration?.awsvpcConfiguration;
@@ -175,9 +238,21 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
       to: breakerText(wantDep.deploymentCircuitBreaker),
     });
   }
+  const liveAlarms = alarmsText(liveDep?.alarms);
+  const wantAlarms = alarmsText(wantDep.alarms);
+  if (liveAlarms !== wantAlarms) {
+    depChanges.push({ field: 'deploymentConfiguration.alarms', from: liveAlarms, to: wantAlarms });
+  }
   if (depChanges.length > 0) {
     changes.push(...depChanges);
-    input.deploymentConfiguration = { ...wantDep, deploymentCircuitBreaker: { ...wantDep.deploymentCircuitBreaker } };
+    input.deploymentConfiguration = {
+      ...wantDep,
+      deploymentCircuitBreaker: { ...wantDep.deploymentCircuitBreaker },
+      // UpdateService replaces the whole object: alarms removed from the spec are switched off.
+      ...(wantDep.alarms || live.deploymentConfiguration?.alarms
+        ? { alarms: wantDep.alarms ? { ...wantDep.alarms, alarmNames: [...wantDep.alarms.alarmNames] } : NO_ALARMS }
+        : {}),
+    };
   }
 
   const liveLb = lbText(live.loadBalancers);
@@ -187,7 +262,84 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
     input.loadBalancers = desired.loadBalancers.map((l) => ({ ...l }));
   }
 
-  return { changes, input };
+  // The declared service fields (./vocab/service.ts), one rule for all: the spec's value or the
+  // stated default, against the live value or what ECS's absence means.
+  const primary = live.deployments.find((d) => d.status === 'PRIMARY');
+  const liveSource = live as unknown as Record<string, unknown>;
+  const primarySource = (primary ?? {}) as unknown as Record<string, unknown>;
+  for (const name of SERVICE_FIELD_NAMES) {
+    const decl: ServiceFieldDecl = SERVICE_FIELDS[name];
+    const observed = decl.observedOn === 'service' ? liveSource[name] : primarySource[name];
+    const liveValue = observed ?? decl.absentMeans ?? decl.field.default;
+    const want = desired.fields[name];
+    const a = canonicalOf(decl.field.type, liveValue, SERVICE_CONTEXT);
+    const b = canonicalOf(decl.field.type, want, SERVICE_CONTEXT);
+    if (deepEqual(a, b)) continue;
+    changes.push({ field: name, from: shownValue(a), to: shownValue(b) });
+    (input as Record<string, unknown>)[name] = want === undefined ? clearValue(decl) : structuredClone(want);
+  }
+
+  return { changes, input, unsendable };
+}
+
+const SERVICE_CONTEXT = { networkMode: 'awsvpc' };
+const NO_ALARMS = { alarmNames: [], enable: false, rollback: false };
+
+function alarmsText(a: { alarmNames?: string[]; enable?: boolean; rollback?: boolean } | undefined): string {
+  if (!a || (!a.enable && !a.rollback && (a.alarmNames ?? []).length === 0)) return NONE;
+  return `${setText(a.alarmNames)} enable=${!!a.enable},rollback=${!!a.rollback}`;
+}
+
+/** What UpdateService takes to remove a field the spec no longer sets (lists: [], Service Connect: off). */
+function clearValue(decl: ServiceFieldDecl): unknown {
+  if (decl.field.type.kind === 'list') return [];
+  if (decl.field.type.kind === 'object') return { enabled: false };
+  return undefined;
+}
+
+function shownValue(v: CanonicalValue | undefined): string {
+  if (v === undefined) return NONE;
+  const text = typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+  return text.length <= 100 ? text : `${text.slice(0, 99)}…`;
+}
+
+/** One difference ECS does not let UpdateService correct, and why. */
+export interface UnsendableChange extends FieldChange {
+  readonly why: string;
+}
+
+/**
+ * Removes from `diff` what ECS does not let UpdateService change for the live service's deployment
+ * controller (Amazon ECS API reference, UpdateService: with CODE_DEPLOY, only desiredCount,
+ * deploymentConfiguration, healthCheckGracePeriodSeconds, enableECSManagedTags and propagateTags;
+ * with EXTERNAL the same without deploymentConfiguration). The task definition half counts as the
+ * field `taskDefinition`. Returns the diff to send and what was held back.
+ */
+export function limitToDeploymentController(
+  controller: string | undefined,
+  changes: FieldChange[],
+  input: ServiceDiff['input'],
+): { changes: FieldChange[]; input: ServiceDiff['input']; held: UnsendableChange[] } {
+  const type = (controller ?? 'ECS') as DeploymentControllerType;
+  if (type === 'ECS') return { changes, input, held: [] };
+  const allowed = (field: string): boolean => {
+    const top = field.startsWith('containerDefinitions') || !/^[a-zA-Z]+/.test(field) ? 'taskDefinition' : field.split(/[.[]/)[0];
+    const decl = (SERVICE_FIELDS as Record<string, ServiceFieldDecl>)[top];
+    const controllers = decl?.controllers ?? CORE_SERVICE_FIELD_CONTROLLERS[top] ?? CORE_SERVICE_FIELD_CONTROLLERS.taskDefinition;
+    return controllers.includes(type);
+  };
+  const why = `the service uses the ${type} deployment controller, and ECS lets UpdateService change only desiredCount, ` +
+    `${type === 'CODE_DEPLOY' ? 'deploymentConfiguration, ' : ''}healthCheckGracePeriodSeconds, enableECSManagedTags and propagateTags ` +
+    `for it (${type === 'CODE_DEPLOY' ? 'create a CodeDeploy deployment' : 'create a task set'} for the rest)`;
+  const kept: FieldChange[] = [];
+  const held: UnsendableChange[] = [];
+  for (const c of changes) {
+    if (allowed(c.field)) kept.push(c);
+    else held.push({ ...c, why });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) if (k !== 'forceNewDeployment' && allowed(k === 'taskDefinition' ? 'containerDefinitions' : k)) out[k] = v;
+  return { changes: kept, input: out as ServiceDiff['input'], held };
 }
 
 /**

@@ -21,7 +21,9 @@ import { OWNER_TAG_KEY, isOwnedBy } from './ports';
 import {
   AUTOSCALED_INITIAL_DESIRED_COUNT,
   allowListViolations,
+  createServiceFields,
   desiredServiceConfig,
+  limitToDeploymentController,
   diffService,
   effectiveSubnets,
 } from './plan-service';
@@ -159,6 +161,10 @@ function startsDeployment(input: Omit<UpdateServiceInput, 'cluster' | 'service'>
     input.networkConfiguration !== undefined ||
     input.capacityProviderStrategy !== undefined ||
     input.loadBalancers !== undefined ||
+    input.platformVersion !== undefined ||
+    input.serviceRegistries !== undefined ||
+    input.serviceConnectConfiguration !== undefined ||
+    input.volumeConfigurations !== undefined ||
     input.forceNewDeployment === true
   );
 }
@@ -526,11 +532,11 @@ class Planner {
         serviceName: key.service,
         taskDefinition: rendered.family,
         desiredCount: spec.autoscaled ? (spec.desiredCount ?? AUTOSCALED_INITIAL_DESIRED_COUNT) : spec.desiredCount,
-        capacityProviderStrategy: desired.capacityProviderStrategy,
+        ...(desired.launchType ? { launchType: desired.launchType } : { capacityProviderStrategy: desired.capacityProviderStrategy }),
         networkConfiguration: desired.networkConfiguration,
         deploymentConfiguration: desired.deploymentConfiguration,
         ...(desired.loadBalancers.length > 0 ? { loadBalancers: desired.loadBalancers } : {}),
-        propagateTags: 'SERVICE',
+        ...createServiceFields(desired),
         tags: serviceTags(spec, this.options.ownerId),
         clientToken: clientToken(key, hash, this.incarnation(key, previous)),
       },
@@ -664,13 +670,26 @@ class Planner {
     const rem = this.remembered(id);
     const rendered = renderTaskDefinition(spec, { defaults: this.options.defaults, ownerId: this.options.ownerId });
     const liveTd = own(this.observed.taskDefinitions, svc.taskDefinition);
-    const tdChanges = liveTd ? taskDefinitionChanges(rendered, liveTd) : undefined;
+    const allTdChanges = liveTd ? taskDefinitionChanges(rendered, liveTd) : undefined;
     const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...counts };
 
-    const failure = this.detectFailedRollout(hash, svc, rendered, tdChanges, rem);
+    const failure = this.detectFailedRollout(hash, svc, rendered, allTdChanges, rem);
     if (failure !== undefined) return this.failedStatus(r, svc, counts, failure);
 
-    const serviceDiff = diffService(desiredServiceConfig(spec, this.options.defaults), svc);
+    // Under the CODE_DEPLOY or EXTERNAL deployment controller, what ECS does not let UpdateService
+    // change is observed and never sent: it is reported as NotUpdatable instead.
+    const fullDiff = diffService(desiredServiceConfig(spec, this.options.defaults), svc);
+    const limited = limitToDeploymentController(svc.deploymentController?.type, [...(allTdChanges ?? []), ...fullDiff.changes], fullDiff.input);
+    const tdChanges = allTdChanges?.filter((c) => limited.changes.includes(c));
+    const serviceDiff = { input: limited.input, changes: fullDiff.changes.filter((c) => limited.changes.includes(c)) };
+    const held = [...fullDiff.unsendable, ...limited.held];
+    const notUpdatable =
+      held.length > 0
+        ? {
+            reason: Reason.NotUpdatable,
+            message: `not corrected, because ${held[0].why}: ${changesText(held)}`,
+          }
+        : undefined;
     const changes = [...(tdChanges ?? []), ...serviceDiff.changes];
     const kind: UpdateKind = adopting ? 'adopt' : rem?.lastAppliedSpecHash !== hash ? 'rollout' : 'drift';
     const primary = primaryDeployment(svc);
@@ -770,7 +789,10 @@ class Planner {
         status: this.status({
           ...base,
           phase: 'Progressing',
-          conditions: drafts('Progressing', reason, message, incomplete ? { incomplete } : {}),
+          conditions: drafts('Progressing', reason, message, {
+            ...(incomplete ? { incomplete } : {}),
+            ...(notUpdatable ? { blocked: notUpdatable } : {}),
+          }),
           memory: {
             // Only a spec applied whole counts as applied: with the live task definition unknown,
             // its half of a changed spec is still to come, as a rollout (not as drift) next pass.
@@ -818,6 +840,8 @@ class Planner {
       [phase, reason, message] = ['Progressing', Reason.TasksLagging, `${countText}, lagging since ${lag.laggingSince}`];
     } else if (counts.runningCount > counts.desiredCount || counts.pendingCount > 0) {
       [phase, reason, message] = ['Progressing', Reason.TasksSettling, countText];
+    } else if (notUpdatable) {
+      [phase, reason, message] = ['Blocked', Reason.NotUpdatable, notUpdatable.message];
     } else {
       [phase, reason, message] = ['Converged', Reason.ServiceConverged, countText];
     }
@@ -827,7 +851,10 @@ class Planner {
         ...base,
         lag,
         phase,
-        conditions: drafts(phase, reason, message, incomplete ? { incomplete } : {}),
+        conditions: drafts(phase, reason, message, {
+          ...(incomplete ? { incomplete } : {}),
+          ...(notUpdatable ? { blocked: notUpdatable } : {}),
+        }),
         memory,
       }),
     };

@@ -15,10 +15,27 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from './canonical-json';
 import { OWNER_TAG_KEY } from './ports';
-import type { ServiceKey, ServiceSpec, SpecError, SpecParseResult } from './types';
+import type {
+  CapacityProviderStrategyItem,
+  ContainerDefinition,
+  DeploymentAlarms,
+  ServiceKey,
+  ServiceLoadBalancer,
+  ServiceSpec,
+  SpecError,
+  SpecParseResult,
+} from './types';
+import { type Field, knownKeysOf, list, zodOf } from './vocab/decl';
+import { checkVocabularyRules } from './vocab/rules';
+import {
+  CAPACITY_PROVIDER_STRATEGY_ITEM,
+  DEPLOYMENT_ALARMS,
+  LOAD_BALANCER,
+  SERVICE_FIELDS,
+  SERVICE_FIELD_NAMES,
+} from './vocab/service';
+import { CONTAINER, EPHEMERAL_STORAGE, HEALTH_CHECK, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
 import { own } from './dict';
-import type { Field } from './vocab/decl';
-import { HEALTH_CHECK } from './vocab/task';
 
 export { canonicalJson } from './canonical-json';
 export { parseSpecsYaml, type YamlSpecDoc, type YamlSpecError } from './spec-yaml';
@@ -364,6 +381,9 @@ const deploymentSchema = z
       })
       .optional()
       .describe('ECS deployment circuit breaker: fail a rollout that cannot reach steady state, and roll back.'),
+    alarms: (zodOf(DEPLOYMENT_ALARMS) as z.ZodType<DeploymentAlarms>)
+      .optional()
+      .describe('CloudWatch alarms that fail a rollout (ECS deploymentConfiguration.alarms); default: none.'),
   })
   .meta({
     // minimumHealthyPercent 100 (also its default) with maximumPercent 100 cannot progress.
@@ -379,6 +399,61 @@ const cpuSchema = z
     fail(`must be one of ${FARGATE_CPU_VALUES.join(', ')} (Fargate task CPU units, 1024 = 1 vCPU)`),
   )
   .meta({ enum: [...FARGATE_CPU_VALUES] });
+
+/**
+ * The attributes that speak ECS (issue 10), each derived from its declaration in `./vocab/`:
+ * ECS's own names and shapes, as `aws ecs describe-task-definition` and `describe-services`
+ * print them.
+ */
+const ECS_SPEC_SHAPE = {
+  family: (zodOf(TASK_DEFINITION.fields.family.type) as z.ZodType<string>)
+    .optional()
+    .describe('Task definition family; default <cluster>-<service> (import keeps a live family).'),
+  containers: (zodOf(list(CONTAINER, { order: 'ordered', minItems: 1, maxItems: 10 })) as z.ZodType<ContainerDefinition[]>)
+    .optional()
+    .describe(
+      'Containers in ECS ContainerDefinition form (sidecars: log routers, agents, proxies). With image, they follow the ' +
+        'shorthand container (named after the service); without image, they are all of the task.',
+    ),
+  volumes: (zodOf(list(VOLUME, { order: 'ordered', maxItems: 20 })) as z.ZodType<Record<string, unknown>[]>)
+    .optional()
+    .describe('Task volumes (ECS Volume): EFS (efsVolumeConfiguration), bind mounts (a name only), EBS (configuredAtLaunch).'),
+  ephemeralStorage: (zodOf(EPHEMERAL_STORAGE) as z.ZodType<{ sizeInGiB: number }>)
+    .optional()
+    .describe('Task ephemeral storage above the Fargate default of 20 GiB (21-200).'),
+  pidMode: (zodOf(TASK_DEFINITION.fields.pidMode.type) as z.ZodType<'task'>).optional().describe('"task": containers share the process namespace.'),
+  proxyConfiguration: (zodOf(PROXY_CONFIGURATION) as z.ZodType<Record<string, unknown>>).optional().describe('App Mesh proxy (ECS proxyConfiguration).'),
+  enableFaultInjection: z.boolean().optional().describe('ECS fault injection for the task (default false).'),
+  launchType: z.enum(['FARGATE']).optional().describe('Use the FARGATE launch type instead of a capacity provider strategy.'),
+  capacityProviderStrategy: (zodOf(list(CAPACITY_PROVIDER_STRATEGY_ITEM, { order: 'set', minItems: 1, maxItems: 2 })) as z.ZodType<
+    CapacityProviderStrategyItem[]
+  >)
+    .optional()
+    .describe('FARGATE and FARGATE_SPOT with base and weight (instead of capacityProvider).'),
+  loadBalancers: (zodOf(list(LOAD_BALANCER, { order: 'set', minItems: 1, maxItems: 5 })) as z.ZodType<ServiceLoadBalancer[]>)
+    .optional()
+    .describe('Target groups, each with the container name and port it sends to (instead of loadBalancer).'),
+  ...serviceFieldShape(),
+};
+
+function serviceFieldShape() {
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of SERVICE_FIELD_NAMES) {
+    const f = SERVICE_FIELDS[name].field;
+    shape[name] = zodOf(f.type).optional().describe(f.doc ?? name);
+  }
+  return shape as {
+    platformVersion: z.ZodOptional<z.ZodType<string>>;
+    healthCheckGracePeriodSeconds: z.ZodOptional<z.ZodType<number>>;
+    enableExecuteCommand: z.ZodOptional<z.ZodType<boolean>>;
+    propagateTags: z.ZodOptional<z.ZodType<'SERVICE' | 'TASK_DEFINITION' | 'NONE'>>;
+    enableECSManagedTags: z.ZodOptional<z.ZodType<boolean>>;
+    availabilityZoneRebalancing: z.ZodOptional<z.ZodType<'ENABLED' | 'DISABLED'>>;
+    serviceRegistries: z.ZodOptional<z.ZodType<Record<string, unknown>[]>>;
+    serviceConnectConfiguration: z.ZodOptional<z.ZodType<Record<string, unknown>>>;
+    volumeConfigurations: z.ZodOptional<z.ZodType<Record<string, unknown>[]>>;
+  };
+}
 
 /** The spec's attributes without the cross-attribute rules; its keys are the spec attributes. */
 const specObject = z.strictObject({
@@ -460,6 +535,7 @@ const specObject = z.strictObject({
     .meta({ maxProperties: SPEC_LIMITS.maxTags })
     .default({})
     .describe('Tags added to the service and the task definition (at most 49; "aws:" and the owner tag are reserved).'),
+  ...ECS_SPEC_SHAPE,
 });
 
 type SpecObject = z.output<typeof specObject>;
@@ -497,7 +573,9 @@ function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>):
 
   const absent = raw.state === 'absent';
   if (!absent) {
-    if (raw.image === undefined) issue(['image'], 'is required (unless state is absent)');
+    if (raw.image === undefined && raw.containers === undefined) {
+      issue(['image'], 'is required (unless state is absent, or containers lists every container of the task)');
+    }
     if (raw.desiredCount === undefined && raw.autoscaled !== true) {
       issue(['desiredCount'], 'is required unless autoscaled is true (then Application Auto Scaling owns the count)');
     }
@@ -523,7 +601,7 @@ function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>):
   // Family `<cluster>-<service>` (RegisterTaskDefinition: up to 255 characters).
   const cluster = str(raw.cluster);
   const service = str(raw.service);
-  if (cluster && service && NAME_RE.test(cluster) && NAME_RE.test(service)) {
+  if (cluster && service && raw.family === undefined && NAME_RE.test(cluster) && NAME_RE.test(service)) {
     const family = `${cluster}-${service}`;
     if (family.length > SPEC_LIMITS.familyMaxLength) {
       issue(
@@ -625,6 +703,16 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   loadBalancer: Object.keys(loadBalancerSchema.shape),
   deployment: Object.keys(deploymentSchema.shape),
   'deployment.circuitBreaker': ['enable', 'rollback'],
+  ...knownKeysOf(DEPLOYMENT_ALARMS, 'deployment.alarms'),
+  ...knownKeysOf(CONTAINER, 'containers'),
+  ...knownKeysOf(VOLUME, 'volumes'),
+  ...knownKeysOf(EPHEMERAL_STORAGE, 'ephemeralStorage'),
+  ...knownKeysOf(PROXY_CONFIGURATION, 'proxyConfiguration'),
+  ...knownKeysOf(CAPACITY_PROVIDER_STRATEGY_ITEM, 'capacityProviderStrategy'),
+  ...knownKeysOf(LOAD_BALANCER, 'loadBalancers'),
+  ...Object.fromEntries(
+    SERVICE_FIELD_NAMES.flatMap((name) => Object.entries(knownKeysOf(SERVICE_FIELDS[name].field.type, name))),
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -747,6 +835,28 @@ function protoKeyErrors(input: Record<string, unknown>): SpecError[] {
   return errors;
 }
 
+/**
+ * The rules across the ECS vocabulary (`./vocab/rules.ts`), on the item as written (before
+ * defaults, so that "given" and "defaulted" can be told apart).
+ */
+function vocabularyRuleErrors(input: Record<string, unknown>): SpecError[] {
+  if (input.state === 'absent') return [];
+  const errors: SpecError[] = [];
+  const cpu = num(input.cpu) ?? SPEC_DEFAULTS.cpu;
+  const memory = num(input.memory) ?? SPEC_DEFAULTS.memory;
+  checkVocabularyRules(input, cpu, memory, (path, message, value) =>
+    errors.push({ path: formatPath(path), value: displayValue(value), message }),
+  );
+  if (input.loadBalancer !== undefined && input.image === undefined && input.containers !== undefined) {
+    errors.push({
+      path: 'loadBalancer',
+      value: displayValue(input.loadBalancer),
+      message: 'sends to the shorthand container, which exists only with image; use loadBalancers with containerName',
+    });
+  }
+  return errors;
+}
+
 /** Attributes where a DynamoDB String Set is accepted for a list: ECS treats them as sets too. */
 const SET_AS_LIST = ['subnets', 'securityGroups'];
 
@@ -798,9 +908,10 @@ export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
     }
     const parsed = serviceSpecSchema.safeParse(input, { reportInput: true, error: genericMessage });
     const protoErrors = protoKeyErrors(input);
-    if (!parsed.success || protoErrors.length > 0) {
+    const ruleErrors = vocabularyRuleErrors(input);
+    if (!parsed.success || protoErrors.length > 0 || ruleErrors.length > 0) {
       const errors = parsed.success ? [] : toSpecErrors(parsed.error.issues as unknown as ZodIssueLike[]);
-      return { ok: false, key, errors: [...errors, ...protoErrors] };
+      return { ok: false, key, errors: [...errors, ...protoErrors, ...ruleErrors] };
     }
     const spec = parsed.data;
     return { ok: true, key: { cluster: spec.cluster, service: spec.service }, spec, hash: specHash(spec) };

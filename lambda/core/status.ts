@@ -50,6 +50,11 @@ export const Reason = {
   PruneBlocked: 'PruneBlocked',
   /** The reconciler runs with prune disabled: owned services without a spec are kept. */
   PruneDisabled: 'PruneDisabled',
+  /**
+   * Differences ECS does not let UpdateService correct: fields of a service under the CODE_DEPLOY
+   * or EXTERNAL deployment controller (deploymentController), or a strategy back to a launch type.
+   */
+  NotUpdatable: 'NotUpdatable',
 
   // Waiting: the reconciler will act by itself in a later pass.
   /** An earlier service of this name is DRAINING; creation follows once it is INACTIVE. */

@@ -73,6 +73,39 @@ export interface RenderOptions {
  * alike. Never throws; the spec is assumed valid (see `lambda/core/spec.ts`).
  */
 export function renderTaskDefinition(spec: ServiceSpec, options: RenderOptions): TaskDefinition & { family: string } {
+  const containers = spec.image !== '' || !spec.containers ? [shorthandContainer(spec, options)] : [];
+  for (const c of spec.containers ?? []) containers.push(structuredClone(c));
+
+  const td: TaskDefinition & { family: string } = {
+    family: spec.family ?? taskDefinitionFamily(spec),
+    networkMode: 'awsvpc',
+    requiresCompatibilities: ['FARGATE'],
+    cpu: String(spec.cpu),
+    memory: String(spec.memory),
+    runtimePlatform: { cpuArchitecture: spec.cpuArchitecture, operatingSystemFamily: 'LINUX' },
+    containerDefinitions: containers,
+  };
+  if (spec.taskRoleArn !== undefined) td.taskRoleArn = spec.taskRoleArn;
+  const executionRoleArn = spec.executionRoleArn ?? options.defaults.executionRoleArn;
+  if (executionRoleArn !== undefined) td.executionRoleArn = executionRoleArn;
+  // The task-level fields in ECS's names, copied as the spec gives them (declared in ./vocab/task).
+  if (spec.volumes !== undefined) td.volumes = structuredClone(spec.volumes);
+  if (spec.ephemeralStorage !== undefined) td.ephemeralStorage = { ...spec.ephemeralStorage };
+  if (spec.pidMode !== undefined) td.pidMode = spec.pidMode;
+  if (spec.proxyConfiguration !== undefined) td.proxyConfiguration = structuredClone(spec.proxyConfiguration);
+  if (spec.enableFaultInjection !== undefined) td.enableFaultInjection = spec.enableFaultInjection;
+  td.tags = [
+    ...Object.entries(spec.tags)
+      .filter(([key]) => key !== OWNER_TAG_KEY)
+      .sort(([a], [b]) => compareStrings(a, b))
+      .map(([key, value]) => ({ key, value })),
+    { key: OWNER_TAG_KEY, value: options.ownerId },
+  ];
+  return td;
+}
+
+/** The shorthand's container, named after the service (see {@link renderTaskDefinition}). */
+function shorthandContainer(spec: ServiceSpec, options: RenderOptions): ContainerDefinition {
   const container: ContainerDefinition = {
     name: spec.service,
     image: spec.image,
@@ -106,27 +139,7 @@ export function renderTaskDefinition(spec: ServiceSpec, options: RenderOptions):
     logOptions['awslogs-stream-prefix'] = spec.service;
     container.logConfiguration = { logDriver: 'awslogs', options: logOptions };
   }
-
-  const td: TaskDefinition & { family: string } = {
-    family: taskDefinitionFamily(spec),
-    networkMode: 'awsvpc',
-    requiresCompatibilities: ['FARGATE'],
-    cpu: String(spec.cpu),
-    memory: String(spec.memory),
-    runtimePlatform: { cpuArchitecture: spec.cpuArchitecture, operatingSystemFamily: 'LINUX' },
-    containerDefinitions: [container],
-  };
-  if (spec.taskRoleArn !== undefined) td.taskRoleArn = spec.taskRoleArn;
-  const executionRoleArn = spec.executionRoleArn ?? options.defaults.executionRoleArn;
-  if (executionRoleArn !== undefined) td.executionRoleArn = executionRoleArn;
-  td.tags = [
-    ...Object.entries(spec.tags)
-      .filter(([key]) => key !== OWNER_TAG_KEY)
-      .sort(([a], [b]) => compareStrings(a, b))
-      .map(([key, value]) => ({ key, value })),
-    { key: OWNER_TAG_KEY, value: options.ownerId },
-  ];
-  return td;
+  return container;
 }
 
 // ---------------------------------------------------------------------------------------------

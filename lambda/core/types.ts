@@ -54,14 +54,72 @@ export interface DeploymentSpec {
   /** Upper limit in percent of desiredCount during a rollout (ECS default 200). */
   readonly maximumPercent?: number;
   readonly circuitBreaker?: { readonly enable: boolean; readonly rollback: boolean };
+  /** ECS deploymentConfiguration.alarms: CloudWatch alarms that fail a rollout. */
+  readonly alarms?: DeploymentAlarms;
+}
+
+export interface DeploymentAlarms {
+  readonly alarmNames: string[];
+  readonly enable: boolean;
+  readonly rollback: boolean;
+}
+
+/** ECS LoadBalancer of a service: a target group and the container and port it sends to. */
+export interface ServiceLoadBalancer {
+  readonly targetGroupArn: string;
+  readonly containerName: string;
+  readonly containerPort: number;
+}
+
+/** ECS CapacityProviderStrategyItem (Fargate providers). */
+export interface CapacityProviderStrategyItem {
+  readonly capacityProvider: CapacityProvider;
+  readonly weight?: number;
+  readonly base?: number;
+}
+
+/**
+ * The parts of a spec that speak ECS directly (issue 10): ECS's own field names and shapes, as
+ * `aws ecs describe-task-definition` / `describe-services` print them, declared in
+ * `lambda/core/vocab/`. All optional: a spec without them is the shorthand alone.
+ */
+export interface EcsSpecFields {
+  /** Task definition family; undefined means `<cluster>-<service>`. */
+  readonly family?: string;
+  /** Containers (ECS ContainerDefinition), after the shorthand's container when `image` is set. */
+  readonly containers?: ContainerDefinition[];
+  /** Task volumes (ECS Volume: EFS, bind mount, EBS configuredAtLaunch). */
+  readonly volumes?: Record<string, unknown>[];
+  readonly ephemeralStorage?: { readonly sizeInGiB: number };
+  readonly pidMode?: 'task';
+  readonly proxyConfiguration?: Record<string, unknown>;
+  readonly enableFaultInjection?: boolean;
+  /** `FARGATE`: the service uses the launch type instead of a capacity provider strategy. */
+  readonly launchType?: 'FARGATE';
+  readonly capacityProviderStrategy?: CapacityProviderStrategyItem[];
+  readonly loadBalancers?: ServiceLoadBalancer[];
+  readonly platformVersion?: string;
+  /** Seconds. */
+  readonly healthCheckGracePeriodSeconds?: number;
+  readonly enableExecuteCommand?: boolean;
+  readonly propagateTags?: 'SERVICE' | 'TASK_DEFINITION' | 'NONE';
+  readonly enableECSManagedTags?: boolean;
+  readonly availabilityZoneRebalancing?: 'ENABLED' | 'DISABLED';
+  readonly serviceRegistries?: Record<string, unknown>[];
+  readonly serviceConnectConfiguration?: Record<string, unknown>;
+  readonly volumeConfigurations?: Record<string, unknown>[];
 }
 
 /**
  * A valid, normalized service spec: one DynamoDB item (partition key `cluster`, sort key
  * `service`). Defaults are already applied by the parser (see `lambda/core/spec.ts`).
  */
-export interface ServiceSpec extends ServiceKey {
-  /** Container image reference, e.g. `public.ecr.aws/nginx/nginx:1.27`. */
+export interface ServiceSpec extends ServiceKey, EcsSpecFields {
+  /**
+   * Image of the shorthand container (the container named after the service), e.g.
+   * `public.ecr.aws/nginx/nginx:1.27`; `''` when the spec has no shorthand container (only
+   * `containers`, or `state: absent`).
+   */
   readonly image: string;
   /** Tasks wanted. Undefined only when `autoscaled` is true. */
   readonly desiredCount?: number;
@@ -226,6 +284,9 @@ export interface ObservedDeployment {
   rolloutStateReason?: string;
   createdAt: Date;
   updatedAt: Date;
+  /** DescribeServices reports Service Connect and EBS volumes per deployment only. */
+  serviceConnectConfiguration?: Record<string, unknown>;
+  volumeConfigurations?: Record<string, unknown>[];
 }
 
 /** ECS `ServiceEvent`. */
@@ -264,7 +325,16 @@ export interface ObservedService {
     minimumHealthyPercent?: number;
     maximumPercent?: number;
     deploymentCircuitBreaker?: { enable: boolean; rollback: boolean };
+    alarms?: { alarmNames?: string[]; enable?: boolean; rollback?: boolean };
   };
+  /** Absent means ECS (the rolling deployment controller). */
+  deploymentController?: { type?: string };
+  healthCheckGracePeriodSeconds?: number;
+  enableExecuteCommand?: boolean;
+  propagateTags?: string;
+  enableECSManagedTags?: boolean;
+  availabilityZoneRebalancing?: string;
+  serviceRegistries?: Record<string, unknown>[];
   networkConfiguration?: {
     awsvpcConfiguration?: {
       subnets?: string[];
@@ -433,7 +503,8 @@ export interface CreateServiceInput {
    */
   taskDefinition: string;
   desiredCount?: number;
-  capacityProviderStrategy: { capacityProvider: string; weight: number; base?: number }[];
+  /** Absent exactly when `launchType` is set. */
+  capacityProviderStrategy?: { capacityProvider: string; weight: number; base?: number }[];
   platformVersion?: string;
   networkConfiguration: {
     awsvpcConfiguration: { subnets: string[]; securityGroups: string[]; assignPublicIp: 'ENABLED' | 'DISABLED' };
@@ -442,10 +513,18 @@ export interface CreateServiceInput {
     minimumHealthyPercent: number;
     maximumPercent: number;
     deploymentCircuitBreaker: { enable: boolean; rollback: boolean };
+    alarms?: DeploymentAlarms;
   };
   loadBalancers?: { targetGroupArn: string; containerName: string; containerPort: number }[];
   propagateTags?: 'SERVICE' | 'TASK_DEFINITION' | 'NONE';
   enableECSManagedTags?: boolean;
+  launchType?: 'FARGATE';
+  healthCheckGracePeriodSeconds?: number;
+  enableExecuteCommand?: boolean;
+  availabilityZoneRebalancing?: 'ENABLED' | 'DISABLED';
+  serviceRegistries?: Record<string, unknown>[];
+  serviceConnectConfiguration?: Record<string, unknown>;
+  volumeConfigurations?: Record<string, unknown>[];
   tags: { key: string; value: string }[];
   /** Idempotency token, at most 36 ASCII characters (ECS-FACTS §3). */
   clientToken: string;
@@ -461,6 +540,15 @@ export interface UpdateServiceInput {
   networkConfiguration?: CreateServiceInput['networkConfiguration'];
   deploymentConfiguration?: CreateServiceInput['deploymentConfiguration'];
   loadBalancers?: CreateServiceInput['loadBalancers'];
+  platformVersion?: string;
+  healthCheckGracePeriodSeconds?: number;
+  enableExecuteCommand?: boolean;
+  propagateTags?: 'SERVICE' | 'TASK_DEFINITION' | 'NONE';
+  enableECSManagedTags?: boolean;
+  availabilityZoneRebalancing?: 'ENABLED' | 'DISABLED';
+  serviceRegistries?: Record<string, unknown>[];
+  serviceConnectConfiguration?: Record<string, unknown>;
+  volumeConfigurations?: Record<string, unknown>[];
   forceNewDeployment?: boolean;
 }
 

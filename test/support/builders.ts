@@ -132,6 +132,7 @@ export function anObservedService(overrides: Partial<ObservedService> & { cluste
     taskDefinition: td,
     capacityProviderStrategy: [{ capacityProvider: 'FARGATE', weight: 1, base: 0 }],
     platformVersion: 'LATEST',
+    propagateTags: 'SERVICE',
     deploymentConfiguration: {
       minimumHealthyPercent: 100,
       maximumPercent: 200,

@@ -402,8 +402,15 @@ export class FakeEcs implements EcsReader, EcsWriter {
       runningCount: 0,
       pendingCount: 0,
       taskDefinition: arn,
-      capacityProviderStrategy: input.capacityProviderStrategy.map((s) => ({ base: 0, ...s })),
+      ...(input.launchType
+        ? { launchType: input.launchType }
+        : { capacityProviderStrategy: (input.capacityProviderStrategy ?? []).map((s) => ({ base: 0, ...s })) }),
       platformVersion: input.platformVersion ?? 'LATEST',
+      propagateTags: input.propagateTags ?? 'NONE',
+      enableECSManagedTags: input.enableECSManagedTags ?? false,
+      enableExecuteCommand: input.enableExecuteCommand ?? false,
+      ...(input.healthCheckGracePeriodSeconds !== undefined ? { healthCheckGracePeriodSeconds: input.healthCheckGracePeriodSeconds } : {}),
+      ...(input.serviceRegistries ? { serviceRegistries: structuredClone(input.serviceRegistries) } : {}),
       deploymentConfiguration: structuredClone(input.deploymentConfiguration),
       networkConfiguration: structuredClone(input.networkConfiguration),
       loadBalancers: structuredClone(input.loadBalancers ?? []),
@@ -442,6 +449,11 @@ export class FakeEcs implements EcsReader, EcsWriter {
       svc.loadBalancers = structuredClone(input.loadBalancers);
       redeploy = true;
     }
+    // The declared service fields, as ECS stores them.
+    for (const name of ['platformVersion', 'healthCheckGracePeriodSeconds', 'enableExecuteCommand', 'propagateTags', 'enableECSManagedTags', 'availabilityZoneRebalancing', 'serviceRegistries'] as const) {
+      if (input[name] !== undefined) (svc as unknown as Record<string, unknown>)[name] = structuredClone(input[name]);
+    }
+    if (input.platformVersion !== undefined || input.serviceRegistries !== undefined) redeploy = true;
     if (redeploy) {
       this.deploy(svc, arn);
       return;
