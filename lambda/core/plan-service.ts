@@ -4,6 +4,7 @@
  * allow-list checks. Pure functions; the task definition half lives in `./taskdef`.
  */
 import type { AllowLists, ReconcilerDefaults } from './options';
+import { own } from './dict';
 import { type CanonicalValue, canonicalOf, deepEqual } from './vocab/decl';
 import {
   CORE_SERVICE_FIELD_CONTROLLERS,
@@ -129,7 +130,7 @@ export function desiredServiceConfig(spec: ServiceSpec, defaults: ReconcilerDefa
  * differs from ECS's NONE).
  */
 export function createServiceFields(desired: DesiredServiceConfig): Partial<CreateServiceInput> {
-  const out: Record<string, unknown> = {};
+  const out: Partial<Record<ServiceFieldName, unknown>> = {};
   for (const name of SERVICE_FIELD_NAMES) {
     if (desired.given.has(name) || name === 'propagateTags') out[name] = structuredClone(desired.fields[name]);
   }
@@ -324,8 +325,8 @@ export function limitToDeploymentController(
   if (type === 'ECS') return { changes, input, held: [] };
   const allowed = (field: string): boolean => {
     const top = field.startsWith('containerDefinitions') || !/^[a-zA-Z]+/.test(field) ? 'taskDefinition' : field.split(/[.[]/)[0];
-    const decl = (SERVICE_FIELDS as Record<string, ServiceFieldDecl>)[top];
-    const controllers = decl?.controllers ?? CORE_SERVICE_FIELD_CONTROLLERS[top] ?? CORE_SERVICE_FIELD_CONTROLLERS.taskDefinition;
+    const decl = own(SERVICE_FIELDS as Record<string, ServiceFieldDecl>, top);
+    const controllers = decl?.controllers ?? own(CORE_SERVICE_FIELD_CONTROLLERS, top) ?? CORE_SERVICE_FIELD_CONTROLLERS.taskDefinition;
     return controllers.includes(type);
   };
   const why = `the service uses the ${type} deployment controller, and ECS lets UpdateService change only desiredCount, ` +
@@ -337,8 +338,9 @@ export function limitToDeploymentController(
     if (allowed(c.field)) kept.push(c);
     else held.push({ ...c, why });
   }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) if (k !== 'forceNewDeployment' && allowed(k === 'taskDefinition' ? 'containerDefinitions' : k)) out[k] = v;
+  const out = Object.fromEntries(
+    Object.entries(input).filter(([k]) => k !== 'forceNewDeployment' && allowed(k === 'taskDefinition' ? 'containerDefinitions' : k)),
+  );
   return { changes: kept, input: out as ServiceDiff['input'], held };
 }
 

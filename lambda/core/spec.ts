@@ -437,9 +437,9 @@ const ECS_SPEC_SHAPE = {
 };
 
 function serviceFieldShape() {
-  const shape: Record<string, z.ZodType> = {};
+  const shape: Partial<Record<(typeof SERVICE_FIELD_NAMES)[number], z.ZodType>> = {};
   for (const name of SERVICE_FIELD_NAMES) {
-    const f = SERVICE_FIELDS[name].field;
+    const f: Field = SERVICE_FIELDS[name].field;
     shape[name] = zodOf(f.type).optional().describe(f.doc ?? name);
   }
   return shape as {
