@@ -1,10 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import { buildCli, isStale } from './scripts/build-cli.mjs';
 import { detectTools, MissingToolsReporter, TOOL_TAGS } from './test/support/tools-setup';
 
-// Outside tools (moto, the AWS CLI, cfn-lint, chromium) are found once, here, and handed to the
-// test files (`needs()` in test/support/tools.ts) and to the reporter that names what was skipped.
+// Once per run, before any test file loads:
+// - the CLI is built (dist/, scripts/build-cli.mjs) if a source changed, so that the tests that
+//   spawn `node bin/ecsr.js` run the build and none of them pays for building it;
+// - outside tools (moto, the AWS CLI, cfn-lint, chromium) are found and handed to the test files
+//   (`needs()` in test/support/tools.ts) and to the reporter that names what was skipped.
 export default defineConfig(async () => {
-  const tools = await detectTools();
+  const [tools] = await Promise.all([detectTools(), isStale() ? buildCli() : undefined]);
   return {
     test: {
       include: ['test/**/*.test.ts'],

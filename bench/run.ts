@@ -8,6 +8,7 @@
  *    bundled like the Lambda: create from empty, first pass of a new container, steady passes;
  *    real time, rate-limit waits, API calls by action, peak RSS and heap.
  * 3. Passes bounded like the Lambda (50 s timeout) from empty, at one size.
+ * 4. Start-up of the built `ecsr` CLI (`--version`, `--help`, `validate`), beside `node -e 0`.
  *
  * Prints tables to stdout and progress to stderr; writes no file. See docs/benchmarks.md.
  */
@@ -19,6 +20,7 @@ import { runPassBench } from './pass-bench';
 import type { PlannerCaseResult, PlannerRequest } from './protocol';
 import { callsTable, cappedTable, lambdaTable, memoryTable, memoryTrendTable, passFindings, passTable, plannerTable } from './report';
 import { bundleWorkers, BenchWorker } from './workers';
+import { runStartupBench, startupTable } from './cli-startup';
 
 /** Young generation of the allocation run (MiB per semi-space): one plan() of 1000 services fits. */
 const ALLOC_SEMI_SPACE_MIB = 256;
@@ -46,6 +48,8 @@ interface BenchOptions {
   plannerBudgetMs: number;
   planner: boolean;
   pass: boolean;
+  cli: boolean;
+  cliRuns: number;
 }
 
 const program = new Command('bench')
@@ -57,7 +61,9 @@ const program = new Command('bench')
   .option('--lambda-size <n>', 'fleet size of the Lambda-bounded run from empty (0 skips it)', count, 100)
   .option('--planner-budget-ms <ms>', 'measured milliseconds per planner case, at least', count, 1000)
   .option('--no-planner', 'skip the planner benchmark')
-  .option('--no-pass', 'skip the pass benchmarks');
+  .option('--no-pass', 'skip the pass benchmarks')
+  .option('--cli-runs <n>', 'measured runs per command of the CLI start-up benchmark', count, 20)
+  .option('--no-cli', 'skip the CLI start-up benchmark');
 
 async function main(): Promise<void> {
   // The SDK warns once per process that releases after January 2027 need Node 22 (STACK.md).
@@ -138,6 +144,12 @@ async function main(): Promise<void> {
         for (const line of [...notSteady, ...findings]) console.log(`  ${line}`);
         console.log();
       }
+    }
+    if (opts.cli) {
+      progress('CLI start-up...');
+      console.log(`6. Start-up of the built CLI: spawn to exit, real time, one at a time (${opts.cliRuns} runs after a warm-up)`);
+      console.log(startupTable(await runStartupBench(opts.cliRuns)));
+      console.log();
     }
     progress(`done in ${((performance.now() - began) / 1000).toFixed(0)} s`);
   } finally {

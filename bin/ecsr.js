@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Executable shim for the package.json `bin` entry: runs the TypeScript CLI (bin/ecsr.ts) through
-// tsx's ESM loader, so `ecsr` works from a checkout (`npm link`) without a build step.
-import { register } from 'tsx/esm/api';
+// Executable for the package.json `bin` entry (`npx ecsr`): runs the CLI that
+// scripts/build-cli.mjs built from bin/ecsr.ts into dist/ (`npm ci` builds it), rebuilding it
+// first when a source file changed since (about a second, once).
+import { pathToFileURL } from 'node:url';
+import { buildCli, CLI_ENTRY, isStale } from '../scripts/build-cli.mjs';
 
-register();
-await import('./ecsr.ts');
+if (isStale()) await buildCli();
+await import(pathToFileURL(CLI_ENTRY).href);

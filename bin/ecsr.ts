@@ -3,8 +3,9 @@
  * `ecsr`, the command line of ecs-reconciler. Each command lives in `bin/commands/<name>.ts` and
  * exports a function returning a commander `Command`; add it to {@link COMMANDS} below.
  *
- * From a checkout: `npm run ecsr -- <command> ...` (e.g. `npm run ecsr -- get`), or `npm start`
- * for `ecsr local`. Every command that talks to AWS uses the SDK's standard configuration
+ * Built with esbuild into `dist/` (scripts/build-cli.mjs; `npm ci` builds it, and `bin/ecsr.js`
+ * rebuilds it when a source changed). From a checkout: `npx ecsr <command> ...`,
+ * `npm run ecsr -- <command> ...`, or `npm start` for `ecsr local`. Every command that talks to AWS uses the SDK's standard configuration
  * (profile, region, `AWS_ENDPOINT_URL*`). Every error, commander's usage errors included, is
  * `ecsr <command>: <one sentence>` on stderr and a non-zero exit code (`--debug` adds the stack
  * trace). When the reader of stdout or stderr goes away (`ecsr export | head -2`), the process ends
@@ -12,36 +13,39 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { applyCommand } from './commands/apply';
-import { deleteCommand } from './commands/delete';
-import { diffCommand } from './commands/diff';
-import { exportCommand } from './commands/export';
-import { getCommand } from './commands/get';
-import { localCommand } from './commands/local';
-import { planCommand } from './commands/plan';
-import { reconcileCommand } from './commands/reconcile';
-import { setCommand } from './commands/set';
-import { simCommand } from './commands/sim';
-import { describeError, EXIT } from './commands/support/errors';
+import { EXIT } from './commands/support/exit-codes';
 import { configureUsageErrors } from './commands/support/usage-errors';
-import { validateCommand } from './commands/validate';
-import { waitCommand } from './commands/wait';
 
-/** Every command of the CLI, in help order. */
-const COMMANDS: (() => Command)[] = [
-  applyCommand,
-  validateCommand,
-  getCommand,
-  setCommand,
-  diffCommand,
-  planCommand,
-  deleteCommand,
-  waitCommand,
-  exportCommand,
-  reconcileCommand,
-  localCommand,
-  simCommand,
-];
+/**
+ * Every command of the CLI, in help order, by name: how to load it. A command's module (and what
+ * it imports: the SDK, zod, the simulator...) is loaded only when that command runs, or for the
+ * whole program's help and "did you mean": `ecsr --version` loads none (see {@link commandsFor}).
+ */
+const COMMANDS: Record<string, () => Promise<() => Command>> = {
+  apply: async () => (await import('./commands/apply')).applyCommand,
+  validate: async () => (await import('./commands/validate')).validateCommand,
+  get: async () => (await import('./commands/get')).getCommand,
+  set: async () => (await import('./commands/set')).setCommand,
+  diff: async () => (await import('./commands/diff')).diffCommand,
+  plan: async () => (await import('./commands/plan')).planCommand,
+  delete: async () => (await import('./commands/delete')).deleteCommand,
+  wait: async () => (await import('./commands/wait')).waitCommand,
+  export: async () => (await import('./commands/export')).exportCommand,
+  reconcile: async () => (await import('./commands/reconcile')).reconcileCommand,
+  local: async () => (await import('./commands/local')).localCommand,
+  sim: async () => (await import('./commands/sim')).simCommand,
+};
+
+/**
+ * The commands `args` (the arguments after `ecsr`) needs: the one it names; none for
+ * `--version` alone; every one otherwise (no command, `help`, an unknown name to suggest from).
+ */
+export function commandsFor(args: readonly string[]): string[] {
+  const named = args.find((a) => !a.startsWith('-'));
+  if (named !== undefined && Object.hasOwn(COMMANDS, named)) return [named];
+  if (named === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version')) return [];
+  return Object.keys(COMMANDS);
+}
 
 /** The `version` of package.json (what `ecsr --version` prints). */
 export function packageVersion(): string {
@@ -49,12 +53,16 @@ export function packageVersion(): string {
   return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
-/** The program with every command; usage errors throw a `CommanderError` (see `configureUsageErrors`). */
-export function buildProgram(): Command {
+/**
+ * The program with the commands `names` (default: every one); usage errors throw a
+ * `CommanderError` (see `configureUsageErrors`).
+ */
+export async function buildProgram(names: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
   const program = new Command('ecsr')
     .description('ecs-reconciler: a level-triggered reconciler for Amazon ECS on Fargate')
     .version(packageVersion(), '-V, --version', 'print the version of ecsr');
-  for (const make of COMMANDS) program.addCommand(make());
+  const makers = await Promise.all(names.map((name) => COMMANDS[name]()));
+  for (const make of makers) program.addCommand(make());
   return configureUsageErrors(program);
 }
 
@@ -77,7 +85,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 exitQuietlyOnBrokenPipe(process.stdout);
 exitQuietlyOnBrokenPipe(process.stderr);
 
-const program = buildProgram();
+const program = await buildProgram(commandsFor(process.argv.slice(2)));
 let running = 'ecsr';
 program.hook('preAction', (_program, action) => {
   running = `ecsr ${action.name()}`;
@@ -90,6 +98,7 @@ try {
     process.exitCode = err.exitCode;
   } else {
     // Commands report their own errors; this catches what escapes them (a bug).
+    const { describeError } = await import('./commands/support/errors');
     process.stderr.write(`${running}: ${describeError(err)}\n`);
     if (process.argv.includes('--debug')) process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
     process.exitCode = EXIT.failed;

@@ -1,6 +1,7 @@
 /**
- * Runs the `ecsr` CLI as a user does, in a child process (`node bin/ecsr.js`, the package's `bin`
- * shim), and collects its exit code and output.
+ * Runs the `ecsr` CLI as a user does, in a child process (`node bin/ecsr.js`, the package's `bin`,
+ * which runs the build in dist/ that vitest.config.ts made for this run), and collects its exit
+ * code and output.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListClustersCommand } from '@aws-sdk/client-ecs';
 import { startSimulator, type Simulator } from '../../local/sim';
@@ -103,7 +102,7 @@ describe('simulator: the AWS CLI against it', { ...needs('aws'), timeout: AWS_CL
 describe('ecsr sim (standalone, child process)', () => {
   const children: ChildProcess[] = [];
   afterAll(() => {
-    // Each child runs in its own process group (tsx starts node under it): end the whole group.
+    // Each child runs in its own process group: end the whole group.
     for (const c of children) {
       if (c.exitCode === null && c.signalCode === null && c.pid !== undefined) {
         try {
@@ -116,9 +115,9 @@ describe('ecsr sim (standalone, child process)', () => {
   });
 
   function startCli(args: string[]): { child: ChildProcess; output: () => { stdout: string; stderr: string }; exited: Promise<number | null> } {
-    // What `npx tsx bin/ecsr.ts sim ...` runs, without npm's wrapper process (which does not pass
+    // What `npx ecsr sim ...` runs (the build), without npm's wrapper process (which does not pass
     // SIGTERM's outcome on, so the exit code of ecsr itself could not be checked).
-    const child = spawn(join('node_modules', '.bin', 'tsx'), ['bin/ecsr.ts', 'sim', ...args], {
+    const child = spawn(process.execPath, ['bin/ecsr.js', 'sim', ...args], {
       cwd: process.cwd(),
       env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,14 +7,9 @@ import { ConfigError } from '../../../lambda/config';
 import { AwsCallError, errorMessage } from '../../../lambda/adapters/errors';
 import { own } from '../../../lambda/core/dict';
 
-/** Exit codes of `ecsr` (documented in docs/cli.md, "The `ecsr` command line"). */
-export const EXIT = {
-  ok: 0,
-  /** A command failed: bad input, an AWS error, a failed rollout, a failed expectation. */
-  failed: 1,
-  /** `apply --wait` / `delete --wait` ran out of time; `diff`/`plan --exit-code` found changes. */
-  timeoutOrChanges: 2,
-} as const;
+import { EXIT } from './exit-codes';
+
+export { EXIT };
 
 /** An error the user can act on; its message is printed as is. */
 export class CliError extends Error {
