@@ -21,20 +21,20 @@ import { configureUsageErrors } from './commands/support/usage-errors';
  * it imports: the SDK, zod, the simulator...) is loaded only when that command runs, or for the
  * whole program's help and "did you mean": `ecsr --version` loads none (see {@link commandsFor}).
  */
-const COMMANDS: Record<string, () => Promise<() => Command>> = {
-  apply: async () => (await import('./commands/apply')).applyCommand,
-  validate: async () => (await import('./commands/validate')).validateCommand,
-  get: async () => (await import('./commands/get')).getCommand,
-  set: async () => (await import('./commands/set')).setCommand,
-  diff: async () => (await import('./commands/diff')).diffCommand,
-  plan: async () => (await import('./commands/plan')).planCommand,
-  delete: async () => (await import('./commands/delete')).deleteCommand,
-  wait: async () => (await import('./commands/wait')).waitCommand,
-  export: async () => (await import('./commands/export')).exportCommand,
-  reconcile: async () => (await import('./commands/reconcile')).reconcileCommand,
-  local: async () => (await import('./commands/local')).localCommand,
-  sim: async () => (await import('./commands/sim')).simCommand,
-};
+const COMMANDS = new Map<string, () => Promise<() => Command>>([
+  ['apply', async () => (await import('./commands/apply')).applyCommand],
+  ['validate', async () => (await import('./commands/validate')).validateCommand],
+  ['get', async () => (await import('./commands/get')).getCommand],
+  ['set', async () => (await import('./commands/set')).setCommand],
+  ['diff', async () => (await import('./commands/diff')).diffCommand],
+  ['plan', async () => (await import('./commands/plan')).planCommand],
+  ['delete', async () => (await import('./commands/delete')).deleteCommand],
+  ['wait', async () => (await import('./commands/wait')).waitCommand],
+  ['export', async () => (await import('./commands/export')).exportCommand],
+  ['reconcile', async () => (await import('./commands/reconcile')).reconcileCommand],
+  ['local', async () => (await import('./commands/local')).localCommand],
+  ['sim', async () => (await import('./commands/sim')).simCommand],
+]);
 
 /**
  * The commands `args` (the arguments after `ecsr`) needs: the one it names; none for
@@ -42,9 +42,9 @@ const COMMANDS: Record<string, () => Promise<() => Command>> = {
  */
 export function commandsFor(args: readonly string[]): string[] {
   const named = args.find((a) => !a.startsWith('-'));
-  if (named !== undefined && Object.hasOwn(COMMANDS, named)) return [named];
+  if (named !== undefined && COMMANDS.has(named)) return [named];
   if (named === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version')) return [];
-  return Object.keys(COMMANDS);
+  return [...COMMANDS.keys()];
 }
 
 /** The `version` of package.json (what `ecsr --version` prints). */
@@ -57,11 +57,17 @@ export function packageVersion(): string {
  * The program with the commands `names` (default: every one); usage errors throw a
  * `CommanderError` (see `configureUsageErrors`).
  */
-export async function buildProgram(names: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
+export async function buildProgram(names: readonly string[] = [...COMMANDS.keys()]): Promise<Command> {
   const program = new Command('ecsr')
     .description('ecs-reconciler: a level-triggered reconciler for Amazon ECS on Fargate')
     .version(packageVersion(), '-V, --version', 'print the version of ecsr');
-  const makers = await Promise.all(names.map((name) => COMMANDS[name]()));
+  const makers = await Promise.all(
+    names.map((name) => {
+      const load = COMMANDS.get(name);
+      if (load === undefined) throw new Error(`no command ${name}`);
+      return load();
+    }),
+  );
   for (const make of makers) program.addCommand(make());
   return configureUsageErrors(program);
 }

@@ -55,7 +55,7 @@ describe('the built ecsr', () => {
     const dynamic = meta.outputs['dist/ecsr.js'].imports.filter((i) => i.kind === 'dynamic-import').length;
 
     // Assess
-    expect(inputs.filter((i) => !i.startsWith('node_modules/commander/'))).toEqual([
+    expect(inputs.filter((i) => !/(^|\/)node_modules\/commander\//.test(i))).toEqual([
       'bin/commands/support/exit-codes.ts',
       'bin/commands/support/usage-errors.ts',
       'bin/ecsr.ts',
