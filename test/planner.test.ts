@@ -1182,6 +1182,42 @@ describe('status', () => {
     if (reason) expect(p.statuses[ID].reasonsFirstSeen).toEqual({ [reason]: NOW.toISOString() });
   });
 
+  it.each([
+    { case: 'the same task definition: the remembered root cause stays', sameRevision: true, reason: 'TaskFailedToStart: CannotPullContainerError: not found' },
+    { case: 'a new task definition: the event explains the new revision', sameRevision: false, reason: '(service web) deployment ecs-svc/1 deployment failed: tasks failed to start.' },
+  ])('a remembered stopped-task reason beats a newer generic event while the lag lasts: $case', ({ sameRevision, reason }) => {
+    // Prepare: ECS forgot the stopped tasks (about an hour) and has only the generic event left
+    const first = at(-3600).toISOString();
+    const remembered = aStatus({ laggingSince: first, reason: 'TaskFailedToStart: CannotPullContainerError: not found' });
+    const p = planFor(
+      aSpec(),
+      (s) => {
+        s.runningCount = 0;
+        s.stoppedTasks = [];
+        s.events = [{ id: 'e1', createdAt: at(-60), message: '(service web) deployment ecs-svc/1 deployment failed: tasks failed to start.' }];
+        remembered.taskDefinitionArn = sameRevision ? s.taskDefinition : `${s.taskDefinition}-older`;
+      },
+      { remembered: { [ID]: remembered } },
+    );
+    // Assess
+    expect(p.statuses[ID].reason).toBe(reason);
+  });
+
+  it.each([
+    { case: 'a task stopped 15 minutes ago, no steady state since', steadyAt: undefined, since: at(-900).toISOString(), beyond: true },
+    { case: 'the service was steady after that stop', steadyAt: at(-100), since: NOW.toISOString(), beyond: false },
+  ])('laggingSince comes from ECS when the status was lost (a PutItem without status): $case', ({ steadyAt, since, beyond }) => {
+    // Prepare: no remembered status at all
+    const p = planFor(aSpec(), (s) => {
+      s.runningCount = 1;
+      s.stoppedTasks = [{ taskArn: 't1', stopCode: 'EssentialContainerExited', stoppedReason: 'Essential container in task exited', stoppedAt: at(-900), containers: [] }];
+      s.events = steadyAt ? [{ id: 'e1', createdAt: steadyAt, message: '(service web) has reached a steady state.' }] : [];
+    });
+    // Assess: the lag grace (300 s) counts from the stop, not from this pass
+    expect(p.statuses[ID].laggingSince).toBe(since);
+    expect(p.statuses[ID].lagBeyondGrace).toBe(beyond);
+  });
+
   it('keeps the remembered reason and its first sighting while the lag lasts and the stopped task is gone', () => {
     const first = at(-1800).toISOString();
     const p = planFor(aSpec(), (s) => (s.runningCount = 1), {

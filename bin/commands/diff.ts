@@ -19,40 +19,73 @@ interface DiffOptions extends PlanOptions {
 }
 
 /** Leaves of a plain value by path: `environment.LOG_LEVEL` -> `"debug"`, `subnets` -> `["a","b"]`. */
-function leaves(value: unknown, prefix = '', out: Map<string, string> = new Map()): Map<string, string> {
+function leaves(value: unknown, prefix = '', out: Map<string, unknown> = new Map()): Map<string, unknown> {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) leaves(v, prefix ? `${prefix}.${k}` : k, out);
   } else if (value !== undefined) {
-    out.set(prefix, JSON.stringify(value));
+    out.set(prefix, value);
   }
   return out;
 }
 
+/** A value of a change as text: JSON, or `(none)`. */
+const text = (v: unknown): string => (v === null ? '(none)' : JSON.stringify(v));
+
+/** One attribute that differs: its path, and the values in the table and in the file (null: none). */
+export interface SpecChange {
+  readonly path: string;
+  readonly from: unknown;
+  readonly to: unknown;
+}
+
 /**
  * Attribute changes from the table's item to the file's spec (both in normalized item form, so
- * defaults and order do not show as changes): `image "a" -> "b"`, `desiredCount (none) -> 3`.
+ * defaults and order do not show as changes), by path; `from` / `to` are null where one side has
+ * no value.
  */
-export function specChanges(before: Record<string, unknown> | undefined, after: Record<string, unknown>): string[] {
+export function structuredSpecChanges(before: Record<string, unknown> | undefined, after: Record<string, unknown>): SpecChange[] {
   const a = leaves(before ?? {});
   const b = leaves(after);
   const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
-  return paths.filter((p) => a.get(p) !== b.get(p)).map((p) => `${p} ${a.get(p) ?? '(none)'} -> ${b.get(p) ?? '(none)'}`);
+  return paths
+    .filter((p) => JSON.stringify(a.get(p)) !== JSON.stringify(b.get(p)))
+    .map((p) => ({ path: p, from: a.has(p) ? a.get(p) : null, to: b.has(p) ? b.get(p) : null }));
 }
 
-function specDiffLines(file: readonly FileSpec[], entries: readonly TableEntry[]): string[] {
+/** {@link structuredSpecChanges} as text: `image "a" -> "b"`, `desiredCount (none) -> 3`. */
+export function specChanges(before: Record<string, unknown> | undefined, after: Record<string, unknown>): string[] {
+  return structuredSpecChanges(before, after).map((c) => `${c.path} ${text(c.from)} -> ${text(c.to)}`);
+}
+
+/** What `-o json|yaml` says about one spec of the file. */
+export interface SpecDiff {
+  readonly cluster: string;
+  readonly service: string;
+  /** `new`: no item in the table; `changed`; `unchanged`. */
+  readonly change: 'new' | 'changed' | 'unchanged';
+  /** True when the stored item does not validate (then `changes` start from it as stored). */
+  readonly storedInvalid?: boolean;
+  readonly changes: SpecChange[];
+}
+
+function specDiffs(file: readonly FileSpec[], entries: readonly TableEntry[]): SpecDiff[] {
   const byId = new Map(entries.filter((e) => e.key).map((e) => [serviceId(e.key!), e]));
-  const lines: string[] = [];
-  for (const s of file) {
-    const id = serviceId(s.key);
-    const current = byId.get(id);
-    if (!current) {
-      lines.push(`+ ${id} (new spec)`);
-      continue;
-    }
+  return file.map((s) => {
+    const current = byId.get(serviceId(s.key));
+    if (!current) return { ...s.key, change: 'new', changes: [] };
     const before = current.result.ok ? specToItem(current.result.spec) : current.item;
-    const changes = specChanges(before, specToItem(s.spec));
-    if (changes.length === 0) lines.push(`= ${id} (unchanged)`);
-    else lines.push(`~ ${id}${current.result.ok ? '' : ' (the stored item is invalid)'}`, ...changes.map((c) => `    ${c}`));
+    const changes = structuredSpecChanges(before, specToItem(s.spec));
+    return { ...s.key, change: changes.length === 0 ? 'unchanged' : 'changed', ...(current.result.ok ? {} : { storedInvalid: true }), changes };
+  });
+}
+
+function specDiffLines(diffs: readonly SpecDiff[]): string[] {
+  const lines: string[] = [];
+  for (const d of diffs) {
+    const id = serviceId(d);
+    if (d.change === 'new') lines.push(`+ ${id} (new spec)`);
+    else if (d.change === 'unchanged') lines.push(`= ${id} (unchanged)`);
+    else lines.push(`~ ${id}${d.storedInvalid ? ' (the stored item is invalid)' : ''}`, ...d.changes.map((c) => `    ${c.path} ${text(c.from)} -> ${text(c.to)}`));
   }
   return lines;
 }
@@ -80,13 +113,13 @@ export function diffCommand(): Command {
         { verbose: opts.verbose },
       );
       assertCompleteRead(summary, tableName);
-      const lines = specDiffLines(specs, entries);
+      const diffs = specDiffs(specs, entries);
       if (opts.output === 'text') {
         process.stdout.write('Spec changes (table -> file):\n');
-        for (const l of lines) process.stdout.write(`  ${l}\n`);
+        for (const l of specDiffLines(diffs)) process.stdout.write(`  ${l}\n`);
       }
-      printPlan(summary, opts.output, { specChanges: lines });
-      const changed = lines.some((l) => !l.startsWith('='));
+      printPlan(summary, opts.output, { specChanges: diffs });
+      const changed = diffs.some((d) => d.change !== 'unchanged');
       if (opts.exitCode && (summary.actions.length > 0 || changed)) process.exitCode = EXIT.timeoutOrChanges;
     }),
   );

@@ -50,12 +50,13 @@ export function printPlan(summary: PassSummary, format: PlanOptions['output'], e
     return;
   }
   const n = summary.actions.length;
-  if (n === 0) process.stdout.write('No actions: ECS matches every spec.\n');
+  const notes = attention(summary.statuses);
+  if (n === 0 && notes.length === 0) process.stdout.write('No actions: ECS matches every spec.\n');
+  else if (n === 0) process.stdout.write(`No actions; ${notes.length} service${notes.length === 1 ? ' needs' : 's need'} attention.\n`);
   else {
     process.stdout.write(`The next pass would take ${n} action${n === 1 ? '' : 's'}:\n`);
     for (const a of summary.actions) process.stdout.write(`  ${formatAction(a)}\n`);
   }
-  const notes = attention(summary.statuses);
   if (notes.length > 0) {
     process.stdout.write('Needs attention (no action planned):\n');
     for (const line of notes) process.stdout.write(`  ${line}\n`);

@@ -31,7 +31,9 @@ import {
   type ConditionDrafts,
   type Lag,
   Reason,
-  bestReason,
+  eventReason,
+  isStoppedTaskReason,
+  stoppedTaskReason,
   computeLag,
   describeChange,
   rememberReason,
@@ -352,14 +354,20 @@ class Planner {
 
   private status(a: StatusArgs): ServiceStatus {
     const rem = this.remembered(a.id);
-    const lag = a.lag ?? computeLag(a.desiredCount, a.runningCount, rem, this.now, a.graceSeconds);
+    const lag = a.lag ?? computeLag(a.desiredCount, a.runningCount, rem, this.now, a.graceSeconds, a.service);
+    const current = a.service && !isGone(a.service) ? a.service : undefined;
     // While a service is being deleted, its newest ECS event ("has started 3 tasks", "deployment
     // completed") explains nothing: the deletion itself is the reason.
     const deleting = a.phase === 'Deleting' || a.phase === 'Deleted' ? a.conditions.ready.message : undefined;
-    const live = deleting ?? bestReason(a.service);
-    // Stopped tasks vanish after about an hour: while the lag lasts, keep the last reason known.
-    const reason = live ?? (lag.laggingSince ? rem?.reason : undefined);
-    const current = a.service && !isGone(a.service) ? a.service : undefined;
+    // The most specific reason wins while the lag lasts. A stopped task's reason beats a service
+    // event; ECS forgets stopped tasks after about an hour, so a remembered stopped-task reason
+    // beats a newer but generic event ("deployment failed: tasks failed to start") as long as the
+    // service still runs the same task definition (a new revision has new causes).
+    const sameRevision = rem?.taskDefinitionArn !== undefined && rem.taskDefinitionArn === current?.taskDefinition;
+    const rememberedRootCause =
+      lag.laggingSince && sameRevision && rem?.reason !== undefined && isStoppedTaskReason(rem.reason) ? rem.reason : undefined;
+    const reason =
+      deleting ?? stoppedTaskReason(a.service) ?? rememberedRootCause ?? eventReason(a.service) ?? (lag.laggingSince ? rem?.reason : undefined);
     return stripUndefined<ServiceStatus>({
       phase: a.phase,
       conditions: resolveConditions(a.conditions, rem?.conditions, this.now),
@@ -822,7 +830,7 @@ class Planner {
     // Nothing to change: the phase follows what ECS reports.
     const memory: Memory =
       tdChanges !== undefined ? { lastAppliedSpecHash: hash, failedSpecHash: undefined, ...observedDeployment } : {};
-    const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec));
+    const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec), svc);
     const inRollout =
       primary?.rolloutState === 'IN_PROGRESS' ||
       svc.deployments.some((d) => d.status === 'ACTIVE' && d.rolloutState !== 'FAILED');

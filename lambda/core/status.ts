@@ -163,12 +163,38 @@ export function computeLag(
   remembered: ServiceStatus | undefined,
   now: Date,
   graceSeconds: number,
+  service?: ObservedService,
 ): Lag {
   if (runningCount >= desiredCount) return { lagBeyondGrace: false };
-  const since = remembered?.laggingSince ?? now.toISOString();
-  const sinceMs = Date.parse(since);
-  const elapsedSeconds = Number.isNaN(sinceMs) ? 0 : (now.getTime() - sinceMs) / 1000;
-  return { laggingSince: Number.isNaN(sinceMs) ? now.toISOString() : since, lagBeyondGrace: elapsedSeconds > graceSeconds };
+  const rememberedMs = remembered?.laggingSince !== undefined ? Date.parse(remembered.laggingSince) : NaN;
+  const derivedMs = lagStartFromEcs(service, now);
+  const candidates = [rememberedMs, derivedMs].filter((t) => !Number.isNaN(t) && t <= now.getTime());
+  const sinceMs = candidates.length > 0 ? Math.min(...candidates) : now.getTime();
+  const elapsedSeconds = (now.getTime() - sinceMs) / 1000;
+  return { laggingSince: new Date(sinceMs).toISOString(), lagBeyondGrace: elapsedSeconds > graceSeconds };
+}
+
+/**
+ * When ECS's own records say the current lag began, in epoch ms (NaN when they say nothing): the
+ * PRIMARY deployment's `createdAt` while it has not COMPLETED (its tasks have not all run since it
+ * started), and the `stoppedAt` of stopped tasks since the service last reported a steady state
+ * (each stop took a task away). The earliest of these counts. This keeps `laggingSince` when the
+ * remembered status is lost (a PutItem of the whole item without `status`), so the lag grace and
+ * the lag alarm do not start over.
+ */
+export function lagStartFromEcs(service: ObservedService | undefined, now: Date): number {
+  if (!service) return NaN;
+  const times: number[] = [];
+  const primary = service.deployments.find((d) => d.status === 'PRIMARY');
+  if (primary && primary.rolloutState !== 'COMPLETED') times.push(primary.createdAt.getTime());
+  const steady = service.events.filter((e) => STEADY_STATE.test(e.message)).map((e) => e.createdAt.getTime());
+  const lastSteady = steady.length > 0 ? Math.max(...steady) : -Infinity;
+  for (const t of service.stoppedTasks ?? []) {
+    const at = t.stoppedAt?.getTime();
+    if (at !== undefined && at > lastSteady) times.push(at);
+  }
+  const valid = times.filter((t) => Number.isFinite(t) && t <= now.getTime());
+  return valid.length > 0 ? Math.min(...valid) : NaN;
 }
 
 const STEADY_STATE = /has reached a steady state/i;
@@ -179,6 +205,11 @@ const STEADY_STATE = /has reached a steady state/i;
  * event that is not a steady-state message. Undefined when ECS says nothing useful.
  */
 export function bestReason(service: ObservedService | undefined): string | undefined {
+  return stoppedTaskReason(service) ?? eventReason(service);
+}
+
+/** The latest STOPPED task's `stopCode: stoppedReason` (and container reason), if ECS has one. */
+export function stoppedTaskReason(service: ObservedService | undefined): string | undefined {
   if (!service) return undefined;
   const stopped = [...(service.stoppedTasks ?? [])].sort(
     (a, b) => (b.stoppedAt?.getTime() ?? 0) - (a.stoppedAt?.getTime() ?? 0) || (a.taskArn < b.taskArn ? -1 : 1),
@@ -190,8 +221,22 @@ export function bestReason(service: ObservedService | undefined): string | undef
       return `${t.stopCode ?? 'Stopped'}: ${parts.join('; ') || 'no reason given'}`;
     }
   }
+  return undefined;
+}
+
+/** The newest service event that is not "has reached a steady state". */
+export function eventReason(service: ObservedService | undefined): string | undefined {
+  if (!service) return undefined;
   const events = [...service.events].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   return events.find((e) => !STEADY_STATE.test(e.message))?.message;
+}
+
+/** ECS's task stop codes (DescribeTasks `stopCode`), and the fallback word of {@link stoppedTaskReason}. */
+const STOP_CODE_REASON = /^(TaskFailedToStart|EssentialContainerExited|UserInitiated|ServiceSchedulerInitiated|SpotInterruption|TerminationNotice|Stopped): /;
+
+/** True when `reason` is a stopped task's reason ({@link stoppedTaskReason}), not a service event. */
+export function isStoppedTaskReason(reason: string): boolean {
+  return STOP_CODE_REASON.test(reason);
 }
 
 /** Bound of `reasonsFirstSeen`: the oldest entries are dropped beyond this many. */
