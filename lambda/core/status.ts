@@ -168,8 +168,8 @@ export function computeLag(
   if (runningCount >= desiredCount) return { lagBeyondGrace: false };
   const rememberedMs = remembered?.laggingSince !== undefined ? Date.parse(remembered.laggingSince) : NaN;
   const derivedMs = lagStartFromEcs(service, now);
-  const candidates = [rememberedMs, derivedMs].filter((t) => !Number.isNaN(t) && t <= now.getTime());
-  const sinceMs = candidates.length > 0 ? Math.min(...candidates) : now.getTime();
+  // The remembered start wins; ECS's records fill in only when the status was lost.
+  const sinceMs = !Number.isNaN(rememberedMs) ? rememberedMs : !Number.isNaN(derivedMs) ? derivedMs : now.getTime();
   const elapsedSeconds = (now.getTime() - sinceMs) / 1000;
   return { laggingSince: new Date(sinceMs).toISOString(), lagBeyondGrace: elapsedSeconds > graceSeconds };
 }
