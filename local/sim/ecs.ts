@@ -55,6 +55,16 @@ import {
   type SimTask,
   type Tag,
 } from './state';
+import {
+  MAX_LOAD_BALANCERS,
+  alarmsOf,
+  azRebalancingOf,
+  checkControllerUpdate,
+  deploymentControllerOf,
+  propagateTagsOf,
+  serviceConnectOf,
+  volumeConfigurationsOf,
+} from './service-rules';
 import { buildTaskDefinition } from './task-definitions';
 import { own } from '../../lambda/core/dict';
 
@@ -579,6 +589,7 @@ export class SimulatedEcs {
       ...(include.includes('SETTINGS') ? { settings: c.settings.map((s) => ({ ...s })) } : {}),
       capacityProviders: [...c.capacityProviders],
       defaultCapacityProviderStrategy: structuredClone(c.defaultCapacityProviderStrategy),
+      ...(c.serviceConnectNamespace ? { serviceConnectDefaults: { namespace: c.serviceConnectNamespace } } : {}),
     } as Cluster;
   }
 
@@ -598,6 +609,9 @@ export class SimulatedEcs {
       ...(d.networkConfiguration ? { networkConfiguration: structuredClone(d.networkConfiguration) as NetworkConfiguration } : {}),
       rolloutState: d.rolloutState,
       rolloutStateReason: d.rolloutStateReason,
+      ...(d.serviceConnectConfiguration ? { serviceConnectConfiguration: structuredClone(d.serviceConnectConfiguration) } : {}),
+      ...(d.serviceConnectResources ? { serviceConnectResources: structuredClone(d.serviceConnectResources) } : {}),
+      ...(d.volumeConfigurations ? { volumeConfigurations: structuredClone(d.volumeConfigurations) } : {}),
     };
   }
 
@@ -614,22 +628,25 @@ export class SimulatedEcs {
       runningCount: counts.running,
       pendingCount: counts.pending,
       ...launchFields(svc),
-      taskDefinition: svc.taskDefinition,
+      ...(svc.taskDefinition !== '' ? { taskDefinition: svc.taskDefinition } : {}),
       deploymentConfiguration: structuredClone(svc.deploymentConfiguration),
+      ...(svc.deploymentController === 'EXTERNAL' ? { taskSets: [] } : {}),
       deployments: svc.deployments.map((d) => this.deploymentToWire(svc, d)),
       events: svc.events.map((e) => ({ id: e.id, createdAt: new Date(e.createdAt), message: e.message })),
       createdAt: new Date(svc.createdAt),
       placementConstraints: structuredClone(svc.placementConstraints) as Service['placementConstraints'],
       placementStrategy: structuredClone(svc.placementStrategy) as Service['placementStrategy'],
       ...(svc.networkConfiguration ? { networkConfiguration: structuredClone(svc.networkConfiguration) as NetworkConfiguration } : {}),
-      ...(svc.healthCheckGracePeriodSeconds !== undefined ? { healthCheckGracePeriodSeconds: svc.healthCheckGracePeriodSeconds } : {}),
+      // ECS answers 0 when none was given (API reference, Service; every recent answer in test/fixtures/real).
+      healthCheckGracePeriodSeconds: svc.healthCheckGracePeriodSeconds ?? 0,
       schedulingStrategy: 'REPLICA',
-      deploymentController: { type: 'ECS' },
+      deploymentController: { type: svc.deploymentController },
       ...(includeTags ? { tags: svc.tags.map((t) => ({ ...t })) } : {}),
       createdBy: svc.createdBy,
       enableECSManagedTags: svc.enableECSManagedTags,
       propagateTags: svc.propagateTags as Service['propagateTags'],
       enableExecuteCommand: svc.enableExecuteCommand,
+      availabilityZoneRebalancing: svc.availabilityZoneRebalancing,
     };
   }
 
@@ -761,12 +778,28 @@ export class SimulatedEcs {
       settings: (i.settings as { name: string; value: string }[] | undefined) ?? [{ name: 'containerInsights', value: 'disabled' }],
       capacityProviders: providers,
       defaultCapacityProviderStrategy: structuredClone((i.defaultCapacityProviderStrategy as CapacityProviderStrategyItem[] | undefined) ?? []),
+      ...this.serviceConnectDefaults(i.serviceConnectDefaults),
       createdAt: this.clock.nowMs(),
       services: new Map(),
       tasks: new Map(),
     };
     this.state.clusters.set(name, c);
     return c;
+  }
+
+  /** CreateCluster `serviceConnectDefaults`: a namespace name becomes a Cloud Map namespace ARN. */
+  private serviceConnectDefaults(given: unknown): { serviceConnectNamespace?: string } {
+    const ns = (given as { namespace?: unknown } | undefined)?.namespace;
+    if (ns === undefined) return {};
+    if (typeof ns !== 'string' || ns === '') throw invalidParameter('serviceConnectDefaults.namespace can not be blank.');
+    const s = this.arns.scope;
+    return { serviceConnectNamespace: ns.startsWith('arn:') ? ns : `arn:aws:servicediscovery:${s.region}:${s.accountId}:namespace/ns-${this.rng.hex(16)}` };
+  }
+
+  /** The Cloud Map service ECS creates for a Service Connect discovery name. */
+  private discoveryArn(): string {
+    const s = this.arns.scope;
+    return `arn:aws:servicediscovery:${s.region}:${s.accountId}:service/srv-${this.rng.hex(16)}`;
   }
 
   private describeClusters(i: Record<string, unknown>): unknown {
@@ -901,18 +934,24 @@ export class SimulatedEcs {
     if (req.schedulingStrategy !== undefined && req.schedulingStrategy !== 'REPLICA') {
       throw invalidParameter('The simulator supports only the REPLICA scheduling strategy.');
     }
-    if (req.deploymentController?.type !== undefined && req.deploymentController.type !== 'ECS') {
-      throw invalidParameter('The simulator supports only the ECS (rolling update) deployment controller.');
-    }
+    const controller = deploymentControllerOf(req.deploymentController);
     if (req.desiredCount === undefined) {
       throw invalidParameter('desiredCount is required for a service with the REPLICA scheduling strategy.');
     }
     assertCount(req.desiredCount);
-    const td = this.resolveTaskDefinitionForService(req.taskDefinition);
-    const launch = this.launchChoice(req.launchType, req.capacityProviderStrategy, td);
-    const networkConfiguration = this.networkConfiguration(req.networkConfiguration, td);
-    const loadBalancers = this.loadBalancers(req.loadBalancers, td);
+    // EXTERNAL services get their task definition, network and load balancers from task sets.
+    const td = controller === 'EXTERNAL' && req.taskDefinition === undefined ? undefined : this.resolveTaskDefinitionForService(req.taskDefinition);
+    const launch = td ? this.launchChoice(req.launchType, req.capacityProviderStrategy, td) : this.launchChoice(req.launchType, req.capacityProviderStrategy, { compatibilities: ['EC2', 'FARGATE'] });
+    const networkConfiguration = td ? this.networkConfiguration(req.networkConfiguration, td) : undefined;
+    const loadBalancers = td ? this.loadBalancers(req.loadBalancers, td) : [];
+    if (controller === 'CODE_DEPLOY' && loadBalancers.length === 0) {
+      throw invalidParameter('A service using the CODE_DEPLOY deployment controller needs a load balancer (blue/green shifts its traffic).');
+    }
     const deploymentConfiguration = deploymentConfig(req.deploymentConfiguration, undefined);
+    const serviceConnect = serviceConnectOf(req.serviceConnectConfiguration, td, cluster.serviceConnectNamespace, () => this.discoveryArn());
+    const volumeConfigurations = volumeConfigurationsOf(req.volumeConfigurations, td);
+    const propagateTags = propagateTagsOf(req.propagateTags);
+    const availabilityZoneRebalancing = azRebalancingOf(req.availabilityZoneRebalancing);
     const tags = tagsInput(req.tags);
     const now = this.clock.nowMs();
     const svc: SimService = {
@@ -921,18 +960,22 @@ export class SimulatedEcs {
       cluster: cluster.name,
       status: 'ACTIVE',
       desiredCount: req.desiredCount,
-      taskDefinition: td.taskDefinitionArn as string,
+      taskDefinition: (td?.taskDefinitionArn as string | undefined) ?? '',
       ...launch,
       platformVersion: launch.launchType === 'FARGATE' || launch.capacityProviderStrategy ? (req.platformVersion ?? 'LATEST') : req.platformVersion,
       networkConfiguration,
       loadBalancers,
+      ...(serviceConnect ? { serviceConnectConfiguration: serviceConnect.configuration, serviceConnectResources: serviceConnect.resources } : {}),
+      ...(volumeConfigurations ? { volumeConfigurations } : {}),
       deploymentConfiguration,
       serviceRegistries: structuredClone(req.serviceRegistries ?? []),
       healthCheckGracePeriodSeconds: req.healthCheckGracePeriodSeconds,
+      deploymentController: controller,
+      availabilityZoneRebalancing,
       placementConstraints: structuredClone(req.placementConstraints ?? []),
       placementStrategy: structuredClone(req.placementStrategy ?? []),
       enableECSManagedTags: req.enableECSManagedTags ?? false,
-      propagateTags: req.propagateTags ?? 'NONE',
+      propagateTags,
       enableExecuteCommand: req.enableExecuteCommand ?? false,
       tags,
       createdAt: now,
@@ -947,7 +990,8 @@ export class SimulatedEcs {
       warnings: new Map(),
     };
     cluster.services.set(name, svc);
-    this.scheduler.startDeployment(svc, templateOf(svc));
+    // An EXTERNAL service runs nothing until a task set is created (not simulated).
+    if (controller !== 'EXTERNAL') this.scheduler.startDeployment(svc, templateOf(svc));
     return { service: this.serviceToWire(svc, true) };
   }
 
@@ -1008,6 +1052,7 @@ export class SimulatedEcs {
 
   private loadBalancers(lbs: DeploymentTemplate['loadBalancers'] | undefined, td: TaskDefinition): DeploymentTemplate['loadBalancers'] {
     listMember({ loadBalancers: lbs }, 'loadBalancers', 'structure');
+    if ((lbs ?? []).length > MAX_LOAD_BALANCERS) throw invalidParameter(`loadBalancers can have at most ${MAX_LOAD_BALANCERS} items.`);
     for (const lb of lbs ?? []) {
       const c = (td.containerDefinitions ?? []).find((x: ContainerDefinition) => x.name === lb.containerName);
       if (!c) throw invalidParameter(`The container ${lb.containerName} does not exist in the task definition.`);
@@ -1023,8 +1068,10 @@ export class SimulatedEcs {
   private updateService(req: UpdateServiceRequest): unknown {
     const cluster = this.resolveCluster(req.cluster);
     const svc = this.requireActiveService(cluster, req.service);
+    checkControllerUpdate(svc.deploymentController, req);
     let newDeployment = req.forceNewDeployment === true;
     if (req.desiredCount !== undefined) assertCount(req.desiredCount);
+    if (svc.deploymentController === 'EXTERNAL') return this.updateExternalService(svc, req);
     let td = this.taskDefinitionByArn(svc.taskDefinition) as TaskDefinition;
     if (req.taskDefinition !== undefined) {
       td = this.resolveTaskDefinitionForService(req.taskDefinition);
@@ -1059,6 +1106,26 @@ export class SimulatedEcs {
       if (canonicalJson(loadBalancers) !== canonicalJson(svc.loadBalancers)) newDeployment = true;
     }
     if (req.platformVersion !== undefined && req.platformVersion !== svc.platformVersion) newDeployment = true;
+    let serviceConnect = svc.serviceConnectConfiguration ? { configuration: svc.serviceConnectConfiguration, resources: svc.serviceConnectResources ?? [] } : undefined;
+    if (req.serviceConnectConfiguration !== undefined) {
+      const same = canonicalJson(req.serviceConnectConfiguration) === canonicalJson(svc.serviceConnectConfiguration);
+      if (!same) {
+        serviceConnect = serviceConnectOf(req.serviceConnectConfiguration, td, cluster.serviceConnectNamespace, () => this.discoveryArn());
+        newDeployment = true;
+      }
+    } else if (serviceConnect && td.taskDefinitionArn !== svc.taskDefinition) {
+      // A new task definition must still have the ports Service Connect names.
+      serviceConnectOf(serviceConnect.configuration, td, cluster.serviceConnectNamespace, () => '');
+    }
+    let volumeConfigurations = svc.volumeConfigurations;
+    if (req.volumeConfigurations !== undefined) {
+      volumeConfigurations = req.volumeConfigurations.length === 0 ? undefined : volumeConfigurationsOf(req.volumeConfigurations, td);
+      if (canonicalJson(volumeConfigurations ?? []) !== canonicalJson(svc.volumeConfigurations ?? [])) newDeployment = true;
+    } else if (volumeConfigurations && td.taskDefinitionArn !== svc.taskDefinition) {
+      volumeConfigurationsOf(volumeConfigurations, td);
+    }
+    const propagateTags = propagateTagsOf(req.propagateTags, svc.propagateTags);
+    const availabilityZoneRebalancing = azRebalancingOf(req.availabilityZoneRebalancing, svc.availabilityZoneRebalancing);
     // Validated before anything changes: a refused UpdateService leaves the service as it was.
     const deploymentConfiguration =
       req.deploymentConfiguration !== undefined
@@ -1070,7 +1137,8 @@ export class SimulatedEcs {
     svc.deploymentConfiguration = deploymentConfiguration;
     if (req.healthCheckGracePeriodSeconds !== undefined) svc.healthCheckGracePeriodSeconds = req.healthCheckGracePeriodSeconds;
     if (req.enableECSManagedTags !== undefined) svc.enableECSManagedTags = req.enableECSManagedTags;
-    if (req.propagateTags !== undefined) svc.propagateTags = req.propagateTags;
+    svc.propagateTags = propagateTags;
+    svc.availabilityZoneRebalancing = availabilityZoneRebalancing;
     if (req.enableExecuteCommand !== undefined) svc.enableExecuteCommand = req.enableExecuteCommand;
     if (req.placementConstraints !== undefined) svc.placementConstraints = structuredClone(req.placementConstraints);
     if (req.placementStrategy !== undefined) svc.placementStrategy = structuredClone(req.placementStrategy);
@@ -1081,11 +1149,27 @@ export class SimulatedEcs {
     if (req.platformVersion !== undefined) svc.platformVersion = req.platformVersion;
     svc.networkConfiguration = networkConfiguration;
     svc.loadBalancers = loadBalancers;
+    svc.serviceConnectConfiguration = serviceConnect?.configuration;
+    svc.serviceConnectResources = serviceConnect?.resources;
+    svc.volumeConfigurations = volumeConfigurations;
     if (newDeployment) this.scheduler.startDeployment(svc, templateOf(svc));
     else {
       svc.steady = svc.steady && req.desiredCount === undefined;
       this.scheduler.kick(svc);
     }
+    return { service: this.serviceToWire(svc, false) };
+  }
+
+  /** UpdateService on an EXTERNAL service: only what the API reference lets it change. */
+  private updateExternalService(svc: SimService, req: UpdateServiceRequest): unknown {
+    const propagateTags = propagateTagsOf(req.propagateTags, svc.propagateTags);
+    if (req.desiredCount !== undefined) svc.desiredCount = req.desiredCount;
+    if (req.healthCheckGracePeriodSeconds !== undefined) svc.healthCheckGracePeriodSeconds = req.healthCheckGracePeriodSeconds;
+    if (req.enableECSManagedTags !== undefined) svc.enableECSManagedTags = req.enableECSManagedTags;
+    if (req.enableExecuteCommand !== undefined) svc.enableExecuteCommand = req.enableExecuteCommand;
+    if (req.placementConstraints !== undefined) svc.placementConstraints = structuredClone(req.placementConstraints);
+    if (req.placementStrategy !== undefined) svc.placementStrategy = structuredClone(req.placementStrategy);
+    svc.propagateTags = propagateTags;
     return { service: this.serviceToWire(svc, false) };
   }
 
@@ -1392,6 +1476,8 @@ function deploymentConfig(given: DeploymentConfiguration | undefined, current: D
       rollback: given?.deploymentCircuitBreaker?.rollback ?? current?.deploymentCircuitBreaker.rollback ?? false,
     },
   };
+  const alarms = alarmsOf(given?.alarms, current?.alarms);
+  if (alarms) out.alarms = alarms;
   if (!Number.isInteger(out.minimumHealthyPercent) || out.minimumHealthyPercent < 0 || out.minimumHealthyPercent > 100) {
     throw invalidParameter('minimumHealthyPercent must be between 0 and 100.');
   }
@@ -1409,6 +1495,9 @@ function templateOf(svc: SimService): DeploymentTemplate {
     platformVersion: svc.platformVersion,
     networkConfiguration: svc.networkConfiguration,
     loadBalancers: svc.loadBalancers,
+    serviceConnectConfiguration: svc.serviceConnectConfiguration,
+    serviceConnectResources: svc.serviceConnectResources,
+    volumeConfigurations: svc.volumeConfigurations,
   };
 }
 

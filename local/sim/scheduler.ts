@@ -250,6 +250,14 @@ export class Scheduler {
     const primary = svc.deployments[0];
     const tasks = this.tasksOf(svc);
     const live = tasks.filter(isLive);
+    if (primary === undefined) {
+      // An EXTERNAL service without task sets: nothing runs; a deleted one is INACTIVE at once.
+      if (svc.status === 'DRAINING') {
+        svc.status = 'INACTIVE';
+        svc.inactiveAt = now;
+      }
+      return;
+    }
 
     if (svc.status === 'DRAINING') {
       this.stopByScheduler(svc, live, primary);
@@ -504,6 +512,9 @@ export class Scheduler {
         platformVersion: target.platformVersion,
         networkConfiguration: target.networkConfiguration,
         loadBalancers: target.loadBalancers,
+        serviceConnectConfiguration: target.serviceConnectConfiguration,
+        serviceConnectResources: target.serviceConnectResources,
+        volumeConfigurations: target.volumeConfigurations,
       };
       const copy = structuredClone(template);
       svc.taskDefinition = copy.taskDefinition;

@@ -6,8 +6,12 @@
 import type {
   AwsVpcConfiguration,
   CapacityProviderStrategyItem,
+  DeploymentAlarms,
   LoadBalancer,
+  ServiceConnectConfiguration,
+  ServiceConnectServiceResource,
   ServiceRegistry,
+  ServiceVolumeConfiguration,
   TaskDefinition,
 } from '@aws-sdk/client-ecs';
 import type { TimerHandle } from './clock';
@@ -110,6 +114,12 @@ export interface DeploymentTemplate {
   platformVersion?: string;
   networkConfiguration?: { awsvpcConfiguration: AwsVpcConfiguration };
   loadBalancers: LoadBalancer[];
+  /** As answered in `deployments[]` (ECS answers Service Connect only per deployment). */
+  serviceConnectConfiguration?: ServiceConnectConfiguration;
+  /** The Cloud Map services ECS made for `serviceConnectConfiguration.services`. */
+  serviceConnectResources?: ServiceConnectServiceResource[];
+  /** Managed EBS volumes, answered per deployment like ECS. */
+  volumeConfigurations?: ServiceVolumeConfiguration[];
 }
 
 export interface SimDeployment extends DeploymentTemplate {
@@ -132,7 +142,12 @@ export interface DeploymentConfig {
   minimumHealthyPercent: number;
   maximumPercent: number;
   deploymentCircuitBreaker: { enable: boolean; rollback: boolean };
+  /** CloudWatch alarms that fail a deployment; answered only once set. */
+  alarms?: DeploymentAlarms;
 }
+
+/** Who deploys the service (DeploymentController.type). */
+export type DeploymentControllerType = 'ECS' | 'CODE_DEPLOY' | 'EXTERNAL';
 
 export interface SimService extends DeploymentTemplate {
   name: string;
@@ -143,6 +158,8 @@ export interface SimService extends DeploymentTemplate {
   deploymentConfiguration: DeploymentConfig;
   serviceRegistries: ServiceRegistry[];
   healthCheckGracePeriodSeconds?: number;
+  deploymentController: DeploymentControllerType;
+  availabilityZoneRebalancing: 'ENABLED' | 'DISABLED';
   placementConstraints: unknown[];
   placementStrategy: unknown[];
   enableECSManagedTags: boolean;
@@ -182,6 +199,8 @@ export interface SimCluster {
   settings: { name: string; value: string }[];
   capacityProviders: string[];
   defaultCapacityProviderStrategy: CapacityProviderStrategyItem[];
+  /** The default Service Connect namespace (CreateCluster `serviceConnectDefaults.namespace`), as an ARN. */
+  serviceConnectNamespace?: string;
   createdAt: number;
   services: Map<string, SimService>;
   tasks: Map<string, SimTask>;
