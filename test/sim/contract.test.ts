@@ -332,6 +332,94 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
     });
   });
 
+  describe('the multi-container and service vocabulary (issue 10)', () => {
+    it('describes back a task with sidecars, dependsOn, named ports, FireLens and an EFS volume as registered', async () => {
+      const family = unique('multi');
+      const containers = [
+        {
+          name: 'app',
+          image: 'public.ecr.aws/nginx/nginx:1.27',
+          cpu: 256,
+          memory: 512,
+          essential: true,
+          portMappings: [{ containerPort: 80, hostPort: 80, protocol: 'tcp' as const, name: 'http', appProtocol: 'http' as const }],
+          dependsOn: [{ containerName: 'log_router', condition: 'START' as const }],
+          mountPoints: [{ sourceVolume: 'shared', containerPath: '/data', readOnly: false }],
+          logConfiguration: { logDriver: 'awsfirelens' as const, options: { Name: 'cloudwatch' } },
+          ulimits: [{ name: 'nofile' as const, softLimit: 65536, hardLimit: 65536 }],
+          dockerLabels: { team: 'shop' },
+        },
+        {
+          name: 'log_router',
+          image: 'public.ecr.aws/aws-observability/aws-for-fluent-bit:stable',
+          essential: false,
+          memoryReservation: 50,
+          firelensConfiguration: { type: 'fluentbit' as const },
+        },
+      ];
+      const volumes = [
+        { name: 'shared', efsVolumeConfiguration: { fileSystemId: 'fs-12345678', transitEncryption: 'ENABLED' as const, authorizationConfig: { iam: 'ENABLED' as const, accessPointId: 'fsap-1234567890abcdef' } } },
+      ];
+      await t().ecs.send(new RegisterTaskDefinitionCommand(taskDefinitionInput(family, { cpu: '512', memory: '1024', containerDefinitions: containers, volumes, ephemeralStorage: { sizeInGiB: 30 } })));
+      const td = (await t().ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: family }))).taskDefinition;
+      // Both keep what was given; the simulator also adds ECS's defaults (cpu 0, empty lists, ...).
+      expect(td?.containerDefinitions).toMatchObject(containers);
+      // moto fills the EFS rootDirectory with "/" (EFSVolumeConfiguration: the root is used when it is
+      // omitted); the simulator answers what was given, as ECS answers in the recorded answers that
+      // omit it. Each implementation's answer is pinned.
+      const efs = td?.volumes?.[0]?.efsVolumeConfiguration;
+      expect(efs?.rootDirectory).toBe({ simulator: undefined, moto: '/' }[impl]);
+      expect(td?.volumes).toEqual([{ ...volumes[0], efsVolumeConfiguration: { ...volumes[0].efsVolumeConfiguration, ...(efs?.rootDirectory ? { rootDirectory: '/' } : {}) } }]);
+      expect(td?.ephemeralStorage).toEqual({ sizeInGiB: 30 });
+    });
+
+    it('refuses a dependsOn that names a missing container, or not', async () => {
+      // ContainerDependency: the containerName must be a container of the task definition. moto does
+      // not check it; the simulator refuses like ECS (ClientException).
+      const expected = { simulator: 'ClientException', moto: 'registered' };
+      const out = await t()
+        .ecs.send(
+          new RegisterTaskDefinitionCommand(
+            taskDefinitionInput(unique('td'), {
+              containerDefinitions: [{ name: 'web', image: 'public.ecr.aws/nginx/nginx:1.27', dependsOn: [{ containerName: 'ghost', condition: 'START' }] }],
+            }),
+          ),
+        )
+        .then(
+          () => 'registered',
+          (e: unknown) => (e as Error).name,
+        );
+      expect(out).toBe(expected[impl]);
+    });
+
+    it('answers the deployment controller, several target groups and the capacity provider strategy it was given', async () => {
+      const tg = (n: string) => `arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/${n}/0123456789abcdef`;
+      const loadBalancers = [
+        { targetGroupArn: tg('blue'), containerName: 'web', containerPort: 80 },
+        { targetGroupArn: tg('admin'), containerName: 'web', containerPort: 80 },
+      ];
+      const { cluster } = await aService(t(), {
+        launchType: undefined,
+        capacityProviderStrategy: [
+          { capacityProvider: 'FARGATE', base: 1, weight: 1 },
+          { capacityProvider: 'FARGATE_SPOT', weight: 2 },
+        ],
+        deploymentController: { type: 'CODE_DEPLOY' },
+        loadBalancers,
+      });
+      const s = (await t().ecs.send(new DescribeServicesCommand({ cluster, services: ['web'] }))).services?.[0];
+      expect(s?.deploymentController).toEqual({ type: 'CODE_DEPLOY' });
+      expect(s?.loadBalancers).toEqual(loadBalancers);
+      // Service.capacityProviderStrategy: "omitted if the service was created using a launch type";
+      // given a strategy, ECS answers it. moto does not answer it; the simulator does.
+      const strategy = [
+        { capacityProvider: 'FARGATE', base: 1, weight: 1 },
+        { capacityProvider: 'FARGATE_SPOT', weight: 2 },
+      ];
+      expect(s?.capacityProviderStrategy).toEqual({ simulator: strategy, moto: undefined }[impl]);
+    });
+  });
+
   describe('errors and failures', () => {
     it.each([
       { case: 'DescribeServices', call: (c: string) => new DescribeServicesCommand({ cluster: c, services: ['web'] }) },
