@@ -42,30 +42,21 @@ export function deploymentControllerOf(given: { type?: string } | undefined): De
  * (ECS refuses the call even when the value is unchanged: a CloudFormation update resending the same
  * task definition fails, aws/aws-cdk#23564).
  */
+const CODE_DEPLOY_OWNS: readonly (keyof UpdateServiceRequest)[] = [
+  'taskDefinition',
+  'networkConfiguration',
+  'platformVersion',
+  'loadBalancers',
+  'capacityProviderStrategy',
+  'serviceRegistries',
+  'serviceConnectConfiguration',
+  'volumeConfigurations',
+  'forceNewDeployment',
+];
 const NOT_UPDATABLE: Record<Exclude<DeploymentControllerType, 'ECS'>, readonly (keyof UpdateServiceRequest)[]> = {
-  CODE_DEPLOY: [
-    'taskDefinition',
-    'networkConfiguration',
-    'platformVersion',
-    'loadBalancers',
-    'capacityProviderStrategy',
-    'serviceRegistries',
-    'serviceConnectConfiguration',
-    'volumeConfigurations',
-    'forceNewDeployment',
-  ],
-  EXTERNAL: [
-    'taskDefinition',
-    'networkConfiguration',
-    'platformVersion',
-    'loadBalancers',
-    'capacityProviderStrategy',
-    'serviceRegistries',
-    'serviceConnectConfiguration',
-    'volumeConfigurations',
-    'forceNewDeployment',
-    'deploymentConfiguration',
-  ],
+  CODE_DEPLOY: CODE_DEPLOY_OWNS,
+  // EXTERNAL does not take the deployment configuration either (it has no ECS deployments).
+  EXTERNAL: [...CODE_DEPLOY_OWNS, 'deploymentConfiguration'],
 };
 
 /** What a person uses instead of UpdateService, per controller. */

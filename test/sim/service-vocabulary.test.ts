@@ -82,7 +82,8 @@ describe('service vocabulary', () => {
 
   it('stores and describes the fields a real service carries', async () => {
     await prepare();
-    await create({
+    // Prepare: the fields a service carries that are answered as given.
+    const given = {
       capacityProviderStrategy: [
         { capacityProvider: 'FARGATE', base: 1, weight: 1 },
         { capacityProvider: 'FARGATE_SPOT', weight: 3 },
@@ -90,37 +91,25 @@ describe('service vocabulary', () => {
       platformVersion: '1.4.0',
       enableExecuteCommand: true,
       enableECSManagedTags: true,
-      propagateTags: 'SERVICE',
+      propagateTags: 'SERVICE' as const,
       healthCheckGracePeriodSeconds: 60,
-      availabilityZoneRebalancing: 'DISABLED',
+      availabilityZoneRebalancing: 'DISABLED' as const,
       loadBalancers: [
         { targetGroupArn: TG_HTTP, containerName: 'web', containerPort: 80 },
         { targetGroupArn: TG_ADMIN, containerName: 'web', containerPort: 9090 },
       ],
       serviceRegistries: [{ registryArn: 'arn:aws:servicediscovery:us-east-1:123456789012:service/srv-0123456789abcdef' }],
       deploymentConfiguration: { alarms: { alarmNames: ['web-5xx'], enable: true, rollback: true } },
+    };
+    // Act
+    await create({
+      ...given,
       serviceConnectConfiguration: { enabled: true, services: [{ portName: 'http', clientAliases: [{ port: 80 }] }] },
       volumeConfigurations: [{ name: 'data', managedEBSVolume: { roleArn: 'arn:aws:iam::123456789012:role/ecsInfrastructureRole', sizeInGiB: 100, volumeType: 'gp3' } }],
     });
+    // Assess
     const s = await describeService(ecs, 'c1', 'web');
-    expect(s).toMatchObject({
-      capacityProviderStrategy: [
-        { capacityProvider: 'FARGATE', base: 1, weight: 1 },
-        { capacityProvider: 'FARGATE_SPOT', weight: 3 },
-      ],
-      platformVersion: '1.4.0',
-      enableExecuteCommand: true,
-      enableECSManagedTags: true,
-      propagateTags: 'SERVICE',
-      healthCheckGracePeriodSeconds: 60,
-      availabilityZoneRebalancing: 'DISABLED',
-      loadBalancers: [
-        { targetGroupArn: TG_HTTP, containerName: 'web', containerPort: 80 },
-        { targetGroupArn: TG_ADMIN, containerName: 'web', containerPort: 9090 },
-      ],
-      serviceRegistries: [{ registryArn: 'arn:aws:servicediscovery:us-east-1:123456789012:service/srv-0123456789abcdef' }],
-      deploymentConfiguration: { alarms: { alarmNames: ['web-5xx'], enable: true, rollback: true } },
-    });
+    expect(s).toMatchObject(given);
     // Service Connect and EBS volumes are answered per deployment, as ECS does (test/fixtures/real).
     expect(s).not.toHaveProperty('serviceConnectConfiguration');
     const d = s.deployments?.[0];
