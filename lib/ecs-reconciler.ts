@@ -8,7 +8,7 @@
  * environment variable names from `lambda/config.ts` (`ENV`), so construct and parser cannot drift.
  */
 import { fileURLToPath } from 'node:url';
-import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -25,9 +25,11 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config';
-import { alarmDefinitions, lagPeriods, perServiceQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, alarmDefinitions, lagPeriods, perServiceQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
 import { DEFAULT_METRICS_NAMESPACE, METRIC } from '../lambda/core/metric-names';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
+
+const FUNCTION_TIMEOUT_SECONDS = DEFAULT_FUNCTION_TIMEOUT_SECONDS;
 
 /** Default `LOG_GROUP_PREFIX`: task definitions log to `/ecs-reconciler/<cluster>`. */
 export const DEFAULT_LOG_GROUP_PREFIX = '/ecs-reconciler/';
@@ -370,7 +372,7 @@ export class EcsReconciler extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: settings.memorySize,
       // A pass must end before the next one starts (ECS-FACTS §9).
-      timeout: Duration.seconds(50),
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       reservedConcurrentExecutions: 1,
       retryAttempts: 0,
       maxEventAge: Duration.seconds(60),
@@ -422,16 +424,40 @@ export class EcsReconciler extends Construct {
 
     // --- Alarms -----------------------------------------------------------------------------
     if (props.alarmTopic) {
+      // The user's topic and its policy are theirs: nothing is added to it.
       this.topic = props.alarmTopic;
     } else {
       const topic = new sns.Topic(this, 'AlarmTopic', { displayName: 'ecs-reconciler alarms', enforceSSL: true });
+      // enforceSSL makes CDK write an AWS::SNS::TopicPolicy, which replaces the topic's default
+      // policy: without an Allow, CloudWatch may not publish and every alarm notifies nobody. Allow
+      // CloudWatch alarms of this account and Region only (Amazon SNS Developer Guide, "Amazon SNS
+      // access policy examples" / confused-deputy prevention); the TLS Deny still applies to it.
+      topic.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'CloudWatchAlarmsOfThisAccountPublish',
+          principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['sns:Publish'],
+          resources: [topic.topicArn],
+          conditions: {
+            StringEquals: { 'aws:SourceAccount': stack.account },
+            ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+          },
+        }),
+      );
       if (props.alarmEmail) topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
       this.topic = topic;
+      if (!props.alarmEmail) {
+        Annotations.of(this).addWarningV2(
+          'ecs-reconciler:AlarmsNotifyNobody',
+          'Neither alarmEmail nor alarmTopic is set: the alarms notify a topic nobody is subscribed to. Set alarmEmail (-c alarmEmail=ops@example.com) or alarmTopic, or subscribe to the AlarmTopicArn output.',
+        );
+      }
     }
     this.alarmDefinitions = alarmDefinitions({
       namespace: settings.metricsNamespace,
       defaultLagGraceSeconds: settings.defaultLagGraceSeconds,
       scheduleMinutes: settings.scheduleMinutes,
+      functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
     });
     const lag = lagPeriods(settings.defaultLagGraceSeconds, settings.scheduleMinutes * 60);
     if (lag.capped) {

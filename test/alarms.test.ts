@@ -191,6 +191,8 @@ describe('alarm definitions', () => {
       'PassHeartbeat',
       'FunctionErrors',
       'FunctionThrottles',
+      'PassDurationNearTimeout',
+      'AsyncEventsDropped',
       'ActionsFailing',
       'InvalidSpecs',
     ]);

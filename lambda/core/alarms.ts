@@ -42,6 +42,8 @@ export type AlarmId =
   | 'PassHeartbeat'
   | 'FunctionErrors'
   | 'FunctionThrottles'
+  | 'PassDurationNearTimeout'
+  | 'AsyncEventsDropped'
   | 'ActionsFailing'
   | 'InvalidSpecs';
 
@@ -71,7 +73,7 @@ export type AlarmSource =
   | {
       readonly kind: 'lambdaMetric';
       readonly namespace: 'AWS/Lambda';
-      readonly metricName: 'Errors' | 'Throttles';
+      readonly metricName: 'Errors' | 'Throttles' | 'AsyncEventsDropped';
       readonly statistic: AlarmStatistic;
     };
 
@@ -104,6 +106,12 @@ export interface AlarmSettings {
   readonly defaultLagGraceSeconds: number;
   /** Minutes between passes (the schedule); per-pass metrics get one datapoint per interval. */
   readonly scheduleMinutes: number;
+  /**
+   * The function's timeout in seconds (1-900); `PassDurationNearTimeout` fires at
+   * {@link PASS_DURATION_ALARM_FRACTION} of it.
+   * @default 50 (the construct's default timeout)
+   */
+  readonly functionTimeoutSeconds?: number;
 }
 
 export const DEFAULT_ALARM_SETTINGS: AlarmSettings = {
@@ -128,6 +136,18 @@ export const INVALID_SPEC_PASSES = 2;
 export const FUNCTION_ERRORS = { datapointsToAlarm: 2, evaluationPeriods: 3 } as const;
 /** Function throttles: M of N passes. One duplicate delivery throttled is harmless (ECS-FACTS §9). */
 export const FUNCTION_THROTTLES = { datapointsToAlarm: 3, evaluationPeriods: 5 } as const;
+
+/** Default function timeout (seconds) the construct deploys, and the alarms assume. */
+export const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 50;
+/**
+ * `PassDurationNearTimeout` fires when a pass took this fraction of the function timeout or more.
+ * The handler starts no action with less than 10 s left (`RESERVE_MS`), so with the default 50 s
+ * timeout a pass at 35 s is 5 s from cutting work short: the early sign of a fleet outgrowing one
+ * pass, before passes end with work left over.
+ */
+export const PASS_DURATION_ALARM_FRACTION = 0.7;
+/** Pass duration near the timeout: M of N passes (one slow pass, e.g. a cold start, is no trend). */
+export const PASS_DURATION_NEAR_TIMEOUT = { datapointsToAlarm: 2, evaluationPeriods: 3 } as const;
 
 /** Characters CloudWatch allows in a namespace (PutMetricData `Namespace`). */
 const NAMESPACE_PATTERN = /^[A-Za-z0-9.\-_/#:]{1,255}$/;
@@ -180,6 +200,10 @@ export function alarmSettingsProblems(s: AlarmSettings): string[] {
   if (!Number.isInteger(s.scheduleMinutes) || s.scheduleMinutes < 1 || s.scheduleMinutes > 60) {
     problems.push(`The schedule must be a whole number of minutes from 1 to 60, got ${s.scheduleMinutes}.`);
   }
+  const timeout = s.functionTimeoutSeconds;
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1 || timeout > 900)) {
+    problems.push(`The function timeout must be a whole number of seconds from 1 to 900, got ${timeout}.`);
+  }
   return problems;
 }
 
@@ -192,6 +216,10 @@ export function alarmSettingsProblems(s: AlarmSettings): string[] {
  * 3. `PassHeartbeat` — `PassSucceeded` Sum < 1 for {@link HEARTBEAT_MISSED_PASSES} periods; missing
  *    data is BREACHING, because a loop that stopped emits nothing (ECS-FACTS §10).
  * 4. `FunctionErrors`, `FunctionThrottles` — the function's `AWS/Lambda` Errors / Throttles.
+ *    `PassDurationNearTimeout` — `PassDuration` Maximum >= {@link PASS_DURATION_ALARM_FRACTION} of
+ *    the function timeout in 2 of 3 passes. `AsyncEventsDropped` — the function's `AWS/Lambda`
+ *    AsyncEventsDropped > 0 (a scheduled pass discarded: throttled past its 60 s event age, or failed
+ *    with no retries left; Lambda Developer Guide, "Asynchronous invocation metrics").
  * 5. `ActionsFailing` — `ActionsFailed` > 0 in {@link FAILED_ACTION_PASSES} consecutive periods.
  * 6. `InvalidSpecs` — `InvalidSpecs` > 0 in {@link INVALID_SPEC_PASSES} consecutive periods.
  *
@@ -204,6 +232,8 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
   const ns = settings.namespace;
   const period = settings.scheduleMinutes * 60;
   const lag = lagPeriods(settings.defaultLagGraceSeconds, period);
+  const timeoutSeconds = settings.functionTimeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS;
+  const passDurationThresholdMs = Math.round(timeoutSeconds * 1000 * PASS_DURATION_ALARM_FRACTION);
   const own = (metricName: string, statistic: AlarmStatistic): AlarmSource => ({
     kind: 'reconcilerMetric',
     namespace: ns,
@@ -283,6 +313,35 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
       datapointsToAlarm: FUNCTION_THROTTLES.datapointsToAlarm,
       threshold: 0,
       comparisonOperator: 'GreaterThanThreshold',
+      treatMissingData: 'notBreaching',
+    },
+    {
+      id: 'PassDurationNearTimeout',
+      description:
+        `A pass took ${passDurationThresholdMs} ms or more (${PASS_DURATION_ALARM_FRACTION * 100}% of the ${timeoutSeconds} s function timeout) ` +
+        `in ${PASS_DURATION_NEAR_TIMEOUT.datapointsToAlarm} of the last ${PASS_DURATION_NEAR_TIMEOUT.evaluationPeriods} intervals: ` +
+        'the fleet is outgrowing one pass. Raise the timeout and memory, split the clusters over two reconcilers, or lengthen the schedule.',
+      source: own(METRIC.passDuration, 'Maximum'),
+      periodSeconds: period,
+      evaluationPeriods: PASS_DURATION_NEAR_TIMEOUT.evaluationPeriods,
+      datapointsToAlarm: PASS_DURATION_NEAR_TIMEOUT.datapointsToAlarm,
+      threshold: passDurationThresholdMs,
+      comparisonOperator: 'GreaterThanOrEqualToThreshold',
+      // No pass, no duration: the heartbeat alarm speaks for that case.
+      treatMissingData: 'notBreaching',
+    },
+    {
+      id: 'AsyncEventsDropped',
+      description:
+        'Lambda dropped a scheduled invocation without running it (event older than 60 s after throttling, or no retries left): ' +
+        'a pass was skipped. Check the function\'s Throttles and the account\'s concurrency.',
+      source: { kind: 'lambdaMetric', namespace: 'AWS/Lambda', metricName: 'AsyncEventsDropped', statistic: 'Sum' },
+      periodSeconds: period,
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+      threshold: 0,
+      comparisonOperator: 'GreaterThanThreshold',
+      // Lambda publishes the metric only when events are dropped.
       treatMissingData: 'notBreaching',
     },
     {

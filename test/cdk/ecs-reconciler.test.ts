@@ -15,6 +15,7 @@ import { specsTableDefinition } from '../../lambda/adapters/dynamo-spec-store';
 import { ENV } from '../../lambda/config';
 import { alarmDefinitions, type AlarmDefinition } from '../../lambda/core/alarms';
 import { EcsReconciler, EcsReconcilerPropsError, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
+import { evaluate, type PolicyStatement } from '../support/iam-eval';
 
 const ACCOUNT_ROLE = 'arn:aws:iam::123456789012:role/app-task';
 const OTHER_EXEC_ROLE = 'arn:aws:iam::123456789012:role/app-exec';
@@ -461,7 +462,99 @@ describe('alarms', () => {
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
     }
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  describe('the topic policy lets the alarms publish, over TLS only', () => {
+    // A concrete environment, so the alarm ARNs the policy is checked against are plain text.
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
+    new EcsReconciler(stack, 'Reconciler', someProps({ alarmEmail: 'ops@example.com' }));
+    const template = Template.fromStack(stack);
+    const topicId = Object.keys(template.findResources('AWS::SNS::Topic'))[0];
+    const policies = Object.values(template.findResources('AWS::SNS::TopicPolicy'));
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as PolicyStatement[]);
+    const alarmIds = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));
+    const publish = (alarmArn: string, account: string, secure: boolean) =>
+      evaluate(statements, {
+        action: 'SNS:Publish',
+        resource: `\${${topicId}}`,
+        servicePrincipal: 'cloudwatch.amazonaws.com',
+        context: { 'aws:SourceArn': alarmArn, 'aws:SourceAccount': account, 'aws:SecureTransport': String(secure) },
+      });
+
+    it('has one policy, on the reconciler topic', () => {
+      expect(policies).toHaveLength(1);
+      expect(policies[0].Properties.Topics).toEqual([{ Ref: topicId }]);
+      expect(alarmIds.length).toBeGreaterThan(5);
+    });
+
+    it.each(alarmIds)('alarm %s may publish', (alarmId) => {
+      // CloudFormation names each alarm; any name in this account and Region is covered.
+      expect(publish(`arn:aws:cloudwatch:eu-west-1:123456789012:alarm:Test-Reconciler${alarmId}-ABC123`, '123456789012', true)).toBe('Allow');
+    });
+
+    it.each([
+      { case: 'another account\'s alarm', arn: 'arn:aws:cloudwatch:eu-west-1:999999999999:alarm:x', account: '999999999999', secure: true, is: 'ImplicitDeny' },
+      { case: 'an alarm in another Region', arn: 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:x', account: '123456789012', secure: true, is: 'ImplicitDeny' },
+      { case: 'without TLS', arn: 'arn:aws:cloudwatch:eu-west-1:123456789012:alarm:x', account: '123456789012', secure: false, is: 'ExplicitDeny' },
+    ])('refuses $case', ({ arn, account, secure, is }) => {
+      expect(publish(arn, account, secure)).toBe(is);
+    });
+
+    it('lets no other service publish', () => {
+      const other = evaluate(statements, {
+        action: 'SNS:Publish',
+        resource: `\${${topicId}}`,
+        servicePrincipal: 'events.amazonaws.com',
+        context: { 'aws:SourceAccount': '123456789012', 'aws:SecureTransport': 'true' },
+      });
+      expect(other).toBe('ImplicitDeny');
+    });
+  });
+
+  it('leaves a topic the user passes in alone (no policy, no subscription)', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Test');
+    const own = new sns.Topic(stack, 'Own');
+    new EcsReconciler(stack, 'Reconciler', someProps({ alarmTopic: own }));
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::SNS::TopicPolicy', 0);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('notify'))).toEqual([]);
+  });
+
+  it('warns at synth when the alarms notify nobody (no alarmEmail, no alarmTopic)', () => {
+    const { stack } = aReconciler(someProps());
+    Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('Neither alarmEmail nor alarmTopic'));
+    const withEmail = aReconciler(someProps({ alarmEmail: 'ops@example.com' }));
+    expect(Annotations.fromStack(withEmail.stack).findWarning('*', Match.anyValue())).toEqual([]);
+  });
+
+  it('pass duration near the function timeout: PassDuration Maximum at 70% of the 50 s timeout, 2 of 3', () => {
+    const { template } = aReconciler();
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'PassDuration',
+      Statistic: 'Maximum',
+      Threshold: 35_000,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+    });
+  });
+
+  it('async events dropped: AWS/Lambda AsyncEventsDropped of the function > 0', () => {
+    const { template } = aReconciler();
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'AsyncEventsDropped',
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      Dimensions: [{ Name: 'FunctionName', Value: Match.anyValue() }],
     });
   });
 
@@ -571,7 +664,7 @@ describe('exposed resources', () => {
   });
 
   it('emits no errors and no warnings for a valid configuration', () => {
-    const { stack } = aReconciler();
+    const { stack } = aReconciler(someProps({ alarmEmail: 'ops@example.com' }));
     const annotations = Annotations.fromStack(stack);
     expect(annotations.findError('*', Match.anyValue())).toEqual([]);
     expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);

@@ -1,0 +1,62 @@
+/**
+ * cfn-lint (the CloudFormation linter, installed on every machine of this project and required in
+ * CI) over the templates the construct synthesizes in the configurations people deploy: the
+ * README's quick start, existing clusters with every allow-list set, a customer managed table key
+ * and the user's own alarm topic. Zero errors; zero warnings except the acknowledged ones below,
+ * each matched by rule, resource and path so that a new finding fails.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EcsReconciler } from '../../lib/ecs-reconciler';
+import { EcsReconcilerStack } from '../../lib/reconciler-stack';
+import { lintableTemplates, type CfnLintFinding, unacknowledged } from '../support/cfn-lint';
+
+const available = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' }).status === 0;
+// Required in CI (.ci/run checks for it); skipped, and said so, on a machine without it.
+const lint = available || process.env.CI ? describe : describe.skip;
+if (!available && !process.env.CI) console.warn('cfn-lint not installed: the cfn-lint suite is skipped');
+
+lint('cfn-lint on the synthesized templates', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ecsr-cfn-lint-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  new EcsReconcilerStack(app, 'QuickStart', { reconciler: { createCluster: true, alarmEmail: 'ops@example.com' } });
+  new EcsReconcilerStack(app, 'Existing', {
+    reconciler: {
+      clusters: ['web', 'jobs'],
+      defaultSubnets: ['subnet-0a1', 'subnet-0b2'],
+      defaultSecurityGroups: ['sg-0c3'],
+      allowedTaskRoles: ['arn:aws:iam::123456789012:role/app-task'],
+      allowedExecutionRoles: ['arn:aws:iam::123456789012:role/app-exec'],
+      allowedImageRegistries: ['public.ecr.aws'],
+      alarmEmail: 'ops@example.com',
+    },
+  });
+  const own = new Stack(app, 'OwnKeyAndTopic', { env: { account: '123456789012', region: 'eu-west-1' } });
+  new EcsReconciler(own, 'Reconciler', {
+    clusters: ['web'],
+    defaultSubnets: ['subnet-0a1'],
+    tableEncryptionKey: new kms.Key(own, 'TableKey', { enableKeyRotation: true }),
+    alarmTopic: new sns.Topic(own, 'OnCall', { enforceSSL: true }),
+  });
+  const files = lintableTemplates(app).map(({ name, template }) => {
+    const file = join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify(template, null, 1));
+    return file;
+  });
+
+  it('finds no error and no unacknowledged warning', () => {
+    const run = spawnSync('cfn-lint', ['--format', 'json', '--', ...files], { encoding: 'utf8', timeout: 300_000 });
+    expect(run.error, 'cfn-lint did not run').toBeUndefined();
+    // cfn-lint exits with a bit mask (2 errors, 4 warnings, 8 informational); its JSON is the truth.
+    const findings = JSON.parse(run.stdout || '[]') as CfnLintFinding[];
+    expect(unacknowledged(findings).map((f) => `${f.Rule.Id} ${f.Location.Path.join('/')}: ${f.Message}`)).toEqual([]);
+  }, 300_000);
+});
