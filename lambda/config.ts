@@ -22,6 +22,7 @@ export const ENV = {
   ownerId: 'OWNER_ID',
   dryRun: 'DRY_RUN',
   prune: 'PRUNE',
+  allowAdoption: 'ALLOW_ADOPTION',
   maxDeletesPerPass: 'MAX_DELETES_PER_PASS',
   apiBudgetFraction: 'API_BUDGET_FRACTION',
   allowedTaskRoleArns: 'ALLOWED_TASK_ROLE_ARNS',
@@ -97,6 +98,8 @@ const envSchema = z.object({
     .default(DEFAULT_PLAN_OPTIONS.ownerId),
   [ENV.dryRun]: bool(false),
   [ENV.prune]: bool(true),
+  // The construct sets false unless its allowAdoption prop is true; unset (CLI, local) allows it.
+  [ENV.allowAdoption]: bool(true),
   [ENV.maxDeletesPerPass]: int(5, 0, 1000),
   [ENV.apiBudgetFraction]: z
     .string()
@@ -162,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ownerId: e[ENV.ownerId],
       managedClusters: e[ENV.managedClusters],
       prune: e[ENV.prune],
+      allowAdoption: e[ENV.allowAdoption],
       maxDeletesPerPass: e[ENV.maxDeletesPerPass],
       defaultLagGraceSeconds: e[ENV.defaultLagGraceSeconds],
       defaults: {

@@ -28,6 +28,7 @@ import { ENV } from '../lambda/config';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, alarmDefinitions, lagPeriods, perServiceQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
 import { DEFAULT_METRICS_NAMESPACE, METRIC } from '../lambda/core/metric-names';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
+import { OWNER_TAG_KEY } from '../lambda/core/ports';
 
 const FUNCTION_TIMEOUT_SECONDS = DEFAULT_FUNCTION_TIMEOUT_SECONDS;
 
@@ -121,6 +122,14 @@ export interface EcsReconcilerProps {
    * @default true
    */
   readonly prune?: boolean;
+  /**
+   * Let `adopt: true` take over existing services that carry no owner tag (`ALLOW_ADOPTION`): adds
+   * the one IAM permission that tags a service without an owner tag. Off, a spec that adopts gets
+   * `NotAllowed` and no ECS write. A service tagged for another owner id is never adopted
+   * (`OwnedByAnother`), whatever this says.
+   * @default false
+   */
+  readonly allowAdoption?: boolean;
   /**
    * At most this many deletes per pass (`MAX_DELETES_PER_PASS`), whole number 0-1000.
    * @default 5
@@ -349,6 +358,7 @@ export class EcsReconciler extends Construct {
       [ENV.ownerId]: settings.ownerId,
       [ENV.dryRun]: String(settings.dryRun),
       [ENV.prune]: String(settings.prune),
+      [ENV.allowAdoption]: String(settings.allowAdoption),
       [ENV.maxDeletesPerPass]: String(settings.maxDeletesPerPass),
       [ENV.apiBudgetFraction]: String(settings.apiBudgetFraction),
       [ENV.allowedExecutionRoleArns]: allowedExecutionRoleArns.join(','),
@@ -407,7 +417,8 @@ export class EcsReconciler extends Construct {
         }),
       );
     }
-    this.grantFunctionPermissions(clusterNames, [...allowedTaskRoleArns, ...allowedExecutionRoleArns]);
+    this.grantFunctionPermissions(clusterNames, [...allowedTaskRoleArns, ...allowedExecutionRoleArns], settings.ownerId, settings.allowAdoption);
+    this.grantTableAndPassRole([...allowedTaskRoleArns, ...allowedExecutionRoleArns], clusterNames);
 
     // --- Schedule ---------------------------------------------------------------------------
     this.rule = new events.Rule(this, 'Schedule', {
@@ -514,67 +525,131 @@ export class EcsReconciler extends Construct {
   }
 
   /**
-   * Least privilege (IAM User Guide, Service Authorization Reference for Amazon ECS):
-   * - ECS writes only on services of the managed clusters; task definitions registered (ECS does
-   *   not scope RegisterTaskDefinition) and tagged only at creation;
-   * - ECS reads scoped to the managed clusters where ECS allows resource-level permissions;
+   * Least privilege, backing the ownership rule (IAM User Guide; Service Authorization Reference,
+   * "Actions, resources, and condition keys for Amazon Elastic Container Service"; the actions and
+   * condition keys used are checked against a copy of it in test/fixtures/iam/):
+   * - ListServices and ListTasks only with `ecs:cluster` = a managed cluster; DescribeServices and
+   *   DescribeTasks on the managed clusters' services and tasks; DescribeTaskDefinition on "*"
+   *   (ECS supports no resource-level permission for it);
+   * - RegisterTaskDefinition only for families `<managed cluster>-*`, only with the owner tag in the
+   *   request (`aws:RequestTag/ecs-reconciler:owner`);
+   * - CreateService only with the owner tag in the request; TagResource during creation
+   *   (`ecs:CreateAction`) of services and task definitions;
+   * - UpdateService, DeleteService, TagResource and UntagResource only on services whose owner tag
+   *   is this reconciler's (`aws:ResourceTag/ecs-reconciler:owner`); never a tag request that
+   *   changes or removes the owner tag;
+   * - adoption (TagResource on a service without any owner tag, adding ours) only with
+   *   `allowAdoption`;
    * - `iam:PassRole` only for the allow-listed roles and the default execution role, only to ECS tasks;
    * - the spec table's item actions on the table only.
+   * Nothing the code never calls (no DescribeClusters, no ListTagsForResource: DescribeServices and
+   * DescribeTaskDefinition return tags with `include: ['TAGS']`).
    */
-  private grantFunctionPermissions(clusterNames: string[], passableRoleArns: string[]): void {
+  private grantFunctionPermissions(clusterNames: string[], passableRoleArns: string[], ownerId: string, allowAdoption: boolean): void {
     const stack = Stack.of(this);
     const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
     const clusterArns = clusterNames.map((c) => ecsArn('cluster', c));
     const serviceArns = clusterNames.map((c) => ecsArn('service', `${c}/*`));
     const taskArns = clusterNames.map((c) => ecsArn('task', `${c}/*`));
-    const taskDefinitionArns = [ecsArn('task-definition', '*:*')];
+    const familyArns = clusterNames.map((c) => ecsArn('task-definition', `${c}-*:*`));
+    const ownerTag = `${OWNER_TAG_KEY}`;
+    const requestOwner = { [`aws:RequestTag/${ownerTag}`]: ownerId };
+    const resourceOwner = { [`aws:ResourceTag/${ownerTag}`]: ownerId };
 
     this.role.addToPolicy(
       new iam.PolicyStatement({
-        sid: 'EcsWithoutResourceLevelPermissions',
-        // ECS supports no resource-level permissions for these (Service Authorization Reference).
-        actions: ['ecs:ListServices', 'ecs:ListTasks', 'ecs:DescribeTaskDefinition', 'ecs:RegisterTaskDefinition'],
+        sid: 'EcsDescribeTaskDefinitions',
+        // No resource-level permissions for DescribeTaskDefinition (Service Authorization Reference).
+        actions: ['ecs:DescribeTaskDefinition'],
         resources: ['*'],
       }),
     );
-    if (clusterNames.length > 0) {
-      this.role.addToPolicy(
-        new iam.PolicyStatement({ sid: 'EcsDescribeClusters', actions: ['ecs:DescribeClusters'], resources: clusterArns }),
-      );
-      this.role.addToPolicy(
-        new iam.PolicyStatement({ sid: 'EcsDescribeTasks', actions: ['ecs:DescribeTasks'], resources: taskArns }),
-      );
+    if (clusterNames.length === 0) return;
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'EcsListInManagedClusters',
+        // ListServices has no resource type; ListTasks names container instances, which Fargate
+        // tasks have none of: both are scoped by the cluster in the request (ecs:cluster).
+        actions: ['ecs:ListServices', 'ecs:ListTasks'],
+        resources: ['*'],
+        conditions: { ArnEquals: { 'ecs:cluster': clusterArns } },
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ sid: 'EcsDescribeTasks', actions: ['ecs:DescribeTasks'], resources: taskArns }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ sid: 'EcsDescribeServices', actions: ['ecs:DescribeServices'], resources: serviceArns }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'EcsRegisterOwnedFamilies',
+        actions: ['ecs:RegisterTaskDefinition'],
+        resources: familyArns,
+        conditions: { StringEquals: requestOwner },
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'EcsCreateServicesWithOwnerTag',
+        actions: ['ecs:CreateService'],
+        resources: serviceArns,
+        conditions: { StringEquals: requestOwner },
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'EcsTagWhileCreating',
+        actions: ['ecs:TagResource'],
+        resources: [...serviceArns, ...familyArns],
+        conditions: { StringEquals: { 'ecs:CreateAction': ['CreateService', 'RegisterTaskDefinition'], ...requestOwner } },
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'EcsWriteOwnedServices',
+        actions: ['ecs:UpdateService', 'ecs:DeleteService', 'ecs:TagResource', 'ecs:UntagResource'],
+        resources: serviceArns,
+        conditions: { StringEquals: resourceOwner },
+      }),
+    );
+    if (allowAdoption) {
       this.role.addToPolicy(
         new iam.PolicyStatement({
-          sid: 'EcsServicesInManagedClusters',
-          actions: [
-            'ecs:DescribeServices',
-            'ecs:CreateService',
-            'ecs:UpdateService',
-            'ecs:DeleteService',
-            // Owner tag on CreateService, and on adoption of an existing service.
-            'ecs:TagResource',
-            'ecs:ListTagsForResource',
-          ],
+          sid: 'EcsAdoptUntaggedServices',
+          actions: ['ecs:TagResource'],
           resources: serviceArns,
+          conditions: { Null: { [`aws:ResourceTag/${ownerTag}`]: 'true' }, StringEquals: requestOwner },
         }),
       );
     }
     this.role.addToPolicy(
       new iam.PolicyStatement({
-        sid: 'EcsTagTaskDefinitionsAtRegistration',
+        sid: 'EcsNeverRetagOwner',
+        effect: iam.Effect.DENY,
         actions: ['ecs:TagResource'],
-        resources: taskDefinitionArns,
-        conditions: { StringEquals: { 'ecs:CreateAction': 'RegisterTaskDefinition' } },
+        resources: ['*'],
+        conditions: { Null: { [`aws:RequestTag/${ownerTag}`]: 'false' }, StringNotEquals: requestOwner },
       }),
     );
     this.role.addToPolicy(
       new iam.PolicyStatement({
-        sid: 'EcsReadTaskDefinitionTags',
-        actions: ['ecs:ListTagsForResource'],
-        resources: taskDefinitionArns,
+        sid: 'EcsNeverUntagOwner',
+        effect: iam.Effect.DENY,
+        actions: ['ecs:UntagResource'],
+        resources: ['*'],
+        conditions: { 'ForAnyValue:StringEquals': { 'aws:TagKeys': [ownerTag] } },
       }),
     );
+  }
+
+  /** `iam:PassRole`, the spec table, and the cdk-nag acknowledgements of the function policy's wildcards. */
+  private grantTableAndPassRole(passableRoleArns: string[], clusterNames: string[]): void {
+    const stack = Stack.of(this);
+    const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
+    const serviceArns = clusterNames.map((c) => ecsArn('service', `${c}/*`));
+    const taskArns = clusterNames.map((c) => ecsArn('task', `${c}/*`));
+    const familyArns = clusterNames.map((c) => ecsArn('task-definition', `${c}-*:*`));
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'PassAllowListedRolesToEcsTasks',
@@ -602,18 +677,20 @@ export class EcsReconciler extends Construct {
       Validations.of(policy ?? this.role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
     ack(
       'Resource::*',
-      'ecs:ListServices, ListTasks, DescribeTaskDefinition and RegisterTaskDefinition do not support resource-level permissions (Service Authorization Reference for Amazon ECS); every other ECS action is scoped to the managed clusters.',
+      'DescribeTaskDefinition supports no resource-level permissions; ListServices/ListTasks are limited by ecs:cluster; the two Deny statements on "*" only take away (Service Authorization Reference for Amazon ECS).',
     );
     for (const arn of [...serviceArns, ...taskArns]) {
       ack(
         `Resource::${nagResource(stack.resolve(arn))}`,
-        'Services and tasks are created at run time from specs: the wildcard is limited to the managed cluster in the ARN.',
+        'Services and tasks are created at run time from specs: the wildcard is limited to the managed cluster in the ARN, and writes to services need the owner tag (aws:ResourceTag/aws:RequestTag).',
       );
     }
-    ack(
-      `Resource::${nagResource(stack.resolve(taskDefinitionArns[0]))}`,
-      'Task definition families and revisions come from specs at run time; TagResource is only allowed during RegisterTaskDefinition (ecs:CreateAction) and ListTagsForResource is read-only.',
-    );
+    for (const arn of familyArns) {
+      ack(
+        `Resource::${nagResource(stack.resolve(arn))}`,
+        'Task definition families are <cluster>-<service>, services come from specs at run time: registration is limited to the managed clusters\' family prefix and needs the owner tag in the request.',
+      );
+    }
   }
 
   private buildDashboard(namespace: string, periodSeconds: number): cloudwatch.Dashboard {
@@ -719,6 +796,7 @@ interface ResolvedSettings {
   scheduleMinutes: number;
   ownerId: string;
   prune: boolean;
+  allowAdoption: boolean;
   dryRun: boolean;
   maxDeletesPerPass: number;
   apiBudgetFraction: number;
@@ -846,6 +924,7 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
     scheduleMinutes,
     ownerId,
     prune: props.prune ?? DEFAULT_PLAN_OPTIONS.prune,
+    allowAdoption: props.allowAdoption ?? false,
     dryRun: props.dryRun ?? false,
     maxDeletesPerPass,
     apiBudgetFraction,

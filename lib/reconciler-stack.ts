@@ -53,6 +53,7 @@ export const CONTEXT_KEYS = {
   apiBudgetFraction: 'apiBudgetFraction',
   dryRun: 'dryRun',
   ownerId: 'ownerId',
+  allowAdoption: 'allowAdoption',
   memorySize: 'memorySize',
   stackName: 'stackName',
 } as const;
@@ -138,6 +139,7 @@ export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerPro
     apiBudgetFraction: num(k.apiBudgetFraction),
     dryRun: bool(k.dryRun),
     ownerId: str(k.ownerId),
+    allowAdoption: bool(k.allowAdoption),
     memorySize: num(k.memorySize),
   };
   if (problems.length > 0) {

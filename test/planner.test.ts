@@ -233,6 +233,38 @@ describe('ownership', () => {
     ]);
   });
 
+  it.each([
+    { case: 'present', state: 'present' as const },
+    { case: 'absent (delete by adoption)', state: 'absent' as const },
+  ])('adopt: true never takes a service whose owner tag names another owner id ($case): OwnedByAnother, no action', ({ state }) => {
+    // Prepare
+    const spec = aSpec({ adopt: true, state, desiredCount: 3 });
+    // Act
+    const p = planFor(spec, (svc) => {
+      svc.tags = { [OWNER_TAG_KEY]: 'team-b' };
+      svc.desiredCount = 5;
+    });
+    // Assess
+    expect(actionList(p)).toEqual([]);
+    expect(p.statuses[ID].phase).toBe('Blocked');
+    expect(condition(p.statuses[ID], 'Blocked')?.reason).toBe(Reason.OwnedByAnother);
+    expect(condition(p.statuses[ID], 'Blocked')?.message).toContain('ecs-reconciler:owner=team-b');
+  });
+
+  it('with adoption turned off, adopt: true on an untagged service is NotAllowed, no action', () => {
+    // Prepare
+    const spec = aSpec({ adopt: true, desiredCount: 3 });
+    // Act
+    const p = planFor(spec, (svc) => {
+      svc.tags = {};
+      svc.desiredCount = 5;
+    }, { options: planOptions({ allowAdoption: false }) });
+    // Assess
+    expect(actionList(p)).toEqual([]);
+    expect(condition(p.statuses[ID], 'Blocked')?.reason).toBe(Reason.NotAllowed);
+    expect(condition(p.statuses[ID], 'Blocked')?.message).toContain('adoption is turned off');
+  });
+
   it('never prunes a service it does not own', () => {
     // Prepare
     const stranger = anObservedService({ serviceName: 'stranger', tags: { [OWNER_TAG_KEY]: 'someone-else' } });
@@ -1413,5 +1445,55 @@ describe('passes against the model ECS', () => {
       'CreateService: InvalidParameterException: Unable to Start a service that is still Draining.',
       'DeleteService: InvalidParameterException: The service cannot be stopped while it is scaled above 0.',
     ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Task definition family collisions
+// ---------------------------------------------------------------------------------------------
+
+describe('task definition family collisions', () => {
+  it('a-b/c and a/b-c render the same family: the first keeps it, the other is refused with FamilyCollision', () => {
+    // Prepare
+    const first = aSpec({ cluster: 'a', service: 'b-c' });
+    const second = aSpec({ cluster: 'a-b', service: 'c' });
+    const input = aPlanInput({
+      specs: [second, first],
+      observed: anObservedState([anObservedCluster('a', []), anObservedCluster('a-b', [])]),
+    });
+    // Act
+    const p = plan(input);
+    // Assess
+    expect(actionList(p)).toEqual(['RegisterTaskDefinition a/b-c', 'CreateService a/b-c']);
+    expect(p.statuses['a-b/c'].phase).toBe('Blocked');
+    expect(condition(p.statuses['a-b/c'], 'Blocked')?.reason).toBe(Reason.FamilyCollision);
+    expect(condition(p.statuses['a-b/c'], 'Blocked')?.message).toContain('a-b-c is also that of a/b-c');
+  });
+
+  it('the spec whose service already runs a revision of the family keeps it, even when it sorts later', () => {
+    // Prepare
+    const newcomer = aSpec({ cluster: 'a', service: 'b-c' });
+    const holder = aSpec({ cluster: 'a-b', service: 'c' });
+    const { service, taskDefinitions } = aConvergedService(holder.spec);
+    const input = aPlanInput({
+      specs: [newcomer, holder],
+      observed: anObservedState([anObservedCluster('a', []), anObservedCluster('a-b', [service])], taskDefinitions),
+    });
+    // Act
+    const p = plan(input);
+    // Assess
+    expect(actionList(p)).toEqual([]);
+    expect(condition(p.statuses['a/b-c'], 'Blocked')?.reason).toBe(Reason.FamilyCollision);
+    expect(p.statuses['a-b/c'].phase).toBe('Converged');
+  });
+
+  it('distinct families do not collide', () => {
+    const p = plan(
+      aPlanInput({
+        specs: [aSpec({ cluster: 'a', service: 'b' }), aSpec({ cluster: 'a', service: 'c' })],
+        observed: anObservedState([anObservedCluster('a', [])]),
+      }),
+    );
+    expect(Object.values(p.statuses).map((st) => st.phase)).toEqual(['Progressing', 'Progressing']);
   });
 });

@@ -36,6 +36,13 @@ export interface PlanOptions {
   readonly managedClusters: string[];
   /** Delete owned services that have no spec. Default true. */
   readonly prune: boolean;
+  /**
+   * Whether `adopt: true` may take over an existing service without an owner tag (TagResource).
+   * The CDK construct turns it off unless `allowAdoption` is set (its IAM then refuses the tag
+   * too); a spec adopting while it is off gets `NotAllowed`. A service whose owner tag names
+   * another owner id is never adopted (`OwnedByAnother`). Default true here (CLI, local runs).
+   */
+  readonly allowAdoption: boolean;
   /** At most this many deletes per pass (default 5). */
   readonly maxDeletesPerPass: number;
   /** Seconds of lag tolerated for specs that set no `lagGraceSeconds` (default 300). */
@@ -48,6 +55,7 @@ export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
   ownerId: 'ecs-reconciler',
   managedClusters: [],
   prune: true,
+  allowAdoption: true,
   maxDeletesPerPass: 5,
   defaultLagGraceSeconds: 300,
   defaults: { subnets: [], securityGroups: [] },

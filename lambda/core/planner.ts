@@ -39,7 +39,7 @@ import {
   rememberReason,
   resolveConditions,
 } from './status';
-import { diffTaskDefinitions, renderTaskDefinition } from './taskdef';
+import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from './taskdef';
 import {
   type Action,
   type CreateServiceAction,
@@ -277,8 +277,12 @@ class Planner {
     this.pendingTaskDefinitions = new Set(input.observed.taskDefinitionsPending ?? []);
   }
 
+  /** Specs refused because another spec holds their task definition family, with the holder. */
+  private familyCollisions: ReadonlyMap<ServiceId, ServiceKey> = new Map();
+
   run(): Plan {
     const byId = this.indexSpecs();
+    this.familyCollisions = this.findFamilyCollisions(byId);
     const clusters = this.managedClusters(byId);
     const actions: Action[] = [];
     const statuses: Record<ServiceId, ServiceStatus> = dict();
@@ -323,6 +327,35 @@ class Planner {
       if (!seen || (seen.ok && !r.ok)) byId.set(id, r as SpecParseResult & { key: ServiceKey });
     }
     return byId;
+  }
+
+  /**
+   * Valid `present` specs whose task definition family (`taskDefinitionFamily`) another one also
+   * renders, e.g. `a-b`/`c` and `a`/`b-c` both give `a-b-c`. Per family, the spec whose service
+   * already runs a revision of that family (owned by us) keeps it; otherwise the first by
+   * cluster, then service. Every other one is refused: two services sharing a family would
+   * overwrite each other's revisions.
+   * @returns refused service id -> the key of the spec that keeps the family.
+   */
+  private findFamilyCollisions(byId: Map<ServiceId, SpecParseResult & { key: ServiceKey }>): Map<ServiceId, ServiceKey> {
+    const byFamily = new Map<string, ServiceKey[]>();
+    for (const r of byId.values()) {
+      if (!r.ok || r.spec.state !== 'present') continue;
+      const family = taskDefinitionFamily(r.key);
+      byFamily.set(family, [...(byFamily.get(family) ?? []), r.key]);
+    }
+    const refused = new Map<ServiceId, ServiceKey>();
+    for (const [family, keys] of byFamily) {
+      if (keys.length < 2) continue;
+      const holdsFamily = (k: ServiceKey) => {
+        const svc = this.observed.clusters[k.cluster]?.services[k.service];
+        return svc !== undefined && !isGone(svc) && isOwned(svc, this.options) && svc.taskDefinition.includes(`:task-definition/${family}:`);
+      };
+      const sorted = [...keys].sort(compareKeys);
+      const keeper = sorted.find(holdsFamily) ?? sorted[0];
+      for (const k of sorted) if (k !== keeper) refused.set(serviceId(k), keeper);
+    }
+    return refused;
   }
 
   private managedClusters(byId: Map<ServiceId, { key: ServiceKey }>): string[] {
@@ -460,6 +493,14 @@ class Planner {
     if (!cl.exists) {
       return blocked(Reason.ClusterNotFound, `cluster ${key.cluster} does not exist; the reconciler does not create clusters`);
     }
+    const holder = this.familyCollisions.get(id);
+    if (holder) {
+      return blocked(
+        Reason.FamilyCollision,
+        `task definition family ${taskDefinitionFamily(key)} is also that of ${serviceId(holder)}, which keeps it; ` +
+          'rename this service (or the other) so that cluster-service names differ',
+      );
+    }
     const violations = allowListViolations(spec, this.options.allow, this.options.defaults);
     if (violations.length > 0) return blocked(Reason.NotAllowed, violations.join('; '));
     if (effectiveSubnets(spec, this.options.defaults).length === 0) {
@@ -503,7 +544,33 @@ class Planner {
     }
     const owned = isOwned(live, this.options);
     if (!owned && !spec.adopt) return blocked(Reason.NotOwned, this.notOwnedMessage(live));
+    const refusal = owned ? undefined : this.adoptionRefusal(live);
+    if (refusal) return blocked(refusal.reason, refusal.message);
     return this.planExisting(r, live, counts, !owned);
+  }
+
+  /**
+   * Why `adopt: true` may not take `svc` (not owned by us), or undefined when it may: a service
+   * whose owner tag names another owner id belongs to another reconciler (`OwnedByAnother`); an
+   * untagged one needs adoption turned on (`NotAllowed`).
+   */
+  private adoptionRefusal(svc: ObservedService): { reason: Reason; message: string } | undefined {
+    const other = svc.tags[OWNER_TAG_KEY];
+    if (other !== undefined) {
+      return {
+        reason: Reason.OwnedByAnother,
+        message:
+          `service ${svc.serviceName} is owned by another reconciler (${OWNER_TAG_KEY}=${other}, this one is ${this.options.ownerId}); ` +
+          '`adopt: true` never takes a service from another owner: remove the spec, or change the tag by hand if the other reconciler is gone',
+      };
+    }
+    if (!this.options.allowAdoption) {
+      return {
+        reason: Reason.NotAllowed,
+        message: `adopting service ${svc.serviceName} is not allowed: adoption is turned off (ALLOW_ADOPTION=false; the construct's allowAdoption prop)`,
+      };
+    }
+    return undefined;
   }
 
   private notOwnedMessage(svc: ObservedService): string {
@@ -907,6 +974,8 @@ class Planner {
       const message = this.notOwnedMessage(live);
       return simple('Blocked', Reason.NotOwned, message, { blocked: { reason: Reason.NotOwned, message } });
     }
+    const refusal = owned ? undefined : this.adoptionRefusal(live);
+    if (refusal) return simple('Blocked', refusal.reason, refusal.message, { blocked: refusal });
     if (!this.input.specsComplete) {
       const message = 'the spec table was read only in part this pass; no service is deleted';
       return { actions: [], status: this.status({ ...base, phase: 'Pending', conditions: unknownDrafts(Reason.SpecsIncomplete, message) }) };

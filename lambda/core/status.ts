@@ -40,8 +40,21 @@ export const Reason = {
   SpecInvalid: 'SpecInvalid',
   /** A service of this name exists without our owner tag; set `adopt: true` to take it over. */
   NotOwned: 'NotOwned',
-  /** Task role, execution role or image registry is outside the configured allow-list. */
+  /**
+   * The service's owner tag names another reconciler's owner id: `adopt: true` never takes it
+   * (no writes). Give the other reconciler's spec up, or retag the service by hand.
+   */
+  OwnedByAnother: 'OwnedByAnother',
+  /**
+   * A value the spec references (task role, execution role, image registry, ...) is outside the
+   * configured allow-list, or the spec adopts while adoption is turned off.
+   */
   NotAllowed: 'NotAllowed',
+  /**
+   * Another spec renders the same task definition family (`${cluster}-${service}`, e.g. `a-b` + `c`
+   * and `a` + `b-c`); the spec that owns the family keeps it, this one is refused.
+   */
+  FamilyCollision: 'FamilyCollision',
   /** No subnets in the spec and none configured as defaults. */
   NoSubnets: 'NoSubnets',
   /** The spec's cluster does not exist (the reconciler never creates clusters). */

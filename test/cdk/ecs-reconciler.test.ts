@@ -2,6 +2,7 @@
  * Template assertions for the EcsReconciler construct: one requirement per test, bundling skipped
  * (`aws:cdk:bundling-stacks: []`) because only the template matters here.
  */
+import { readFileSync } from 'node:fs';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -15,7 +16,7 @@ import { specsTableDefinition } from '../../lambda/adapters/dynamo-spec-store';
 import { ENV } from '../../lambda/config';
 import { alarmDefinitions, type AlarmDefinition } from '../../lambda/core/alarms';
 import { EcsReconciler, EcsReconcilerPropsError, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
-import { evaluate, type PolicyStatement } from '../support/iam-eval';
+import { evaluate, flat, type PolicyStatement } from '../support/iam-eval';
 
 const ACCOUNT_ROLE = 'arn:aws:iam::123456789012:role/app-task';
 const OTHER_EXEC_ROLE = 'arn:aws:iam::123456789012:role/app-exec';
@@ -36,24 +37,6 @@ function aReconciler(props: EcsReconcilerProps = someProps()) {
   const stack = new Stack(app, 'Test');
   const reconciler = new EcsReconciler(stack, 'Reconciler', props);
   return { stack, reconciler, template: Template.fromStack(stack) };
-}
-
-/**
- * Renders a CloudFormation value as a string: `Fn::Join` concatenated, `Ref` as `${Name}`,
- * `Fn::GetAtt` as `${Name.Attr}`; so ARNs can be compared as text.
- */
-function flat(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value && typeof value === 'object') {
-    const o = value as Record<string, unknown>;
-    if ('Fn::Join' in o) {
-      const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
-      return parts.map(flat).join(sep);
-    }
-    if ('Ref' in o) return `\${${String(o.Ref)}}`;
-    if ('Fn::GetAtt' in o) return `\${${(o['Fn::GetAtt'] as string[]).join('.')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 interface Statement {
@@ -316,10 +299,15 @@ describe('IAM (least privilege)', () => {
     ]);
   });
 
-  it('uses "*" only for the ECS actions that support no resource-level permissions', () => {
+  it('uses "*" only where ECS supports no resource-level permission, or with an ecs:cluster condition, or to deny', () => {
     const { template, reconciler } = aReconciler();
     const starred = grants(functionStatements(template, reconciler)).filter((g) => g.resource === '*');
-    expect(starred.map((g) => g.action).sort()).toEqual([...unscopable].sort());
+    const allows = starred.filter((g) => g.statement.Effect === 'Allow');
+    expect(allows.filter((g) => !g.statement.Condition).map((g) => g.action)).toEqual(['ecs:DescribeTaskDefinition']);
+    expect(allows.filter((g) => g.statement.Condition).map((g) => g.action).sort()).toEqual(['ecs:ListServices', 'ecs:ListTasks']);
+    for (const g of allows.filter((a) => a.statement.Condition)) {
+      expect(Object.keys(g.statement.Condition!.ArnEquals)).toEqual(['ecs:cluster']);
+    }
   });
 
   it('has no action wildcards and no service other than ECS, DynamoDB, IAM PassRole and its own logs', () => {
@@ -331,13 +319,89 @@ describe('IAM (least privilege)', () => {
     expect(actions.filter((a) => a.startsWith('iam:'))).toEqual(['iam:PassRole']);
   });
 
-  it('tags task definitions only while registering them', () => {
+  it('tags services and task definitions while creating them only with our owner tag', () => {
     const { template, reconciler } = aReconciler();
-    const tagTd = grants(functionStatements(template, reconciler)).filter(
-      (g) => g.action === 'ecs:TagResource' && g.resource.includes(':task-definition/'),
-    );
-    expect(tagTd).toHaveLength(1);
-    expect(tagTd[0].statement.Condition).toEqual({ StringEquals: { 'ecs:CreateAction': 'RegisterTaskDefinition' } });
+    const creating = functionStatements(template, reconciler).filter((s) => s.Condition?.StringEquals?.['ecs:CreateAction']);
+    expect(creating).toHaveLength(1);
+    expect(creating[0].Condition).toEqual({
+      StringEquals: { 'ecs:CreateAction': ['CreateService', 'RegisterTaskDefinition'], 'aws:RequestTag/ecs-reconciler:owner': 'ecs-reconciler' },
+    });
+  });
+
+  describe('the ownership rule, as IAM evaluates the function policy', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
+    const reconciler = new EcsReconciler(stack, 'Reconciler', someProps({ ownerId: 'team-a' }));
+    const adopting = new Stack(app, 'Adopting', { env: { account: '123456789012', region: 'eu-west-1' } });
+    const adopter = new EcsReconciler(adopting, 'Reconciler', someProps({ ownerId: 'team-a', allowAdoption: true }));
+    const statements = functionStatements(Template.fromStack(stack), reconciler) as PolicyStatement[];
+    const adoptingStatements = functionStatements(Template.fromStack(adopting), adopter) as PolicyStatement[];
+    const arn = (rest: string) => `arn:aws:ecs:eu-west-1:123456789012:${rest}`;
+    const OWNER = 'aws:ResourceTag/ecs-reconciler:owner';
+    const REQ = 'aws:RequestTag/ecs-reconciler:owner';
+
+    it.each([
+      { case: 'UpdateService on our service', action: 'ecs:UpdateService', resource: 'service/web/api', ctx: { [OWNER]: 'team-a' }, is: 'Allow' },
+      { case: 'UpdateService on another owner\'s service', action: 'ecs:UpdateService', resource: 'service/web/api', ctx: { [OWNER]: 'team-b' }, is: 'ImplicitDeny' },
+      { case: 'UpdateService on an untagged service', action: 'ecs:UpdateService', resource: 'service/web/api', ctx: {}, is: 'ImplicitDeny' },
+      { case: 'DeleteService on our service', action: 'ecs:DeleteService', resource: 'service/jobs/x', ctx: { [OWNER]: 'team-a' }, is: 'Allow' },
+      { case: 'DeleteService on an untagged service', action: 'ecs:DeleteService', resource: 'service/jobs/x', ctx: {}, is: 'ImplicitDeny' },
+      { case: 'UpdateService outside the managed clusters', action: 'ecs:UpdateService', resource: 'service/other/api', ctx: { [OWNER]: 'team-a' }, is: 'ImplicitDeny' },
+      { case: 'CreateService with our owner tag', action: 'ecs:CreateService', resource: 'service/web/new', ctx: { [REQ]: 'team-a' }, is: 'Allow' },
+      { case: 'CreateService without the owner tag', action: 'ecs:CreateService', resource: 'service/web/new', ctx: {}, is: 'ImplicitDeny' },
+      { case: 'tag at creation', action: 'ecs:TagResource', resource: 'service/web/new', ctx: { 'ecs:CreateAction': 'CreateService', [REQ]: 'team-a' }, is: 'Allow' },
+      { case: 'spec tags on our service', action: 'ecs:TagResource', resource: 'service/web/api', ctx: { [OWNER]: 'team-a', 'aws:TagKeys': ['team'] }, is: 'Allow' },
+      { case: 'retagging our service for another owner', action: 'ecs:TagResource', resource: 'service/web/api', ctx: { [OWNER]: 'team-a', [REQ]: 'team-b' }, is: 'ExplicitDeny' },
+      { case: 'removing the owner tag', action: 'ecs:UntagResource', resource: 'service/web/api', ctx: { [OWNER]: 'team-a', 'aws:TagKeys': ['ecs-reconciler:owner'] }, is: 'ExplicitDeny' },
+      { case: 'removing a spec tag of our service', action: 'ecs:UntagResource', resource: 'service/web/api', ctx: { [OWNER]: 'team-a', 'aws:TagKeys': ['team'] }, is: 'Allow' },
+      { case: 'adopting an untagged service (adoption off)', action: 'ecs:TagResource', resource: 'service/web/api', ctx: { [REQ]: 'team-a' }, is: 'ImplicitDeny' },
+      { case: 'taking another owner\'s service', action: 'ecs:TagResource', resource: 'service/web/api', ctx: { [OWNER]: 'team-b', [REQ]: 'team-a' }, is: 'ImplicitDeny' },
+      { case: 'RegisterTaskDefinition of a managed family with our tag', action: 'ecs:RegisterTaskDefinition', resource: 'task-definition/web-api:3', ctx: { [REQ]: 'team-a' }, is: 'Allow' },
+      { case: 'RegisterTaskDefinition without our tag', action: 'ecs:RegisterTaskDefinition', resource: 'task-definition/web-api:3', ctx: {}, is: 'ImplicitDeny' },
+      { case: 'RegisterTaskDefinition of another family', action: 'ecs:RegisterTaskDefinition', resource: 'task-definition/payments-api:3', ctx: { [REQ]: 'team-a' }, is: 'ImplicitDeny' },
+      { case: 'ListServices of a managed cluster', action: 'ecs:ListServices', resource: '*', ctx: { 'ecs:cluster': arn('cluster/web') }, is: 'Allow' },
+      { case: 'ListServices of another cluster', action: 'ecs:ListServices', resource: '*', ctx: { 'ecs:cluster': arn('cluster/payments') }, is: 'ImplicitDeny' },
+      { case: 'ListTasks of another cluster', action: 'ecs:ListTasks', resource: '*', ctx: { 'ecs:cluster': arn('cluster/payments') }, is: 'ImplicitDeny' },
+      { case: 'DescribeClusters (never called)', action: 'ecs:DescribeClusters', resource: arn('cluster/web'), ctx: {}, is: 'ImplicitDeny' },
+      { case: 'ListTagsForResource (never called)', action: 'ecs:ListTagsForResource', resource: 'service/web/api', ctx: {}, is: 'ImplicitDeny' },
+    ] as { case: string; action: string; resource: string; ctx: Record<string, string | string[]>; is: string }[])('$case: $is', ({ action, resource, ctx, is }) => {
+      const request = { action, resource: resource === '*' || resource.startsWith('arn:') ? resource : arn(resource), context: ctx };
+      expect(evaluate(statements, request)).toBe(is);
+    });
+
+    it('with allowAdoption, tags an untagged service with our owner id, and nothing else', () => {
+      const untagged = { action: 'ecs:TagResource', resource: arn('service/web/api') };
+      expect(evaluate(adoptingStatements, { ...untagged, context: { [REQ]: 'team-a' } })).toBe('Allow');
+      expect(evaluate(adoptingStatements, { ...untagged, context: { [REQ]: 'team-b' } })).toBe('ExplicitDeny');
+      expect(evaluate(adoptingStatements, { ...untagged, context: { [OWNER]: 'team-b', [REQ]: 'team-a' } })).toBe('ImplicitDeny');
+      expect(evaluate(adoptingStatements, { ...untagged, context: { 'aws:TagKeys': ['team'] } })).toBe('ImplicitDeny');
+    });
+
+    it('tells the function whether adoption is allowed (ALLOW_ADOPTION)', () => {
+      const env = (s: Stack) => Object.values(Template.fromStack(s).findResources('AWS::Lambda::Function'))[0].Properties.Environment.Variables;
+      expect(env(stack)[ENV.allowAdoption]).toBe('false');
+      expect(env(adopting)[ENV.allowAdoption]).toBe('true');
+    });
+
+    it('uses only actions and condition keys the Service Authorization Reference defines for them', () => {
+      const reference = JSON.parse(readFileSync(new URL('../fixtures/iam/ecs-service-authorization.json', import.meta.url), 'utf8')) as {
+        actions: Record<string, { resourceTypes: string[]; conditionKeys: string[] }>;
+      };
+      const generic = (k: string) => k.replace(/^(aws|ecs):(RequestTag|ResourceTag)\/.*$/, '$1:$2/${TagKey}');
+      for (const s of adoptingStatements) {
+        for (const action of asList(s.Action as string | string[]).filter((a) => a.startsWith('ecs:'))) {
+          const ref = reference.actions[action.slice(4)];
+          expect(ref, `${action} is in the reference`).toBeDefined();
+          if (asList(s.Resource as unknown).some((r) => flat(r) === '*') && s.Effect === 'Allow') {
+            const scopedByCondition = Object.values(s.Condition ?? {}).some((c) => 'ecs:cluster' in c);
+            expect(ref.resourceTypes.includes('') || scopedByCondition, `${action} on "*"`).toBe(true);
+          }
+          for (const key of Object.values(s.Condition ?? {}).flatMap((c) => Object.keys(c))) {
+            expect(ref.conditionKeys, `${action} supports ${key}`).toContain(generic(key));
+          }
+        }
+      }
+    });
   });
 
   it('passes only the allow-listed roles and the default execution role, only to ECS tasks', () => {
@@ -349,7 +413,7 @@ describe('IAM (least privilege)', () => {
     const pass = functionStatements(template, reconciler).filter((s) => asList(s.Action).includes('iam:PassRole'));
     expect(pass).toHaveLength(1);
     expect(pass[0].Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
-    expect(asList(pass[0].Resource).map(flat).sort()).toEqual(
+    expect(asList(pass[0].Resource).map((v) => flat(v)).sort()).toEqual(
       [ACCOUNT_ROLE, OTHER_EXEC_ROLE, expect.stringMatching(/^\$\{ReconcilerTaskExecutionRole[0-9A-F]+\.Arn\}$/)].sort(),
     );
   });

@@ -3,28 +3,31 @@
  * action, resource, condition context) end up allowed by these statements? It follows the IAM
  * User Guide's "Policy evaluation logic" for one policy set: an explicit Deny wins, else an Allow
  * is needed. Supports the condition operators the project's templates use (StringEquals,
- * StringLike, ArnLike, ArnEquals, Bool, Null, ForAllValues:StringEquals), `...IfExists`, and
+ * StringLike, ArnLike, ArnEquals, Bool, Null, their Not forms, ForAllValues:/ForAnyValue:), `...IfExists`, and
  * action/resource wildcards. Resources and condition values are compared as rendered text (see
- * `flat`), so `{ Ref: X }` matches the request resource `${X}`.
+ * `flat`; `AWS::Partition` is `aws`), so `{ Ref: X }` matches the request resource `${X}`.
  */
 
 /**
  * Renders a CloudFormation value as text: `Fn::Join` concatenated, `Ref` as `${X}`, `Fn::GetAtt`
- * as `${X.Attr}`; `Ref: AWS::Partition` as `aws` (the commercial partition the tests assume).
+ * as `${X.Attr}`; with `partition`, `Ref: AWS::Partition` as that partition (e.g. `aws`).
  */
-export function flat(value: unknown): string {
+export function flat(value: unknown, partition?: string): string {
   if (typeof value === 'string') return value;
   if (value && typeof value === 'object') {
     const o = value as Record<string, unknown>;
     if ('Fn::Join' in o) {
       const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
-      return parts.map(flat).join(sep);
+      return parts.map((p) => flat(p, partition)).join(sep);
     }
-    if ('Ref' in o) return o.Ref === 'AWS::Partition' ? 'aws' : `\${${String(o.Ref)}}`;
+    if ('Ref' in o) return partition !== undefined && o.Ref === 'AWS::Partition' ? partition : `\${${String(o.Ref)}}`;
     if ('Fn::GetAtt' in o) return `\${${(o['Fn::GetAtt'] as string[]).join('.')}}`;
   }
   return JSON.stringify(value);
 }
+
+/** {@link flat} in the commercial partition, as the requests of these tests are. */
+const text = (value: unknown) => flat(value, 'aws');
 
 export interface PolicyStatement {
   Sid?: string;
@@ -64,17 +67,23 @@ function principalMatches(principal: unknown, req: Request): boolean {
   const p = principal as Record<string, unknown>;
   if (p.AWS === '*') return true;
   if (req.servicePrincipal === undefined) return false;
-  return list(p.Service as string | string[]).map(flat).includes(req.servicePrincipal);
+  return list(p.Service as string | string[]).map(text).includes(req.servicePrincipal);
 }
 
 function conditionHolds(operator: string, key: string, expected: unknown, ctx: Record<string, string | string[]>): boolean {
   const ifExists = operator.endsWith('IfExists');
   const base = ifExists ? operator.slice(0, -'IfExists'.length) : operator;
-  const wanted = list(expected as string | string[]).map(flat);
+  const wanted = list(expected as string | string[]).map(text);
   const actual = ctx[key];
   if (base === 'Null') {
     const isNull = actual === undefined;
     return wanted.some((w) => (w === 'true') === isNull);
+  }
+  if (base.startsWith('StringNotEquals') || base.startsWith('ArnNotEquals') || base.startsWith('StringNotLike') || base.startsWith('ArnNotLike')) {
+    // Negated operators: true when the key is absent, or no value of it matches.
+    if (actual === undefined) return true;
+    const positive = base.replace('Not', '');
+    return !conditionHolds(positive, key, expected, ctx);
   }
   if (actual === undefined) return ifExists || base.startsWith('ForAllValues:');
   const values = list(actual);
@@ -104,7 +113,7 @@ export function statementApplies(statement: PolicyStatement, req: Request): bool
   const actionMatches = (patterns: string[]) => patterns.some((a) => globMatch(a, req.action, true));
   if (statement.Action !== undefined && !actionMatches(list(statement.Action))) return false;
   if (statement.NotAction !== undefined && actionMatches(list(statement.NotAction))) return false;
-  const resources = list(statement.Resource as unknown).map(flat);
+  const resources = list(statement.Resource as unknown).map(text);
   if (resources.length > 0 && !resources.some((r) => globMatch(r, req.resource))) return false;
   const ctx = req.context ?? {};
   for (const [operator, keys] of Object.entries(statement.Condition ?? {})) {
