@@ -40,9 +40,9 @@ export interface PlanOptions {
    * Whether `adopt: true` may take over an existing service without an owner tag (TagResource).
    * The CDK construct turns it off unless `allowAdoption` is set (its IAM then refuses the tag
    * too); a spec adopting while it is off gets `NotAllowed`. A service whose owner tag names
-   * another owner id is never adopted (`OwnedByAnother`). Default true here (CLI, local runs).
+   * another owner id is never adopted (`OwnedByAnother`). Unset or true allows it (CLI, local runs).
    */
-  readonly allowAdoption: boolean;
+  readonly allowAdoption?: boolean;
   /** At most this many deletes per pass (default 5). */
   readonly maxDeletesPerPass: number;
   /** Seconds of lag tolerated for specs that set no `lagGraceSeconds` (default 300). */

@@ -564,7 +564,7 @@ class Planner {
           '`adopt: true` never takes a service from another owner: remove the spec, or change the tag by hand if the other reconciler is gone',
       };
     }
-    if (!this.options.allowAdoption) {
+    if (this.options.allowAdoption === false) {
       return {
         reason: Reason.NotAllowed,
         message: `adopting service ${svc.serviceName} is not allowed: adoption is turned off (ALLOW_ADOPTION=false; the construct's allowAdoption prop)`,

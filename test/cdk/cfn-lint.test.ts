@@ -3,7 +3,8 @@
  * CI) over the templates the construct synthesizes in the configurations people deploy: the
  * README's quick start, existing clusters with every allow-list set, a customer managed table key
  * and the user's own alarm topic. Zero errors; zero warnings except the acknowledged ones below,
- * each matched by rule, resource and path so that a new finding fails.
+ * each matched by rule, resource and path so that a new finding fails. Skipped where cfn-lint is
+ * missing, required in CI (test/support/tools.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,14 +16,10 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EcsReconciler } from '../../lib/ecs-reconciler';
 import { EcsReconcilerStack } from '../../lib/reconciler-stack';
+import { needs, toolCommand } from '../support/tools';
 import { lintableTemplates, type CfnLintFinding, unacknowledged } from '../support/cfn-lint';
 
-const available = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' }).status === 0;
-// Required in CI (.ci/run checks for it); skipped, and said so, on a machine without it.
-const lint = available || process.env.CI ? describe : describe.skip;
-if (!available && !process.env.CI) console.warn('cfn-lint not installed: the cfn-lint suite is skipped');
-
-lint('cfn-lint on the synthesized templates', () => {
+describe('cfn-lint on the synthesized templates', needs('cfn-lint'), () => {
   const dir = mkdtempSync(join(tmpdir(), 'ecsr-cfn-lint-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -53,7 +50,7 @@ lint('cfn-lint on the synthesized templates', () => {
   });
 
   it('finds no error and no unacknowledged warning', () => {
-    const run = spawnSync('cfn-lint', ['--format', 'json', '--', ...files], { encoding: 'utf8', timeout: 300_000 });
+    const run = spawnSync(toolCommand('cfn-lint') ?? 'cfn-lint', ['--format', 'json', '--', ...files], { encoding: 'utf8', timeout: 300_000 });
     expect(run.error, 'cfn-lint did not run').toBeUndefined();
     // cfn-lint exits with a bit mask (2 errors, 4 warnings, 8 informational); its JSON is the truth.
     const findings = JSON.parse(run.stdout || '[]') as CfnLintFinding[];
