@@ -348,7 +348,7 @@ class Planner {
     for (const [family, keys] of byFamily) {
       if (keys.length < 2) continue;
       const holdsFamily = (k: ServiceKey) => {
-        const svc = this.observed.clusters[k.cluster]?.services[k.service];
+        const svc = own(own(this.observed.clusters, k.cluster)?.services, k.service);
         return svc !== undefined && !isGone(svc) && isOwned(svc, this.options) && svc.taskDefinition.includes(`:task-definition/${family}:`);
       };
       const sorted = [...keys].sort(compareKeys);
