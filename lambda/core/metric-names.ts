@@ -7,7 +7,10 @@ export const DEFAULT_METRICS_NAMESPACE = 'EcsReconciler';
 export const DIMENSION = { cluster: 'Cluster', service: 'Service' } as const;
 
 export const METRIC = {
-  /** Per service (Cluster, Service): max(0, desired - running), tasks, emitted every pass. */
+  /**
+   * Per service (Cluster, Service): max(0, desired - running), tasks; emitted only while the
+   * service lags, and once at 0 when it recovers (`shouldEmitTaskLag` in `pass.ts`).
+   */
   taskLag: 'TaskLag',
   /** Per pass: 1 when the pass completed (heartbeat), Count. */
   passSucceeded: 'PassSucceeded',

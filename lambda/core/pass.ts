@@ -457,13 +457,18 @@ async function reconcile(
 
   for (const [id, status] of Object.entries(statuses)) {
     const key = keyOf(id);
-    if (key && lagCounted(id, status)) metrics.serviceLag(key, Math.max(0, status.desiredCount - status.runningCount));
+    if (!key || !lagCounted(id, status)) continue;
+    const lag = Math.max(0, status.desiredCount - status.runningCount);
+    if (shouldEmitTaskLag(lag, own(remembered, id))) metrics.serviceLag(key, lag);
   }
-  // A service not read this pass keeps its series: the lag remembered from the pass that read it.
+  // A service not read this pass keeps a lagging series alive with the lag remembered from the pass that read it.
   for (const id of notRead) {
     const key = keyOf(id);
     const rem = own(remembered, id);
-    if (key && rem && rememberedLagCounts(rem)) metrics.serviceLag(key, Math.max(0, rem.desiredCount - rem.runningCount));
+    if (!key || !rem || !rememberedLagCounts(rem)) continue;
+    // Only a lagging series is kept alive: its recovery 0 was emitted by the pass that read it.
+    const lag = Math.max(0, rem.desiredCount - rem.runningCount);
+    if (lag > 0) metrics.serviceLag(key, lag);
   }
   const durationMs = elapsed();
   if (read.complete) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
@@ -574,6 +579,20 @@ function validSpecsById(read: SpecRead): Map<ServiceId, ValidSpec> {
   }
   for (const id of invalid) out.delete(id);
   return out;
+}
+
+/**
+ * Whether this pass emits `TaskLag` for a service whose lag counts: while it lags (`lag` > 0), and
+ * once at 0 when the previous pass saw it lag, so that its lag alarm contributor returns to OK.
+ * A healthy service emits nothing: each CloudWatch custom metric series costs money, and a series
+ * without datapoints costs nothing (the lag alarm treats missing data as not breaching).
+ * @param lag desired - running, tasks, >= 0.
+ * @param remembered the status the previous pass wrote, if any.
+ */
+export function shouldEmitTaskLag(lag: number, remembered: ServiceStatus | undefined): boolean {
+  if (lag > 0) return true;
+  if (!remembered) return false;
+  return remembered.laggingSince !== undefined || remembered.desiredCount > remembered.runningCount;
 }
 
 /**
