@@ -162,11 +162,12 @@ export function describeInput(value: unknown): string {
   return typeof value;
 }
 
+/** JSON for a message that never throws: bigints as digits, anything unprintable as `?`. */
 function safeJson(v: unknown): string {
   try {
-    return JSON.stringify(v) ?? String(v);
+    return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? typeof v;
   } catch {
-    return String(v);
+    return Array.isArray(v) ? '[?]' : '{?}';
   }
 }
 
