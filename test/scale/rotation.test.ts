@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { LEASE_SAFETY_SECONDS, OBSERVATION_TIME_SHARE, runPass, type PassOptions, type PassSummary } from '../../lambda/core/pass';
 import type { ObserveCursor, ServiceDescriptions, ServiceListing, ServiceReadOptions, SpecRead } from '../../lambda/core/ports';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
+import { METRIC } from '../../lambda/core/metric-names';
 import type { ServiceSpec } from '../../lambda/core/types';
 import { aConvergedService, aSpec, anObservedService, NOW, planOptions, type ValidSpec } from '../support/builders';
 import { FakeEcs, ManualClock, MemorySpecStore, memoryPorts } from './support';
@@ -147,10 +148,12 @@ describe('a pass bounded at every phase, and the cursor', () => {
     // Someone scales a service of the last cluster by hand.
     ecs.service('charlie', name(59))!.desiredCount = 5;
     ecs.calls.length = 0;
+    const metricsBefore = ports.metrics.data.length;
 
     // Act
     const first = await pass(clock, ports, opts(SHORT));
     const firstCalls = [...ecs.calls];
+    const firstLag = ports.metrics.data.slice(metricsBefore).filter((d) => d.name === METRIC.taskLag);
     const afterFirst = structuredClone(store.statuses);
     const cursorAfterFirst = store.cursor;
     ecs.calls.length = 0;
@@ -169,6 +172,8 @@ describe('a pass bounded at every phase, and the cursor', () => {
     expect(afterFirst).toEqual(stored);
     expect(first.statuses[`charlie/${name(59)}`]).toEqual(stored[`charlie/${name(59)}`]);
     expect(first.errors).toEqual([]);
+    // Healthy services, read or not, emit no TaskLag series (each one is billed).
+    expect(firstLag.filter((d) => d.value === 0)).toEqual([]);
     expect(cursorAfterFirst).toEqual(first.rotation?.cursor);
     // The second pass starts where the first stopped: the rest of charlie first.
     expect(ecs.calls[0]).toBe('ListServices charlie');
