@@ -10,8 +10,11 @@
  * sent to the workers.
  */
 
-/** Clusters of the fleet: `bench-0` .. `bench-3` (services are dealt round-robin). */
-export const BENCH_CLUSTER_COUNT = 4;
+/** Clusters of the fleet: `bench-0` .. `bench-19` (services are dealt round-robin; issue 12's 20 clusters). */
+export const BENCH_CLUSTER_COUNT = 20;
+
+/** The largest fleet the bench builds (service names have five digits). */
+export const BENCH_MAX_SERVICES = 20_000;
 
 /** Specs table of the pass benchmark (dynalite). */
 export const BENCH_TABLE = 'ecsr-bench-specs';
@@ -31,14 +34,14 @@ export function benchClusters(): string[] {
 }
 
 /**
- * The DynamoDB item of the i-th service of the fleet (0-based): cluster `bench-{i mod 4}`, service
- * `svc-0000`..., an nginx image, 1 to 3 tasks (desiredCount), 256 vCPU units and 512 MiB, a
+ * The DynamoDB item of the i-th service of the fleet (0-based): cluster `bench-{i mod 20}`, service
+ * `svc-00000`..., an nginx image, 1 to 3 tasks (desiredCount), 256 vCPU units and 512 MiB, a
  * container port, three environment variables, one secret and two tags. Subnets, security groups
  * and the execution role come from the reconciler's defaults, as most real specs leave them.
- * @param i index, 0 <= i < 10000 (the service name has four digits).
+ * @param i index, 0 <= i < {@link BENCH_MAX_SERVICES}.
  */
 export function benchSpecItem(i: number): Record<string, unknown> {
-  const n = String(i).padStart(4, '0');
+  const n = String(i).padStart(5, '0');
   return {
     cluster: `bench-${i % BENCH_CLUSTER_COUNT}`,
     service: `svc-${n}`,

@@ -15,7 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { localReconcilerEnv } from '../local/stack';
-import { BENCH_OWNER_ID, BENCH_REGION, BENCH_TABLE, benchClusters } from './fixtures';
+import { BENCH_MAX_SERVICES, BENCH_OWNER_ID, BENCH_REGION, BENCH_TABLE, benchClusters } from './fixtures';
 import { runPassBench } from './pass-bench';
 import type { PlannerCaseResult, PlannerRequest } from './protocol';
 import { callsTable, cappedTable, lambdaTable, memoryTable, memoryTrendTable, passFindings, passTable, plannerTable } from './report';
@@ -27,15 +27,15 @@ const ALLOC_SEMI_SPACE_MIB = 256;
 
 function sizeList(value: string): number[] {
   const sizes = value.split(',').map((s) => Number(s.trim()));
-  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 9999)) {
-    throw new InvalidArgumentError('give comma-separated whole numbers from 1 to 9999, e.g. 10,100,500,1000');
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > BENCH_MAX_SERVICES)) {
+    throw new InvalidArgumentError(`give comma-separated whole numbers from 1 to ${BENCH_MAX_SERVICES}, e.g. 10,100,500,1000`);
   }
   return sizes;
 }
 
 function count(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 9999) throw new InvalidArgumentError('give a whole number from 0 to 9999');
+  if (!Number.isInteger(n) || n < 0 || n > BENCH_MAX_SERVICES) throw new InvalidArgumentError(`give a whole number from 0 to ${BENCH_MAX_SERVICES}`);
   return n;
 }
 

@@ -274,7 +274,7 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
     const liveValue = observed ?? decl.absentMeans ?? decl.field.default;
     const want = desired.fields[name];
     const a = canonicalOf(decl.field.type, liveValue, SERVICE_CONTEXT);
-    const b = canonicalOf(decl.field.type, want, SERVICE_CONTEXT);
+    const b = canonicalWant(desired, name, decl);
     if (deepEqual(a, b)) continue;
     changes.push({ field: name, from: shownValue(a), to: shownValue(b) });
     (input as Record<string, unknown>)[name] = want === undefined ? clearValue(decl) : structuredClone(want);
@@ -284,6 +284,24 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
 }
 
 const SERVICE_CONTEXT = { networkMode: 'awsvpc' };
+
+/**
+ * Canonical forms of a desired configuration's declared fields, computed once per configuration
+ * object: the planner keeps one configuration per spec hash across passes (hash-first, issue 12).
+ */
+const canonicalWants = new WeakMap<DesiredServiceConfig, Map<ServiceFieldName, CanonicalValue | undefined>>();
+
+function canonicalWant(desired: DesiredServiceConfig, name: ServiceFieldName, decl: ServiceFieldDecl): CanonicalValue | undefined {
+  let wants = canonicalWants.get(desired);
+  if (!wants) {
+    wants = new Map();
+    canonicalWants.set(desired, wants);
+  }
+  if (wants.has(name)) return wants.get(name);
+  const c = canonicalOf(decl.field.type, desired.fields[name], SERVICE_CONTEXT);
+  wants.set(name, c);
+  return c;
+}
 const NO_ALARMS = { alarmNames: [], enable: false, rollback: false };
 
 function alarmsText(a: { alarmNames?: string[]; enable?: boolean; rollback?: boolean } | undefined): string {

@@ -40,6 +40,7 @@ import {
   resolveConditions,
 } from './status';
 import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from './taskdef';
+import { desiredConfigOf, renderingKey, sameByDigest } from './compare-memo';
 import {
   type Action,
   type CreateServiceAction,
@@ -275,6 +276,26 @@ class Planner {
     this.now = input.now;
     this.observed = input.observed;
     this.pendingTaskDefinitions = new Set(input.observed.taskDefinitionsPending ?? []);
+    this.renderKey = renderingKey({ defaults: this.options.defaults, ownerId: this.options.ownerId });
+  }
+
+  /** The rendering options as a short key of the digest memo (`./compare-memo`). */
+  private readonly renderKey: string;
+
+  /** The task definition rendered for `spec`, rendered on first use only. */
+  private renderer(spec: ServiceSpec): () => TaskDefinition & { family: string } {
+    let rendered: (TaskDefinition & { family: string }) | undefined;
+    return () => (rendered ??= renderTaskDefinition(spec, { defaults: this.options.defaults, ownerId: this.options.ownerId }));
+  }
+
+  /**
+   * Changes of the live task definition against the one rendered for the spec of `specHash`,
+   * hashes first (issue 12 part 5): equal canonical digests are no change, found without
+   * rendering or canonicalizing once both digests are remembered; only different ones are diffed.
+   */
+  private taskDefinitionChanges(specHash: string, rendered: () => TaskDefinition & { family: string }, live: TaskDefinition): FieldChange[] {
+    if (sameByDigest(specHash, this.renderKey, rendered, live)) return [];
+    return taskDefinitionChanges(rendered(), live);
   }
 
   /** Specs refused because another spec holds their task definition family, with the holder. */
@@ -693,7 +714,7 @@ class Planner {
   private detectFailedRollout(
     hash: string,
     svc: ObservedService,
-    rendered: TaskDefinition & { family: string },
+    rendered: () => TaskDefinition & { family: string },
     tdChanges: FieldChange[] | undefined,
     rem: ServiceStatus | undefined,
   ): string | undefined {
@@ -702,7 +723,7 @@ class Planner {
     const ours = (d: ObservedDeployment): boolean => {
       if (appliedThis && rem?.appliedDeploymentId === d.id) return true;
       const described = own(this.observed.taskDefinitions, d.taskDefinition);
-      return described !== undefined && taskDefinitionChanges(rendered, described).length === 0;
+      return described !== undefined && this.taskDefinitionChanges(hash, rendered, described).length === 0;
     };
     // A FAILED deployment counts against this hash, unless memory says another hash failed: then
     // that failure explains the deployment, and this new hash is the user's retry ("edit the spec
@@ -743,9 +764,9 @@ class Planner {
     const { key, spec, hash } = r;
     const id = serviceId(key);
     const rem = this.remembered(id);
-    const rendered = renderTaskDefinition(spec, { defaults: this.options.defaults, ownerId: this.options.ownerId });
+    const rendered = this.renderer(spec);
     const liveTd = own(this.observed.taskDefinitions, svc.taskDefinition);
-    const allTdChanges = liveTd ? taskDefinitionChanges(rendered, liveTd) : undefined;
+    const allTdChanges = liveTd ? this.taskDefinitionChanges(hash, rendered, liveTd) : undefined;
     const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...counts };
 
     const failure = this.detectFailedRollout(hash, svc, rendered, allTdChanges, rem);
@@ -753,7 +774,7 @@ class Planner {
 
     // Under the CODE_DEPLOY or EXTERNAL deployment controller, what ECS does not let UpdateService
     // change is observed and never sent: it is reported as NotUpdatable instead.
-    const fullDiff = diffService(desiredServiceConfig(spec, this.options.defaults), svc);
+    const fullDiff = diffService(desiredConfigOf(hash, this.renderKey, () => desiredServiceConfig(spec, this.options.defaults)), svc);
     const limited = limitToDeploymentController(svc.deploymentController?.type, [...(allTdChanges ?? []), ...fullDiff.changes], fullDiff.input);
     const tdChanges = allTdChanges?.filter((c) => limited.changes.includes(c));
     const serviceDiff = { input: limited.input, changes: fullDiff.changes.filter((c) => limited.changes.includes(c)) };
@@ -828,9 +849,9 @@ class Planner {
         ...key,
         specHash: hash,
         reason: `task definition differs: ${changesText(tdChanges)}`,
-        input: rendered,
+        input: rendered(),
       });
-      input.taskDefinition = rendered.family;
+      input.taskDefinition = rendered().family;
     }
     if (changes.length > 0) {
       const update: UpdateServiceAction = {

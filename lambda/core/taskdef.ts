@@ -12,6 +12,8 @@
  *
  * Pure functions; no SDK imports (the core never imports `@aws-sdk/*`).
  */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json';
 import { OWNER_TAG_KEY } from './ports';
 import {
   type CanonicalValue,
@@ -265,6 +267,32 @@ export function diffTaskDefinitions(desired: TaskDefinition, live: TaskDefinitio
   const changes: FieldChange[] = [];
   diffObjects(canonicalTaskDefinition(live), canonicalTaskDefinition(desired), [], TASK_DEFINITION, changes);
   return changes;
+}
+
+/**
+ * Version of the canonical form's rules. Part of every {@link canonicalTaskDefinitionHash}, so a
+ * digest computed under older rules never matches one of today's: bump it whenever
+ * {@link canonicalTaskDefinition} changes what it keeps, drops or fills in.
+ */
+export const CANONICAL_FORM_VERSION = 1;
+
+/**
+ * A digest of the canonical form ({@link canonicalTaskDefinition}): two task definitions have the
+ * same digest exactly when {@link diffTaskDefinitions} finds no change between them (up to
+ * SHA-256 collisions). Keys are sorted ({@link canonicalJson}), so construction order does not
+ * matter. Never throws.
+ * @returns `v<CANONICAL_FORM_VERSION>:` and 43 base64url characters; undefined when the canonical
+ *   form holds a value JSON cannot carry (a bigint, a non-finite number): such a task definition
+ *   has no digest and is always compared in full.
+ */
+export function canonicalTaskDefinitionHash(td: TaskDefinition): string | undefined {
+  let text: string;
+  try {
+    text = canonicalJson(canonicalTaskDefinition(td));
+  } catch {
+    return undefined;
+  }
+  return `v${CANONICAL_FORM_VERSION}:${createHash('sha256').update(text).digest('base64url')}`;
 }
 
 /** True when the two task definitions are canonically equal (see {@link diffTaskDefinitions}). */
