@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_METRICS_NAMESPACE } from './core/metric-names';
+import { ALLOW_LIST, ALLOW_LIST_ENV, type AllowListName, type AllowLists } from './core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS, type PlanOptions } from './core/options';
 
 /** Environment variable names. */
@@ -25,9 +26,15 @@ export const ENV = {
   allowAdoption: 'ALLOW_ADOPTION',
   maxDeletesPerPass: 'MAX_DELETES_PER_PASS',
   apiBudgetFraction: 'API_BUDGET_FRACTION',
-  allowedTaskRoleArns: 'ALLOWED_TASK_ROLE_ARNS',
-  allowedExecutionRoleArns: 'ALLOWED_EXECUTION_ROLE_ARNS',
-  allowedImageRegistries: 'ALLOWED_IMAGE_REGISTRIES',
+  allowedSubnets: ALLOW_LIST_ENV.subnets,
+  allowedSecurityGroups: ALLOW_LIST_ENV.securityGroups,
+  allowedAssignPublicIp: ALLOW_LIST_ENV.assignPublicIp,
+  allowedTargetGroupArns: ALLOW_LIST_ENV.targetGroupArns,
+  allowedSecrets: ALLOW_LIST_ENV.secrets,
+  allowedTaskRoleArns: ALLOW_LIST_ENV.taskRoleArns,
+  allowedExecutionRoleArns: ALLOW_LIST_ENV.executionRoleArns,
+  allowedImageRegistries: ALLOW_LIST_ENV.imageRegistries,
+  allowedEfsFileSystems: ALLOW_LIST_ENV.efsFileSystems,
   metricsNamespace: 'METRICS_NAMESPACE',
   region: 'AWS_REGION',
 } as const;
@@ -113,9 +120,14 @@ const envSchema = z.object({
       }
       return n;
     }),
-  [ENV.allowedTaskRoleArns]: allowList,
-  [ENV.allowedExecutionRoleArns]: allowList,
-  [ENV.allowedImageRegistries]: allowList,
+  ...(Object.fromEntries(Object.values(ALLOW_LIST_ENV).map((name) => [name, allowList])) as Record<
+    (typeof ALLOW_LIST_ENV)[AllowListName],
+    typeof allowList
+  >),
+  [ENV.allowedAssignPublicIp]: allowList.refine(
+    (l) => l === undefined || l.every((v) => v === 'ENABLED' || v === 'DISABLED'),
+    'must list ENABLED and/or DISABLED (or NONE)',
+  ),
   [ENV.metricsNamespace]: z.string().optional().default(DEFAULT_METRICS_NAMESPACE),
   [ENV.region]: z.string().optional(),
 });
@@ -176,11 +188,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         logGroupPrefix: e[ENV.logGroupPrefix],
         region: e[ENV.region],
       },
-      allow: {
-        taskRoleArns: e[ENV.allowedTaskRoleArns],
-        executionRoleArns: e[ENV.allowedExecutionRoleArns],
-        imageRegistries: e[ENV.allowedImageRegistries],
-      },
+      allow: Object.fromEntries(
+        (Object.keys(ALLOW_LIST) as AllowListName[]).map((list) => [list, e[ALLOW_LIST_ENV[list]]]),
+      ) as AllowLists,
     },
   };
 }

@@ -14,6 +14,8 @@ import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import type * as efs from 'aws-cdk-lib/aws-efs';
+import type * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -23,10 +25,13 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, alarmDefinitions, lagPeriods, perServiceQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
 import { DEFAULT_METRICS_NAMESPACE, METRIC } from '../lambda/core/metric-names';
+import { ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 
@@ -72,6 +77,51 @@ export interface EcsReconcilerProps {
    */
   readonly assignPublicIp?: boolean;
   /**
+   * Subnets specs may name (`subnets`; `ALLOWED_SUBNETS`). Entries are ids or `ISubnet`s; an entry
+   * ending in `*` is a prefix. Allow-lists check only what a spec names, never the defaults above.
+   * A spec outside any allow-list gets `NotAllowed` (path, value, list) and no ECS write.
+   * `[]` allows nothing.
+   * @default - any subnet
+   */
+  readonly allowedSubnets?: ReadonlyArray<string | ec2.ISubnet>;
+  /**
+   * Security groups specs may name (`securityGroups`; `ALLOWED_SECURITY_GROUPS`), ids or
+   * `ISecurityGroup`s; a trailing `*` is a prefix.
+   * @default - any security group
+   */
+  readonly allowedSecurityGroups?: ReadonlyArray<string | ec2.ISecurityGroup>;
+  /**
+   * Whether specs may ask for `assignPublicIp: true` (`ALLOWED_ASSIGN_PUBLIC_IP`: `ENABLED,DISABLED`
+   * when true, `DISABLED` when false). The default `assignPublicIp` above is not affected.
+   * @default - specs may choose either
+   */
+  readonly allowPublicIp?: boolean;
+  /**
+   * Target groups specs may attach services to (`loadBalancer.targetGroupArn`,
+   * `loadBalancers[].targetGroupArn`; `ALLOWED_TARGET_GROUP_ARNS`): ARNs or `ITargetGroup`s; a
+   * trailing `*` is a prefix, e.g. `arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/web-*`.
+   * @default - any target group
+   */
+  readonly allowedTargetGroups?: ReadonlyArray<string | elbv2.ITargetGroup>;
+  /**
+   * Secrets and parameters specs may reference (`ALLOWED_SECRETS`): every `valueFrom` of `secrets`,
+   * of containers' `secrets` and `logConfiguration.secretOptions`, and containers'
+   * `repositoryCredentials.credentialsParameter`. Entries are compared with the reference as the
+   * spec writes it: exact, or a prefix when they end in `*`, e.g.
+   * `arn:aws:ssm:eu-west-1:123456789012:parameter/prod/*`,
+   * `arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/*` (specs that name an SSM parameter
+   * by name, `/prod/db`, need a name entry, `/prod/*`). An `ISecret` allows its ARN and what
+   * follows it (JSON key, version); an `IParameter` its ARN.
+   * @default - any secret or parameter
+   */
+  readonly allowedSecrets?: ReadonlyArray<string | secretsmanager.ISecret | ssm.IParameter>;
+  /**
+   * EFS file systems specs may mount (`volumes[].efsVolumeConfiguration.fileSystemId`;
+   * `ALLOWED_EFS_FILE_SYSTEMS`): ids or `IFileSystem`s.
+   * @default - any file system
+   */
+  readonly allowedEfsFileSystems?: ReadonlyArray<string | efs.IFileSystem>;
+  /**
    * Task roles specs may name (`taskRoleArn`). The function may `iam:PassRole` only these (and the
    * execution roles below) to `ecs-tasks.amazonaws.com`; a spec naming another role is rejected by
    * the planner (`ALLOWED_TASK_ROLE_ARNS`; `NONE` when this list is empty), and IAM agrees.
@@ -85,8 +135,10 @@ export interface EcsReconcilerProps {
    */
   readonly allowedExecutionRoles?: ReadonlyArray<string | iam.IRole>;
   /**
-   * Registry hosts images may come from, e.g. `public.ecr.aws` or
-   * `123456789012.dkr.ecr.eu-west-1.amazonaws.com` (`ALLOWED_IMAGE_REGISTRIES`).
+   * Where images may come from (`image`, `containers[].image`; `ALLOWED_IMAGE_REGISTRIES`): a
+   * registry host such as `public.ecr.aws` or `123456789012.dkr.ecr.eu-west-1.amazonaws.com`
+   * (Docker Hub is `docker.io`), or a repository prefix such as `ghcr.io/acme` (that path and
+   * below). `[]` allows nothing.
    * @default - any registry
    */
   readonly allowedImageRegistries?: readonly string[];
@@ -370,9 +422,7 @@ export class EcsReconciler extends Construct {
     // IAM lets the function pass only the allow-listed task roles; say the same to the planner, so
     // a spec naming another role gets a clear NotAllowed status instead of AccessDenied from ECS.
     environment[ENV.allowedTaskRoleArns] = allowedTaskRoleArns.length > 0 ? allowedTaskRoleArns.join(',') : 'NONE';
-    if (settings.allowedImageRegistries.length > 0) {
-      environment[ENV.allowedImageRegistries] = settings.allowedImageRegistries.join(',');
-    }
+    for (const [name, entries] of allowListEnvironment(props)) environment[name] = entries;
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       description: 'ecs-reconciler: one level-triggered reconcile pass over the spec table',
@@ -790,6 +840,29 @@ function nagResource(resolved: unknown): string {
   return JSON.stringify(resolved);
 }
 
+/**
+ * The allow-list variables of the props that are set (`lambda/core/allow-lists.ts`): entries
+ * joined by commas, `NONE` for an empty list; unset props set nothing (anything allowed). Task and
+ * execution roles are set by the constructor (they also scope `iam:PassRole`).
+ */
+function allowListEnvironment(props: EcsReconcilerProps): [string, string][] {
+  const out: [string, string][] = [];
+  const put = (name: string, entries: readonly string[] | undefined) => {
+    if (entries !== undefined) out.push([name, entries.length > 0 ? entries.join(',') : 'NONE']);
+  };
+  put(ALLOW_LIST_ENV.subnets, props.allowedSubnets?.map((s) => (typeof s === 'string' ? s : s.subnetId)));
+  put(ALLOW_LIST_ENV.securityGroups, props.allowedSecurityGroups?.map((g) => (typeof g === 'string' ? g : g.securityGroupId)));
+  if (props.allowPublicIp !== undefined) put(ALLOW_LIST_ENV.assignPublicIp, props.allowPublicIp ? ['ENABLED', 'DISABLED'] : ['DISABLED']);
+  put(ALLOW_LIST_ENV.targetGroupArns, props.allowedTargetGroups?.map((t) => (typeof t === 'string' ? t : t.targetGroupArn)));
+  put(
+    ALLOW_LIST_ENV.secrets,
+    props.allowedSecrets?.map((x) => (typeof x === 'string' ? x : 'secretArn' in x ? `${x.secretArn}*` : x.parameterArn)),
+  );
+  put(ALLOW_LIST_ENV.efsFileSystems, props.allowedEfsFileSystems?.map((f) => (typeof f === 'string' ? f : f.fileSystemId)));
+  put(ALLOW_LIST_ENV.imageRegistries, props.allowedImageRegistries);
+  return out;
+}
+
 interface ResolvedSettings {
   metricsNamespace: string;
   defaultLagGraceSeconds: number;
@@ -803,7 +876,6 @@ interface ResolvedSettings {
   logGroupPrefix: string;
   logRetention: logs.RetentionDays;
   memorySize: number;
-  allowedImageRegistries: string[];
 }
 
 /**
@@ -845,8 +917,20 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
       problems.push(`Role "${r}" is not an IAM role ARN: use arn:aws:iam::123456789012:role/NAME (wildcards are not allowed).`);
     }
   }
+  const listEntry = (what: string, pattern: RegExp, example: string, entries: ReadonlyArray<unknown> | undefined) => {
+    for (const x of entries ?? []) {
+      if (typeof x !== 'string' || isToken(x)) continue;
+      const plain = x.endsWith('*') ? x.slice(0, -1) : x;
+      if (x !== '*' && !pattern.test(plain)) problems.push(`${what} "${x}" is not valid: use ${example} (a trailing * makes it a prefix).`);
+    }
+  };
+  listEntry('Allowed subnet', /^subnet-[0-9a-f]*$/, 'ids like subnet-0123abcd', props.allowedSubnets);
+  listEntry('Allowed security group', /^sg-[0-9a-f]*$/, 'ids like sg-0123abcd', props.allowedSecurityGroups);
+  listEntry('Allowed target group', /^arn:aws[a-z-]*:elasticloadbalancing:/, 'a target group ARN (arn:aws:elasticloadbalancing:REGION:ACCOUNT:targetgroup/NAME/ID)', props.allowedTargetGroups);
+  listEntry('Allowed secret', /^(arn:aws[a-z-]*:(secretsmanager|ssm):|[A-Za-z0-9_.\-/])/, 'a Secrets Manager or SSM parameter ARN, or a parameter name', props.allowedSecrets);
+  listEntry('Allowed EFS file system', /^fs-[0-9a-f]*$/, 'ids like fs-0123abcd', props.allowedEfsFileSystems);
   for (const reg of props.allowedImageRegistries ?? []) {
-    if (!REGISTRY.test(reg)) {
+    if (!REGISTRY.test(reg.endsWith('*') ? reg.slice(0, -1) : reg)) {
       problems.push(`Image registry "${reg}" is not a registry host: use a host such as public.ecr.aws or 123456789012.dkr.ecr.eu-west-1.amazonaws.com.`);
     }
   }
@@ -931,6 +1015,5 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
     logGroupPrefix,
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
     memorySize,
-    allowedImageRegistries: [...(props.allowedImageRegistries ?? [])],
   };
 }

@@ -45,6 +45,12 @@ export const CONTEXT_KEYS = {
   taskRoles: 'taskRoles',
   executionRoles: 'executionRoles',
   imageRegistries: 'imageRegistries',
+  allowedSubnets: 'allowedSubnets',
+  allowedSecurityGroups: 'allowedSecurityGroups',
+  allowPublicIp: 'allowPublicIp',
+  targetGroups: 'targetGroups',
+  secretPrefixes: 'secretPrefixes',
+  efsFileSystems: 'efsFileSystems',
   scheduleMinutes: 'scheduleMinutes',
   lagGraceSeconds: 'lagGraceSeconds',
   metricsNamespace: 'metricsNamespace',
@@ -70,7 +76,7 @@ type ContextReader = (key: string) => unknown;
 
 /**
  * Builds construct props from CDK context values (strings from `-c`, or JSON values from cdk.json).
- * Lists are comma-separated; booleans are `true`/`false`; numbers are decimal.
+ * Lists are comma-separated (an allow-list given as `NONE` allows nothing); booleans are `true`/`false`; numbers are decimal.
  * @throws ContextError naming every missing or malformed key, e.g. when neither `clusters` nor
  *   `createCluster=true` is given.
  */
@@ -87,6 +93,11 @@ export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerPro
     const items = Array.isArray(v) ? v.map(String) : String(v).split(',');
     const clean = items.map((s) => s.trim()).filter((s) => s.length > 0);
     return clean.length > 0 ? clean : undefined;
+  };
+  /** An allow-list: like `list`, and `NONE` (alone) allows nothing. */
+  const allowList = (key: string): string[] | undefined => {
+    const items = list(key);
+    return items && items.length === 1 && items[0] === 'NONE' ? [] : items;
   };
   const bool = (key: string): boolean | undefined => {
     const v = str(key);
@@ -129,9 +140,15 @@ export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerPro
     defaultSecurityGroups: securityGroups,
     assignPublicIp: bool(k.assignPublicIp),
     alarmEmail: str(k.alarmEmail),
-    allowedTaskRoles: list(k.taskRoles),
-    allowedExecutionRoles: list(k.executionRoles),
-    allowedImageRegistries: list(k.imageRegistries),
+    allowedTaskRoles: allowList(k.taskRoles),
+    allowedExecutionRoles: allowList(k.executionRoles),
+    allowedImageRegistries: allowList(k.imageRegistries),
+    allowedSubnets: allowList(k.allowedSubnets),
+    allowedSecurityGroups: allowList(k.allowedSecurityGroups),
+    allowPublicIp: bool(k.allowPublicIp),
+    allowedTargetGroups: allowList(k.targetGroups),
+    allowedSecrets: allowList(k.secretPrefixes),
+    allowedEfsFileSystems: allowList(k.efsFileSystems),
     defaultLagGrace: num(k.lagGraceSeconds),
     metricsNamespace: str(k.metricsNamespace),
     prune: bool(k.prune),

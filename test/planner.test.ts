@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientToken, plan, type PlanInput } from '../lambda/core/planner';
-import { imageRegistry } from '../lambda/core/plan-service';
+import { imageAllowed, imageRegistry } from '../lambda/core/allow-lists';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { Reason, statusChanged } from '../lambda/core/status';
 import { renderTaskDefinition } from '../lambda/core/taskdef';
@@ -370,7 +370,7 @@ describe('allow-lists', () => {
       case: 'an empty list (NONE) allows nothing',
       spec: { taskRoleArn: ROLE_BAD, image: 'nginx' },
       allow: { taskRoleArns: [] },
-      blocked: 'allow-list is empty',
+      blocked: 'allow-list ALLOWED_TASK_ROLE_ARNS is empty',
     },
   ])('$case', ({ spec, allow, blocked }) => {
     // Prepare

@@ -1,6 +1,7 @@
 /**
  * Options of the planner and of a pass, shared by every caller (Lambda handler, `ecsr`, local run).
  */
+import type { AllowLists } from './allow-lists';
 
 /** Values used when a spec leaves a field to the reconciler. */
 export interface ReconcilerDefaults {
@@ -21,13 +22,8 @@ export interface ReconcilerDefaults {
   readonly region?: string;
 }
 
-/** Allow-lists; an undefined list means "anything", an empty list means "nothing". */
-export interface AllowLists {
-  readonly taskRoleArns?: string[];
-  readonly executionRoleArns?: string[];
-  /** Registry host names, e.g. `123456789012.dkr.ecr.eu-west-1.amazonaws.com`, `public.ecr.aws`. */
-  readonly imageRegistries?: string[];
-}
+/** Allow-lists (`./allow-lists.ts`); an undefined list means "anything", an empty list "nothing". */
+export type { AllowLists } from './allow-lists';
 
 export interface PlanOptions {
   /** Value of the owner tag on services this reconciler owns. */

@@ -1,9 +1,9 @@
 /**
  * The service-level half of the planner: the CreateService / UpdateService fields a spec asks for,
- * their comparison with a live service (ECS defaults applied first, sets compared as sets), and the
- * allow-list checks. Pure functions; the task definition half lives in `./taskdef`.
+ * their comparison with a live service (ECS defaults applied first, sets compared as sets).
+ * The allow-list checks live in `./allow-lists`. Pure functions; the task definition half lives in `./taskdef`.
  */
-import type { AllowLists, ReconcilerDefaults } from './options';
+import type { ReconcilerDefaults } from './options';
 import { own } from './dict';
 import { type CanonicalValue, canonicalOf, deepEqual } from './vocab/decl';
 import {
@@ -360,44 +360,4 @@ export function limitToDeploymentController(
     Object.entries(input).filter(([k]) => k !== 'forceNewDeployment' && allowed(k === 'taskDefinition' ? 'containerDefinitions' : k)),
   );
   return { changes: kept, input: out as ServiceDiff['input'], held };
-}
-
-/**
- * Registry host of an image reference, following Docker's reference grammar: the first
- * `/`-separated component is a registry when it contains `.` or `:` or is `localhost`; otherwise
- * (and for references without `/`) the image is on Docker Hub, registry `docker.io`. Docker Hub's
- * aliases `index.docker.io` and `registry-1.docker.io` map to `docker.io`. Lower case.
- */
-export function imageRegistry(image: string): string {
-  const slash = image.indexOf('/');
-  if (slash < 0) return 'docker.io';
-  const first = image.slice(0, slash).toLowerCase();
-  if (!(first.includes('.') || first.includes(':') || first === 'localhost')) return 'docker.io';
-  if (first === 'index.docker.io' || first === 'registry-1.docker.io') return 'docker.io';
-  return first;
-}
-
-/**
- * Why `spec` is outside the allow-lists, one sentence per violation naming the value and the list;
- * [] when allowed. An undefined list allows anything; an empty list allows nothing (configured as
- * `NONE`, e.g. when the deployment allow-lists no task role). The execution role checked is the
- * effective one (spec's, else the reconciler's default), since that is what gets registered.
- */
-export function allowListViolations(spec: ServiceSpec, allow: AllowLists, defaults: ReconcilerDefaults): string[] {
-  const out: string[] = [];
-  const check = (what: string, value: string | undefined, list: string[] | undefined, same: (a: string, b: string) => boolean) => {
-    if (value === undefined || list === undefined) return;
-    if (!list.some((x) => same(x, value))) {
-      out.push(
-        list.length === 0
-          ? `${what} ${value} is not allowed: the allow-list is empty (NONE)`
-          : `${what} ${value} is not in the allow-list [${list.join(', ')}]`,
-      );
-    }
-  };
-  const exact = (a: string, b: string) => a === b;
-  check('taskRoleArn', spec.taskRoleArn, allow.taskRoleArns, exact);
-  check('executionRoleArn', spec.executionRoleArn ?? defaults.executionRoleArn, allow.executionRoleArns, exact);
-  check('image registry', imageRegistry(spec.image), allow.imageRegistries, (a, b) => a.toLowerCase() === b);
-  return out;
 }

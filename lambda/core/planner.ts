@@ -16,11 +16,11 @@
  * - no delete and re-create of a service in one pass; DRAINING names wait (ECS-FACTS §3).
  */
 import { createHash } from 'node:crypto';
+import { allowListViolations, describeViolation } from './allow-lists';
 import type { PlanOptions } from './options';
 import { OWNER_TAG_KEY, isOwnedBy } from './ports';
 import {
   AUTOSCALED_INITIAL_DESIRED_COUNT,
-  allowListViolations,
   createServiceFields,
   desiredServiceConfig,
   limitToDeploymentController,
@@ -522,8 +522,10 @@ class Planner {
           'rename this service (or the other) so that cluster-service names differ',
       );
     }
-    const violations = allowListViolations(spec, this.options.allow, this.options.defaults);
-    if (violations.length > 0) return blocked(Reason.NotAllowed, violations.join('; '));
+    const violations = allowListViolations(spec, this.options.allow);
+    if (violations.length > 0) {
+      return blocked(Reason.NotAllowed, violations.map((v) => describeViolation(v, this.options.allow)).join('; '));
+    }
     if (effectiveSubnets(spec, this.options.defaults).length === 0) {
       return blocked(
         Reason.NoSubnets,

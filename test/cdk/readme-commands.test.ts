@@ -21,7 +21,8 @@ function readmeCdkCommands(): { command: string; context: Record<string, string>
   const out: { command: string; context: Record<string, string> }[] = [];
   for (const m of joined.matchAll(/npx cdk (?:deploy|synth)\b([^\n`]*)/g)) {
     const context: Record<string, string> = {};
-    for (const c of m[1].matchAll(/-c\s+([A-Za-z0-9_.:-]+)=(\S+)/g)) context[c[1]] = c[2];
+    // Quotes are removed as the shell removes them.
+    for (const c of m[1].matchAll(/-c\s+([A-Za-z0-9_.:-]+)=(\S+)/g)) context[c[1]] = c[2].replace(/^'(.*)'$/, '$1');
     if (Object.keys(context).length > 0) out.push({ command: m[0].trim(), context });
   }
   return out;

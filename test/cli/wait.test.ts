@@ -107,7 +107,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
 
     // Assess
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^ecsr apply: The reconciler refuses ${c.cluster}/web: .*public\\.ecr\\.aws.*\\. Use a role or registry the allow-list permits, or add it to the allow-list \\(.*ALLOWED_IMAGE_REGISTRIES`));
+    expect(r.stderr).toMatch(new RegExp(`^ecsr apply: The reconciler refuses ${c.cluster}/web: image public\\.ecr\\.aws\\S* \\(registry public\\.ecr\\.aws\\) is not in the allow-list ALLOWED_IMAGE_REGISTRIES \\[registry\\.example\\.com\\]\\. Use a value the allow-list permits, or add it to the allow-list \\(the ALLOWED_\\* variable`));
   }, SLOW);
 
   it('wait on an item someone wrote by hand that is invalid names the attribute', async () => {

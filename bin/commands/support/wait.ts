@@ -158,7 +158,7 @@ export function reasonSentence(key: ServiceKey, reason: string | undefined, mess
     case 'NotAllowed':
       return (
         `The reconciler refuses ${id}: ${message}. ` +
-        `Use a role or registry the allow-list permits, or add it to the allow-list (ALLOWED_TASK_ROLE_ARNS, ALLOWED_EXECUTION_ROLE_ARNS, ALLOWED_IMAGE_REGISTRIES; with the CDK: -c taskRoles, executionRoles, imageRegistries) and redeploy.`
+        `Use a value the allow-list permits, or add it to the allow-list (the ALLOWED_* variable named above; with the CDK its prop or -c key, docs/deploy.md "Allow-lists") and redeploy.`
       );
     case 'NoSubnets':
       return `${id} names no subnets and the reconciler has no default subnets, so it cannot be created. Set \`subnets\` in the spec, or DEFAULT_SUBNETS (with the CDK: -c subnets=...).`;
