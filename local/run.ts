@@ -59,6 +59,8 @@ export interface LocalRunOptions {
   readonly speed?: number;
   /** Keep passing every simulated minute until `signal` aborts; no scripted scenario. */
   readonly forever?: boolean;
+  /** Columns the summary's tables fit in (default 120). */
+  readonly width?: number;
   readonly view: RunView;
   /** Where the summary goes. */
   readonly write: (text: string) => void;
@@ -329,7 +331,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     };
     const wasAborted = aborted() && !opts.forever;
     const expectations = opts.forever || wasAborted ? [] : checkExpectations(record, EXPECTATIONS);
-    const summary = renderSummary(record, expectations, convergenceTimes(record), sim.callCounts());
+    const summary = renderSummary(record, expectations, convergenceTimes(record), sim.callCounts(), opts.width);
     runtime.ecs.destroy();
     return {
       record,

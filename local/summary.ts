@@ -6,7 +6,7 @@
  */
 import { alarmLabel, stateKeyLabel } from './alarms';
 import type { CallCount, CallRecord } from './sim';
-import { plainTable as table, timestamp } from './view';
+import { fitTable, needsReason, plainTable as table, reasonBlock, statusReason, timestamp } from './view';
 import type { Convergence, ExpectationResult, RunRecord } from './scenario';
 import { dict, own, putOwn } from '../lambda/core/dict';
 
@@ -77,12 +77,15 @@ function errorsCell(errors: number, expected: number): string {
  * The whole summary as text.
  * @param expectations empty with `--forever` (no scenario).
  * @param callCounts the simulator's per-action counts (total, ok, throttled, errors).
+ * @param width columns of the terminal: the services table wraps its actions and times to fit,
+ *   and each service not converged at the end has its whole reason under it.
  */
 export function renderSummary(
   run: RunRecord,
   expectations: readonly ExpectationResult[],
   convergence: readonly Convergence[],
   callCounts: Record<string, CallCount>,
+  width = 120,
 ): string {
   const out: string[] = [];
   const end = run.passes.at(-1)?.at ?? run.startedAt;
@@ -97,18 +100,24 @@ export function renderSummary(
   const actions = actionsByService(run);
   const phases = finalPhases(run);
   const ids = [...new Set([...Object.keys(run.loadedHashes), ...Object.keys(phases), ...Object.keys(actions)])].sort();
-  const services = table(['SERVICE', 'FINAL PHASE', 'ECS', 'ACTIONS APPLIED', 'TIME TO CONVERGE (simulated s)']);
+  const serviceRows: string[][] = [];
   for (const id of ids) {
-    const acts = Object.entries(own(actions, id) ?? {}).map(([t, n]) => `${t} ${n}`).join(', ') || '-';
+    const acts = Object.entries(own(actions, id) ?? {}).map(([t, n]) => `${t} ${n}`).join('\n') || '-';
     const conv = convergence
       .filter((c) => c.service === id)
-      .map((c) => `${c.label}: ${c.seconds === null ? 'never' : `${c.seconds}`}`)
-      .join('; ');
+      .map((c) => `${c.label}: ${c.seconds === null ? 'never' : `${c.seconds} s`}`)
+      .join('\n');
     const live = own(run.live, id);
     const ecs = live ? `${live.status} ${live.runningCount}/${live.desiredCount}` : 'gone';
-    services.push([id, own(phases, id) ?? '-', ecs, acts, conv || '-']);
+    serviceRows.push([id, `${own(phases, id) ?? '-'}\nECS ${ecs}`, acts, conv || '-']);
   }
-  out.push(services.toString());
+  out.push(fitTable(['SERVICE', 'FINAL PHASE', 'ACTIONS APPLIED', 'TIME TO CONVERGE'], serviceRows, { width, shrink: [[3, 18], [0, 14], 2, 3, 0], wrap: [1, 2, 3] }));
+  const lastStatuses = run.passes.at(-1)?.summary?.statuses ?? {};
+  for (const id of ids) {
+    const st = own(lastStatuses, id);
+    const why = st ? statusReason(st) : '';
+    if (st && needsReason(st.phase) && why !== '') out.push(reasonBlock(id, why, width));
+  }
 
   out.push('', 'Alarms raised:');
   const raised = run.alarms.filter((a) => a.to === 'ALARM');

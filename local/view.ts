@@ -3,9 +3,11 @@
  * for the table, log-update to redraw) with the latest events under it; elsewhere (a pipe, a CI
  * log), plain timestamped lines, one per event.
  */
+import { stripVTControlCharacters } from 'node:util';
 import Table from 'cli-table3';
 import { createLogUpdate } from 'log-update';
 import pc from 'picocolors';
+import wrapAnsi from 'wrap-ansi';
 import type { ServiceStatus } from '../lambda/core/types';
 
 /** One row of the live table. */
@@ -40,20 +42,92 @@ export interface ViewModel {
 type Colors = ReturnType<typeof pc.createColors>;
 
 /**
- * The one-line explanation of a status: the Blocked condition (reason and message), else the
- * Ready condition's reason when not ready, with the status's best reason (latest stop reason or
- * service event); empty when ready. Shared by the live table and `ecsr get`.
+ * The explanation of a status in two parts: `reason`, a condition reason (one word, e.g.
+ * `RolloutFailed`, `TasksLagging`), and `detail`, what it is about (the Blocked condition's
+ * message, the latest stop reason or service event, the drifted fields); undefined when ready.
  */
-export function statusReason(status: ServiceStatus): string {
+export function statusExplanation(status: ServiceStatus): { reason: string; detail: string } | undefined {
   const blocked = status.conditions.find((c) => c.type === 'Blocked' && c.status === 'True');
-  if (blocked) return `${blocked.reason}: ${blocked.message}`;
+  if (blocked) return { reason: blocked.reason, detail: blocked.message };
   const ready = status.conditions.find((c) => c.type === 'Ready');
-  if (!ready || ready.status === 'True') return '';
+  if (!ready || ready.status === 'True') return undefined;
   const progressing = status.conditions.find((c) => c.type === 'Progressing');
   const reason = progressing && progressing.status === 'True' ? progressing.reason : ready.reason;
-  if (reason === 'DriftCorrected' && status.drift && status.drift.length > 0) return `${reason}: ${status.drift.join(', ')}`;
-  const why = status.reason ?? ready.message;
-  return why ? `${reason}: ${why}` : reason;
+  if (reason === 'DriftCorrected' && status.drift && status.drift.length > 0) return { reason, detail: status.drift.join(', ') };
+  return { reason, detail: status.reason ?? ready.message ?? '' };
+}
+
+/**
+ * The one-line explanation of a status: `REASON: detail` ({@link statusExplanation}); empty when
+ * ready. Shared by the live table and `ecsr get`.
+ */
+export function statusReason(status: ServiceStatus): string {
+  const e = statusExplanation(status);
+  if (!e) return '';
+  return e.detail ? `${e.reason}: ${e.detail}` : e.reason;
+}
+
+/** The condition reason of a `REASON: detail` text (its first word): what a narrow table shows. */
+export function reasonWord(text: string): string {
+  const i = text.indexOf(': ');
+  return i < 0 ? text : text.slice(0, i);
+}
+
+/**
+ * The width to lay text out in, in columns: `COLUMNS` when set to a number (what a user or a
+ * test asks for), else the terminal's width when `stream` is one, else 120.
+ */
+export function terminalWidth(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = Number(env.COLUMNS);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return Math.max(40, fromEnv);
+  if (stream.isTTY && stream.columns > 0) return Math.max(40, stream.columns);
+  return 120;
+}
+
+/** Columns a text takes on a terminal (ANSI colours take none). */
+export function textWidth(text: string): number {
+  return stripVTControlCharacters(text).length;
+}
+
+/**
+ * A cli-table3 table of `head` and `rows` that fits in `width` columns: each column is as wide as
+ * its widest line, and when that is too wide, the columns of `shrink` (in that order) give up
+ * room down to their header's width, or to the floor given as `[column, floor]` (a column may be
+ * named again with a lower floor); cli-table3 cuts their cells with `…`, or wraps them at word
+ * boundaries when the column is in `wrap`. Columns not named are never cut (a reason word, a count).
+ */
+export function fitTable(
+  head: string[],
+  rows: readonly (readonly string[])[],
+  opts: { width: number; shrink?: readonly (number | readonly [number, number])[]; wrap?: readonly number[] },
+): string {
+  const natural = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => Math.max(...String(r[i] ?? '').split('\n').map(textWidth)))) + 2);
+  const widths = [...natural];
+  let excess = widths.reduce((a, b) => a + b, 0) + head.length + 1 - opts.width;
+  for (const step of opts.shrink ?? []) {
+    if (excess <= 0) break;
+    const [i, asked] = typeof step === 'number' ? [step, 0] : step;
+    const floor = Math.max(asked, textWidth(head[i]) + 2, 6);
+    const give = Math.min(excess, Math.max(0, widths[i] - floor));
+    widths[i] -= give;
+    excess -= give;
+  }
+  const wrapped = new Set(opts.wrap ?? []);
+  const table = new Table({ head, colWidths: widths, style: { head: [], border: [], compact: true }, wrapOnWordBoundary: true });
+  // Columns that are cut stay on one line; wrapped columns wrap at word boundaries.
+  for (const r of rows) table.push(r.map((cell, i) => (wrapped.has(i) ? { content: String(cell), wordWrap: true } : String(cell).replace(/\s+/g, ' '))));
+  return table.toString();
+}
+
+/**
+ * `id: text` wrapped to `width` columns, the lines after the first indented by two spaces: a
+ * service's whole reason under a table, never cut.
+ */
+export function reasonBlock(id: string, text: string, width: number): string {
+  return wrapAnsi(`${id}: ${text.replace(/\s+/g, ' ').trim()}`, width - 2, { hard: true, trim: true })
+    .split('\n')
+    .map((l, i) => (i === 0 ? l : `  ${l}`))
+    .join('\n');
 }
 
 /** `09:04:30 +4m30s`: simulated wall time and time since the start. */
@@ -82,29 +156,41 @@ export function phaseColor(phase: string, c: Colors): string {
   return c.yellow(phase);
 }
 
-/** The table of services (cli-table3). */
-export function renderServiceTable(rows: readonly ServiceRow[], c: Colors = pc.createColors(false), width = 120): string {
-  // Borders, padding and the fixed columns take at most the longest id + 62 characters; reason and
-  // last action share the rest.
-  const idWidth = Math.max(7, ...rows.map((r) => r.id.length));
-  const rest = Math.max(20, width - idWidth - 62);
-  const reasonWidth = Math.floor(rest * 0.6);
-  const actionWidth = rest - reasonWidth;
-  const table = plainTable(['SERVICE', 'DESIRED', 'RUNNING', 'PENDING', 'PHASE', 'REASON', 'LAST ACTION', 'ALARM']);
-  for (const r of rows) {
-    const num = (n: number | undefined) => (n === undefined ? '-' : String(n));
-    const alarm = r.alarm === 'ALARM' ? c.red(r.alarm) : r.alarm === 'OK' ? c.green(r.alarm) : c.dim(r.alarm);
-    table.push([r.id, num(r.desired), num(r.running), num(r.pending), phaseColor(r.phase, c), shorten(r.reason, reasonWidth), shorten(r.lastAction, actionWidth), alarm]);
-  }
-  return table.toString();
+/** `2/3` running of desired, `+1` when tasks are pending: the TASKS cell of the live table. */
+function tasksCell(r: ServiceRow): string {
+  const num = (n: number | undefined) => (n === undefined ? '-' : String(n));
+  return `${num(r.running)}/${num(r.desired)}${r.pending ? ` +${r.pending}` : ''}`;
 }
 
-/** A whole frame: header, table, alarms, the latest events. */
+/**
+ * The table of services (cli-table3), fitted to `width` columns: TASKS is running/desired (+pending),
+ * REASON the condition reason alone (never cut); the last action, then the service name, are cut
+ * when the terminal is narrow. {@link reasonLines} gives the whole reasons to print under it.
+ */
+export function renderServiceTable(rows: readonly ServiceRow[], c: Colors = pc.createColors(false), width = 120): string {
+  const cells = rows.map((r) => {
+    const alarm = r.alarm === 'ALARM' ? c.red(r.alarm) : r.alarm === 'OK' ? c.green(r.alarm) : c.dim(r.alarm);
+    return [r.id, tasksCell(r), phaseColor(r.phase, c), reasonWord(r.reason), r.lastAction, alarm];
+  });
+  return fitTable(['SERVICE', 'TASKS', 'PHASE', 'REASON', 'LAST ACTION', 'ALARM'], cells, { width, shrink: [4, 0] });
+}
+
+/** Whether a phase needs its reason said in full under a table. */
+export function needsReason(phase: string): boolean {
+  return phase !== 'Converged' && phase !== 'Deleted';
+}
+
+/** Under a table: each service's whole reason (`id: REASON: detail`), wrapped to `width`, for those not converged. */
+export function reasonLines(rows: readonly { id: string; phase: string; reason: string }[], width: number): string[] {
+  return rows.filter((r) => needsReason(r.phase) && r.reason !== '').map((r) => reasonBlock(r.id, r.reason, width));
+}
+
+/** A whole frame: header, table, the reasons of services not converged, alarms, the latest events. */
 export function renderFrame(model: ViewModel, events: readonly string[], c: Colors = pc.createColors(false), width = 120): string {
   const progress = model.totalPasses === undefined ? `pass ${model.passes}` : `pass ${model.passes}/${model.totalPasses}`;
   const header = `${c.bold('ecsr local')}  simulated ${timestamp(model.now, model.startedAt)}  ${progress}  speed ${model.speed}x`;
   const alarms = model.alarmsInAlarm.length > 0 ? c.red(`alarms in ALARM: ${model.alarmsInAlarm.join(', ')}`) : c.green('no alarm in ALARM');
-  return [header, renderServiceTable(model.rows, c, width), alarms, '', ...events.map((e) => shorten(e, width))].join('\n');
+  return [header, renderServiceTable(model.rows, c, width), ...reasonLines(model.rows, width), alarms, '', ...events.map((e) => shorten(e, width))].join('\n');
 }
 
 /** Where the run shows itself. */
@@ -161,7 +247,7 @@ export class LiveView implements RunView {
   private draw(): void {
     if (!this.last || this.closed) return;
     this.drawnAt = Date.now();
-    const width = this.stream.columns || 120;
+    const width = terminalWidth(this.stream);
     // Keep the header on screen: show only as many events as the terminal has rows for.
     const fixed = renderFrame(this.last, [], this.colors, width).split('\n').length;
     const room = Math.max(1, (this.stream.rows || 40) - fixed - 1);

@@ -1,17 +1,19 @@
 /**
- * `ecsr get [CLUSTER[/SERVICE]] [-o table|json|yaml]`: the specs and what the reconciler last
- * wrote about each (phase, counts, reason, last action).
+ * `ecsr get [CLUSTER[/SERVICE]] [-o table|wide|json|yaml]`: the specs and what the reconciler last
+ * wrote about each (phase, counts, reason, last action). The table fits the terminal
+ * (`COLUMNS`, else the terminal's width); under it, each service not converged has its whole
+ * reason on its own lines.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { specToItem } from '../../lambda/core/spec';
 import { serviceId } from '../../lambda/core/types';
 import { CliError } from './support/errors';
-import { OUTPUT_FORMATS, renderStatusTable, toJson, toYaml, type OutputFormat } from './support/format';
+import { GET_FORMATS, renderStatusTable, statusReasonLines, terminalWidth, toJson, toYaml } from './support/format';
 import { parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { SpecTable, type TableEntry } from './support/spec-table';
 
 interface GetOptions extends AwsOptions {
-  output: OutputFormat;
+  output: (typeof GET_FORMATS)[number];
 }
 
 /** A cluster name alone, or CLUSTER/SERVICE. */
@@ -40,7 +42,7 @@ export function getCommand(): Command {
   const cmd = new Command('get')
     .description('Show specs and their status (phase, tasks, reason, last action)')
     .argument('[selector]', 'CLUSTER or CLUSTER/SERVICE (default: every spec)', parseSelector)
-    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default('table'));
+    .addOption(new Option('-o, --output <format>', 'output format').choices(GET_FORMATS).default('table'));
   return withAwsOptions(cmd).action(
     runAction(async (selector: Selector | undefined, opts: GetOptions) => {
       const table = SpecTable.open(tableOf(opts));
@@ -65,7 +67,9 @@ export function getCommand(): Command {
       } else if (entries.length === 0) {
         process.stdout.write(selector ? `No specs in cluster ${selector.cluster} (table ${table.name}).\n` : `No specs in table ${table.name}.\n`);
       } else {
-        process.stdout.write(`${renderStatusTable(entries)}\n`);
+        const width = terminalWidth();
+        const under = statusReasonLines(entries, width);
+        process.stdout.write(`${renderStatusTable(entries, { wide: opts.output === 'wide', width })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}`);
       }
     }),
   );

@@ -8,7 +8,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_SPEED, runLocal } from '../../local/run';
 import { LAST_PASS_MINUTE } from '../../local/scenario';
 import type { LocalStack } from '../../local/stack';
-import { LiveView, PlainView } from '../../local/view';
+import { LiveView, PlainView, terminalWidth } from '../../local/view';
 import { CliError } from './support/errors';
 import { parseInteger, parsePort, parsePositive, runAction } from './support/options';
 import { loadSpecFiles } from './support/spec-file';
@@ -147,6 +147,7 @@ export function localCommand(): Command {
             specs: loaded.map((s) => ({ spec: s.spec, hash: s.hash })),
             speed: opts.speed,
             forever: opts.forever,
+            width: terminalWidth(),
             view,
             write: (t) => process.stdout.write(t),
             seed: opts.seed,

@@ -8,7 +8,8 @@ import { Command } from 'commander';
 import type { PassSummary } from '../../lambda/core/pass';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { CliError, missingTableError } from './support/errors';
-import { colorPhase, colorsFor, formatAction, plainTable, shorten, statusReason, toJson } from './support/format';
+import { fitTable, reasonLines, reasonWord } from '../../local/view';
+import { colorPhase, colorsFor, formatAction, statusReason, terminalWidth, toJson } from './support/format';
 import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { cliConfig, cliRuntime } from './support/pass';
 
@@ -19,14 +20,18 @@ interface ReconcileOptions extends AwsOptions {
   verbose?: boolean;
 }
 
-/** The statuses of a pass as a table (service, phase, tasks, reason). */
-export function renderPassStatuses(statuses: Record<string, ServiceStatus>): string {
+/**
+ * The statuses of a pass as a table (service, phase, tasks, reason word) fitted to `width`
+ * columns, and under it each service's whole reason when it is not converged.
+ */
+export function renderPassStatuses(statuses: Record<string, ServiceStatus>, width = terminalWidth()): string {
   const c = colorsFor();
-  const table = plainTable(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'REASON']);
-  for (const [id, s] of Object.entries(statuses).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    table.push([id, colorPhase(s.phase, c), s.desiredCount, s.runningCount, s.pendingCount, shorten(statusReason(s), 70)]);
-  }
-  return table.toString();
+  const rows = Object.entries(statuses)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([id, s]) => ({ id, phase: s.phase, status: s, reason: statusReason(s) }));
+  const cells = rows.map((r) => [r.id, colorPhase(r.phase, c), String(r.status.desiredCount), String(r.status.runningCount), String(r.status.pendingCount), reasonWord(r.reason)]);
+  const under = reasonLines(rows, width);
+  return `${fitTable(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'REASON'], cells, { width, shrink: [0] })}${under.length > 0 ? `\n\n${under.join('\n')}` : ''}`;
 }
 
 /** The pass's outcome as a CliError when it did not complete; undefined when it did. */

@@ -109,8 +109,8 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     // Assess
     expect(table.code).toBe(0);
     const rows = table.stdout.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│').map((x) => x.trim()));
-    expect(rows[0].slice(1, 7)).toEqual(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED']);
-    expect(rows.find((r) => r[1] === `${c.cluster}/web`)?.slice(2, 7)).toEqual(['Progressing', '2', '0', '0', 'yes']);
+    expect(rows[0].slice(1, 6)).toEqual(['SERVICE', 'PHASE', 'TASKS', 'SYNCED', 'REASON']);
+    expect(rows.find((r) => r[1] === `${c.cluster}/web`)?.slice(2, 5)).toEqual(['Progressing', '0/2', 'yes']);
     expect(rows.find((r) => r[1] === `${c.cluster}/broken`)?.slice(2, 3)).toEqual(['Invalid']);
     const docs = JSON.parse(json.stdout) as { service: string; valid: boolean; status: ServiceStatus | null; errors?: unknown[] }[];
     expect(docs.map((d) => [d.service, d.valid, d.status?.phase])).toEqual([

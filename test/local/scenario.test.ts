@@ -108,8 +108,9 @@ describe('the local run of the example shop', () => {
   it('summarizes phases, actions, times to converge, alarms and API calls', () => {
     // Assess
     const s = result.summary;
-    expect(s).toMatch(/shop\/web .* Converged .* RegisterTaskDefinition 2, CreateService 1, UpdateService\(rollout\) 1/);
-    expect(s).toMatch(/shop\/thumbnails .* Deleted .* DeleteService 1/);
+    // One action per line in its cell (a table row spans several lines).
+    expect(s).toMatch(/shop\/web +│ Converged +│ RegisterTaskDefinition 2 .*\n.*│ ECS ACTIVE 3\/3 +│ CreateService 1 .*\n.*│ UpdateService\(rollout\) 1/);
+    expect(s).toMatch(/shop\/thumbnails +│ Deleted +│ RegisterTaskDefinition 1 .*\n.*CreateService 1 .*\n.*DeleteService 1/);
     expect(s).toMatch(/shop\/ledger .* Degraded .* created: never/);
     expect(s).toMatch(/ServiceLagBeyondGrace \[shop\/ledger\] -> ALARM/);
     expect(s).toMatch(/ServiceLagBeyondGrace \(any service\) -> ALARM/);

@@ -90,28 +90,38 @@ describe('the local view', () => {
 
     // Assess
     const [head, , row] = text.split('\n').slice(1);
-    expect(head.split('│').map((c) => c.trim()).filter(Boolean)).toEqual(['SERVICE', 'DESIRED', 'RUNNING', 'PENDING', 'PHASE', 'REASON', 'LAST ACTION', 'ALARM']);
+    expect(head.split('│').map((c) => c.trim()).filter(Boolean)).toEqual(['SERVICE', 'TASKS', 'PHASE', 'REASON', 'LAST ACTION', 'ALARM']);
     expect(row.split('│').map((c) => c.trim()).filter(Boolean)).toEqual([
       'shop/ledger',
-      '2',
-      '0',
-      '1',
+      '0/2 +1',
       'Degraded',
-      'RolloutFailed: TaskFailedToStart: CannotPullContainerError',
+      'RolloutFailed',
       'CreateService: service ledger does not exist; create it',
       'ALARM',
     ]);
   });
 
-  it('cuts reason and last action to the terminal width', () => {
+  it.each([80, 160])('at %i columns the frame fits: the last action then the name are cut, the reason word never, and the whole reason is under the table', (width) => {
+    // Prepare
+    const long: ServiceRow = { ...ROW, id: 'shop/payments-ledger-reconciliation-worker-with-a-long-name' };
+
     // Act
-    const text = renderServiceTable([ROW], undefined, 110);
+    const frame = renderFrame(
+      { now: new Date('2025-06-01T12:04:30Z'), startedAt: new Date('2025-06-01T12:00:30Z'), passes: 5, totalPasses: 14, speed: 13, rows: [long], alarmsInAlarm: [] },
+      [],
+      undefined,
+      width,
+    );
 
     // Assess
-    const row = text.split('\n')[3].split('│').map((c) => c.trim());
-    expect(row[6]).toMatch(/^RolloutFailed:.*…$/);
-    expect(row[7]).toMatch(/^CreateService:.*…$/);
-    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(110);
+    const lines = frame.split('\n');
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
+    const row = lines.find((l) => l.startsWith('│ shop/'))?.split('│').map((c) => c.trim()) ?? [];
+    expect(row[4]).toBe('RolloutFailed');
+    expect(row[5]).toMatch(width === 80 ? /^C.*…$/ : /^CreateService: service ledger /);
+    expect(row[1]).toMatch(width === 80 ? /^shop\/pay.*…$/ : /^shop\/payments-ledger-reconciliation-worker-with-a-long-name$/);
+    const under = lines.slice(lines.findIndex((l) => l.startsWith('└')) + 1, lines.findIndex((l) => l.includes('no alarm in ALARM')));
+    expect(under.join(' ').replace(/\s+/g, ' ')).toBe(`${long.id}: RolloutFailed: TaskFailedToStart: CannotPullContainerError`);
   });
 
   it('renders a frame: simulated time, progress, speed, alarms and the latest events', () => {

@@ -8,13 +8,15 @@ import type { PassAction } from '../../../lambda/core/pass';
 import { formatSpecError } from '../../../lambda/core/spec';
 import { serviceId, type Phase, type ServiceStatus } from '../../../lambda/core/types';
 import { describeChange } from '../../../lambda/core/status';
-import { phaseColor, plainTable, shorten, statusReason } from '../../../local/view';
+import { fitTable, needsReason, phaseColor, plainTable, reasonBlock, reasonWord, shorten, statusReason, terminalWidth } from '../../../local/view';
 import type { TableEntry } from './spec-table';
 
-export { plainTable, shorten, statusReason };
+export { plainTable, shorten, statusReason, terminalWidth };
 
 /** Output formats of `-o`. */
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
+/** Output formats of `ecsr get -o`: `wide` is the table with every column, none cut. */
+export const GET_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Colour functions, or identity functions when `stream` is not a terminal or NO_COLOR is set. */
@@ -71,14 +73,38 @@ export function statusRow(entry: TableEntry): StatusRow {
   };
 }
 
-/** The status table of `ecsr get` (cli-table3). */
-export function renderStatusTable(entries: readonly TableEntry[], c = colorsFor()): string {
-  const table = plainTable(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED', 'REASON', 'LAST ACTION', 'OBSERVED']);
+/**
+ * The status table of `ecsr get` (cli-table3). Narrow (the default) fits `width` columns: TASKS is
+ * running/desired (`+N` pending), REASON the condition reason alone, never cut, and long service
+ * names are cut with `…`; `wide` adds
+ * the whole reason, the last action and the observation time, cut nowhere (as `kubectl -o wide`).
+ * Print {@link statusReasonLines} under it.
+ */
+export function renderStatusTable(entries: readonly TableEntry[], opts: { wide?: boolean; width?: number } = {}, c = colorsFor()): string {
+  const rows = entries.map(statusRow);
+  if (opts.wide) {
+    const table = plainTable(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED', 'REASON', 'LAST ACTION', 'OBSERVED']);
+    for (const r of rows) table.push([r.id, colorPhase(r.phase, c), r.desired, r.running, r.pending, r.synced, r.reason, r.lastAction, r.observedAt]);
+    return table.toString();
+  }
+  const tasks = (r: StatusRow) => (r.desired === '-' ? '-' : `${r.running}/${r.desired}${r.pending !== '0' ? ` +${r.pending}` : ''}`);
+  const cells = rows.map((r) => [r.id, colorPhase(r.phase, c), tasks(r), r.synced, r.phase === 'Invalid' ? 'SpecInvalid' : reasonWord(r.reason)]);
+  return fitTable(['SERVICE', 'PHASE', 'TASKS', 'SYNCED', 'REASON'], cells, { width: opts.width ?? terminalWidth(), shrink: [0] });
+}
+
+/**
+ * What `ecsr get` prints under its table: for each service not converged, its whole reason on
+ * its own lines wrapped to `width` (`shop/ledger: RolloutFailed: CannotPullContainerError: ...`);
+ * for an invalid item, each attribute and its problem (`shop/broken: invalid: cpu: must be ...`).
+ */
+export function statusReasonLines(entries: readonly TableEntry[], width: number = terminalWidth()): string[] {
+  const out: string[] = [];
   for (const e of entries) {
     const r = statusRow(e);
-    table.push([r.id, colorPhase(r.phase, c), r.desired, r.running, r.pending, r.synced, shorten(r.reason, 60), shorten(r.lastAction, 40), r.observedAt]);
+    if (!e.result.ok) for (const err of e.result.errors) out.push(reasonBlock(r.id, `invalid: ${formatSpecError(err)}`, width));
+    else if (needsReason(r.phase) && r.reason !== '') out.push(reasonBlock(r.id, r.reason, width));
   }
-  return table.toString();
+  return out;
 }
 
 /** `UpdateService (drift) shop/worker: desiredCount 6 -> 2`, and the outcome when not applied. */
