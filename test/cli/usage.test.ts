@@ -78,7 +78,7 @@ describe('ecsr without AWS', () => {
       args: ['delete', 'api'],
       stderr: 'ecsr delete: Invalid cluster/service: "api" is not CLUSTER/SERVICE (ECS names: letters, digits, - and _).\n(see ecsr delete --help)\n',
     },
-    { case: 'an invalid option value', args: ['get', '-o', 'xml'], stderr: "ecsr get: Invalid --output 'xml': allowed choices are table, json, yaml.\n(see ecsr get --help)\n" },
+    { case: 'an invalid option value', args: ['get', '-o', 'xml'], stderr: "ecsr get: Invalid --output 'xml': allowed choices are table, wide, json, yaml.\n(see ecsr get --help)\n" },
     { case: 'a missing required option', args: ['validate'], stderr: "ecsr validate: Required option '-f, --file <path>' not specified.\n(see ecsr validate --help)\n" },
     { case: 'too many arguments', args: ['get', 'a', 'b'], stderr: "ecsr get: Too many arguments for 'get'; expected 1 argument but got 2.\n(see ecsr get --help)\n" },
     {
