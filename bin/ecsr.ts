@@ -32,6 +32,7 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['wait', async () => (await import('./commands/wait')).waitCommand],
   ['export', async () => (await import('./commands/export')).exportCommand],
   ['reconcile', async () => (await import('./commands/reconcile')).reconcileCommand],
+  ['prune', async () => (await import('./commands/prune')).pruneCommand],
   ['local', async () => (await import('./commands/local')).localCommand],
   ['sim', async () => (await import('./commands/sim')).simCommand],
 ]);

@@ -155,18 +155,20 @@ describe('managed clusters', () => {
 
   it.each([
     {
-      case: 'cluster named only in options.managedClusters is pruned',
+      case: 'cluster named only in options.managedClusters is pruned once a person confirmed it',
       managedClusters: ['batch'],
+      confirmed: ['batch'],
       deletes: ['DeleteService batch/old'],
     },
-    { case: 'cluster named by no spec nor option is left alone', managedClusters: [], deletes: [] },
-  ])('$case', ({ managedClusters, deletes }) => {
+    { case: 'cluster named by no spec nor option is left alone', managedClusters: [], confirmed: ['batch'], deletes: [] },
+  ])('$case', ({ managedClusters, confirmed, deletes }) => {
     // Prepare
     const orphan = anObservedService({ cluster: 'batch', serviceName: 'old' });
     const input = aPlanInput({
       specs: [aSpec()],
       observed: anObservedState([anObservedCluster(CLUSTER, []), anObservedCluster('batch', [orphan])]),
       options: planOptions({ managedClusters }),
+      pruneConfirmedClusters: confirmed,
     });
     // Act
     const p = plan(input);
@@ -273,6 +275,7 @@ describe('ownership', () => {
     const input = aPlanInput({
       observed: anObservedState([anObservedCluster(CLUSTER, [stranger, untagged, mine])]),
       options: planOptions({ managedClusters: [CLUSTER] }),
+      pruneConfirmedClusters: [CLUSTER],
     });
     // Act
     const p = plan(input);
@@ -508,17 +511,20 @@ describe('prune of owned services without a spec', () => {
 
   it.each([
     { case: '3 orphans, maxDeletesPerPass 2: all blocked', owned: 3, withSpec: 0, max: 2, deleted: 0 },
-    { case: '2 orphans, maxDeletesPerPass 2: both deleted', owned: 2, withSpec: 0, max: 2, deleted: 2 },
+    { case: '2 orphans, maxDeletesPerPass 2, prune confirmed: both deleted', owned: 2, withSpec: 0, max: 2, deleted: 2, confirmed: true },
+    { case: '2 orphans, no spec in the cluster, not confirmed: both blocked', owned: 2, withSpec: 0, max: 2, deleted: 0 },
+    { case: '6 owned, 4 without spec (more than half), prune confirmed: deleted', owned: 6, withSpec: 2, max: 10, deleted: 4, confirmed: true },
     { case: '6 owned, 4 without spec (more than half): all blocked', owned: 6, withSpec: 2, max: 10, deleted: 0 },
     { case: '6 owned, 3 without spec (half): deleted', owned: 6, withSpec: 3, max: 10, deleted: 3 },
     { case: '4 owned, 3 without spec (small cluster): deleted', owned: 4, withSpec: 1, max: 10, deleted: 3 },
-  ])('$case', ({ owned: n, withSpec, max, deleted }) => {
+  ])('$case', ({ owned: n, withSpec, max, deleted, confirmed }: { owned: number; withSpec: number; max: number; deleted: number; confirmed?: boolean }) => {
     // Prepare
     const services = owned(n);
     const input = aPlanInput({
       specs: specsFor(services.slice(0, withSpec)),
       observed: anObservedState([anObservedCluster(CLUSTER, services)]),
       options: planOptions({ maxDeletesPerPass: max, managedClusters: [CLUSTER] }),
+      ...(confirmed ? { pruneConfirmedClusters: [CLUSTER] } : {}),
     });
     // Act
     const p = plan(input);
@@ -529,6 +535,43 @@ describe('prune of owned services without a spec', () => {
     for (const s of orphanStatuses) {
       expect(reasons(s)).toContain(deleted === 0 ? Reason.PruneBlocked : Reason.Deleting);
     }
+  });
+
+  it.each([
+    { case: 'an empty table', specs: () => [], blocked: true },
+    { case: 'specs only for another cluster', specs: () => [aSpec({ cluster: 'other', service: 'x' })], blocked: true },
+    { case: 'an invalid spec item of the cluster (the table is not empty there)', specs: () => [anInvalidSpec({ cluster: CLUSTER, service: 'broken' })], blocked: false },
+    { case: 'a spec with state: absent in the cluster', specs: () => [aSpec({ service: 'gone', state: 'absent' })], blocked: false },
+  ])('no spec at all for a cluster with owned services: PruneBlocked, naming the fix ($case)', ({ specs, blocked }) => {
+    // Prepare
+    const orphan = anObservedService({ serviceName: 'orphan' });
+    const input = aPlanInput({
+      specs: specs(),
+      observed: anObservedState([anObservedCluster(CLUSTER, [orphan]), anObservedCluster('other', [])]),
+      options: planOptions({ managedClusters: [CLUSTER, 'other'] }),
+    });
+    // Act
+    const p = plan(input);
+    // Assess
+    const deletes = p.actions.filter((a) => a.type === 'DeleteService' && a.service === 'orphan');
+    expect(deletes).toHaveLength(blocked ? 0 : 1);
+    if (blocked) {
+      const c = condition(p.statuses[`${CLUSTER}/orphan`], 'Blocked');
+      expect(p.statuses[`${CLUSTER}/orphan`].phase).toBe('Blocked');
+      expect(c?.reason).toBe(Reason.PruneBlocked);
+      expect(c?.message).toContain(`holds no spec at all for cluster ${CLUSTER}`);
+      expect(c?.message).toContain(`ecsr prune --confirm ${CLUSTER}`);
+    }
+  });
+
+  it('a confirmation for another cluster does not lift the block', () => {
+    const input = aPlanInput({
+      specs: [],
+      observed: anObservedState([anObservedCluster(CLUSTER, [anObservedService({ serviceName: 'orphan' })])]),
+      options: planOptions({ managedClusters: [CLUSTER] }),
+      pruneConfirmedClusters: ['other'],
+    });
+    expect(plan(input).actions).toEqual([]);
   });
 
   it('an invalid spec protects its owned service from prune', () => {

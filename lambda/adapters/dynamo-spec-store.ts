@@ -15,7 +15,7 @@ import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient }
 import { z } from 'zod';
 import { parseSpecItem } from '../core/spec';
 import { PHASES } from '../core/status';
-import type { LeaseResult, ObserveCursor, SpecRead, SpecStore } from '../core/ports';
+import type { LeaseResult, ObserveCursor, PruneConfirmation, SpecRead, SpecStore } from '../core/ports';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
 import { AwsCallError, isConditionalCheckFailed } from './errors';
 import { dict } from '../core/dict';
@@ -74,6 +74,28 @@ export const CURSOR_KEY: ServiceKey = { cluster: '#cursor', service: '#cursor' }
 export function isReservedItem(item: Record<string, unknown>): boolean {
   const pk = item[PARTITION_KEY];
   return typeof pk === 'string' && pk.startsWith('#');
+}
+
+/**
+ * Partition key of prune confirmations (`ecsr prune --confirm CLUSTER`): one item per cluster,
+ * sort key = the cluster name, attributes `expiresAt` (epoch milliseconds), `expiresAtIso` and
+ * optional `confirmedBy`. Reserved like the lease (`#` starts no cluster name), so never a spec.
+ */
+export const PRUNE_CONFIRMATION_PARTITION = '#prune-confirmed';
+
+const pruneConfirmationSchema = z.object({
+  [SORT_KEY]: z.string().regex(/^[A-Za-z0-9_-]{1,255}$/),
+  expiresAt: z.number().finite(),
+  confirmedBy: z.string().optional().catch(undefined),
+});
+
+/** The confirmation an item holds, or undefined when it is not a valid one (then it confirms nothing). */
+function pruneConfirmationOf(item: Record<string, unknown>): PruneConfirmation | undefined {
+  const parsed = pruneConfirmationSchema.safeParse(item);
+  if (!parsed.success) return undefined;
+  const expiresAt = new Date(parsed.data.expiresAt);
+  if (Number.isNaN(expiresAt.getTime())) return undefined;
+  return { cluster: parsed.data[SORT_KEY], expiresAt, ...(parsed.data.confirmedBy !== undefined ? { confirmedBy: parsed.data.confirmedBy } : {}) };
 }
 
 const cursorItemSchema = z.object({ cursorCluster: z.string().min(1), cursorAfter: z.string().min(1).optional() });
@@ -200,6 +222,7 @@ export class DynamoSpecStore implements SpecStore {
     const specs: SpecParseResult[] = [];
     const statuses: Record<ServiceId, ServiceStatus> = dict();
     let cursor: ObserveCursor | undefined;
+    const pruneConfirmations: PruneConfirmation[] = [];
     try {
       // Raw AttributeValues, decoded here: lib-dynamodb's unmarshall loses `__proto__` keys.
       // (A loop, not the SDK paginator: the paginator accepts only a DynamoDBClient instance.)
@@ -217,6 +240,10 @@ export class DynamoSpecStore implements SpecStore {
         for (const item of (page.Items ?? []).map(decodeItem)) {
           if (isReservedItem(item)) {
             if (item[PARTITION_KEY] === CURSOR_KEY.cluster && item[SORT_KEY] === CURSOR_KEY.service) cursor = cursorOf(item);
+            if (item[PARTITION_KEY] === PRUNE_CONFIRMATION_PARTITION) {
+              const confirmation = pruneConfirmationOf(item);
+              if (confirmation) pruneConfirmations.push(confirmation);
+            }
             continue;
           }
           // The status attribute belongs to the reconciler, not to the spec a person writes.
@@ -228,7 +255,13 @@ export class DynamoSpecStore implements SpecStore {
           if (key && remembered) statuses[serviceId(key)] = remembered;
         }
       } while (startKey);
-      return { specs, statuses, complete: true, ...(cursor ? { cursor } : {}) };
+      return {
+        specs,
+        statuses,
+        complete: true,
+        ...(cursor ? { cursor } : {}),
+        ...(pruneConfirmations.length > 0 ? { pruneConfirmations } : {}),
+      };
     } catch (err) {
       return { specs, statuses, complete: false, error: new AwsCallError(`DynamoDB Scan ${this.tableName}`, err).message };
     }
@@ -348,6 +381,30 @@ export class DynamoSpecStore implements SpecStore {
       );
     } catch (err) {
       throw new AwsCallError(`DynamoDB PutItem cursor in ${this.tableName}`, err);
+    }
+  }
+
+  /**
+   * Stores a prune confirmation (PutItem on {@link PRUNE_CONFIRMATION_PARTITION} / the cluster),
+   * replacing an earlier one for the same cluster; the next Scan reads it back.
+   * @throws AwsCallError on a DynamoDB failure.
+   */
+  async writePruneConfirmation(confirmation: PruneConfirmation): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            [PARTITION_KEY]: PRUNE_CONFIRMATION_PARTITION,
+            [SORT_KEY]: confirmation.cluster,
+            expiresAt: confirmation.expiresAt.getTime(),
+            expiresAtIso: confirmation.expiresAt.toISOString(),
+            ...(confirmation.confirmedBy !== undefined ? { confirmedBy: confirmation.confirmedBy } : {}),
+          },
+        }),
+      );
+    } catch (err) {
+      throw new AwsCallError(`DynamoDB PutItem prune confirmation in ${this.tableName}`, err);
     }
   }
 

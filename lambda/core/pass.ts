@@ -381,6 +381,7 @@ async function reconcile(
     remembered,
     options: options.plan,
     now,
+    pruneConfirmedClusters: (read.pruneConfirmations ?? []).filter((c) => c.expiresAt > now).map((c) => c.cluster),
   });
 
   // 4. Apply.

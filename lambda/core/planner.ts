@@ -80,6 +80,12 @@ export interface PlanInput {
   readonly remembered: Record<ServiceId, ServiceStatus>;
   readonly options: PlanOptions;
   readonly now: Date;
+  /**
+   * Clusters whose prune a person confirmed (`ecsr prune --confirm CLUSTER`, still valid at
+   * `now`): there the planner prunes even when the table holds no spec at all for the cluster, or
+   * when more than half of its owned services lost their spec. `maxDeletesPerPass` still applies.
+   */
+  readonly pruneConfirmedClusters?: readonly string[];
 }
 
 /**
@@ -301,8 +307,17 @@ class Planner {
   /** Specs refused because another spec holds their task definition family, with the holder. */
   private familyCollisions: ReadonlyMap<ServiceId, ServiceKey> = new Map();
 
+  /** Clusters that at least one spec item (valid or not) names. */
+  private clustersWithSpecs: ReadonlySet<string> = new Set();
+
+  /** Whether a person confirmed pruning `cluster` (`ecsr prune --confirm`, unexpired at `now`). */
+  private pruneConfirmed(cluster: string): boolean {
+    return (this.input.pruneConfirmedClusters ?? []).includes(cluster);
+  }
+
   run(): Plan {
     const byId = this.indexSpecs();
+    this.clustersWithSpecs = new Set([...byId.values()].map((r) => r.key.cluster));
     this.familyCollisions = this.findFamilyCollisions(byId);
     const clusters = this.managedClusters(byId);
     const actions: Action[] = [];
@@ -1050,6 +1065,20 @@ class Planner {
     if (!cl.complete) {
       return pending(Reason.ObservationIncomplete, `cluster ${key.cluster} was observed only in part: not pruned`);
     }
+    if (this.options.prune && !this.clustersWithSpecs.has(key.cluster) && !this.pruneConfirmed(key.cluster)) {
+      const message =
+        `prune blocked: the spec table holds no spec at all for cluster ${key.cluster}, where this reconciler owns services ` +
+        '(an empty, replaced or restored table?). Nothing is pruned there until a person confirms: restore the specs, ' +
+        `or run \`ecsr prune --confirm ${key.cluster}\` to let passes delete the owned services without a spec for an hour`;
+      return {
+        actions: [],
+        status: this.status({
+          ...base,
+          phase: 'Blocked',
+          conditions: drafts('Blocked', Reason.PruneBlocked, message, { blocked: { reason: Reason.PruneBlocked, message } }),
+        }),
+      };
+    }
     if (!this.options.prune) {
       const message = 'owned service without a spec; prune is disabled (PRUNE=false), so it is kept';
       return {
@@ -1140,7 +1169,7 @@ class Planner {
       const cl = this.cluster(cluster);
       const owned = Object.values(cl.services).filter((s) => s.status === 'ACTIVE' && isOwned(s, this.options)).length;
       const missing = orphans.filter((o) => o.key.cluster === cluster).length;
-      if (owned > 4 && missing > owned / 2) {
+      if (owned > 4 && missing > owned / 2 && !this.pruneConfirmed(cluster)) {
         reasons.push(`${missing} of the ${owned} owned services of cluster ${cluster} have no spec (more than half)`);
       }
     }

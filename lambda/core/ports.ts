@@ -42,6 +42,24 @@ export interface SpecRead {
    * keeps one; undefined means "start at the first cluster".
    */
   readonly cursor?: ObserveCursor;
+  /**
+   * Prune confirmations a person wrote (`ecsr prune --confirm CLUSTER`), expired ones included;
+   * the pass uses those whose `expiresAt` is after its `now`.
+   */
+  readonly pruneConfirmations?: readonly PruneConfirmation[];
+}
+
+/**
+ * A person's confirmation that the owned services without a spec in `cluster` may be pruned even
+ * though the planner would refuse on its own (`PruneBlocked`: the table holds no spec at all for
+ * the cluster, or more than half of its owned services lost their spec). Valid until `expiresAt`;
+ * `maxDeletesPerPass` still applies.
+ */
+export interface PruneConfirmation {
+  readonly cluster: string;
+  readonly expiresAt: Date;
+  /** Who confirmed (free text, e.g. the caller's ARN or user name), when known. */
+  readonly confirmedBy?: string;
 }
 
 /**
@@ -75,6 +93,12 @@ export interface SpecStore {
    * @throws on a storage failure (the pass reports it and goes on).
    */
   writeCursor?(cursor: ObserveCursor): Promise<void>;
+  /**
+   * Stores a {@link PruneConfirmation} (read back in {@link SpecRead.pruneConfirmations}).
+   * Optional: a store without it cannot confirm prunes.
+   * @throws on a storage failure.
+   */
+  writePruneConfirmation?(confirmation: PruneConfirmation): Promise<void>;
 }
 
 export type LeaseResult =
