@@ -11,7 +11,9 @@
  *   pass: `ObservedCluster.described`), never a delete on an incomplete spec read
  *   or cluster observation, never a delete protected by an invalid spec;
  * - orphan prunes stop altogether when they would remove more than `maxDeletesPerPass` services or
- *   more than half of a cluster's (more than 4) owned services;
+ *   more than half of a cluster's (more than 4) owned services, and in a cluster for which the
+ *   table holds no spec at all, unless a person confirmed that cluster (`ecsr prune --confirm`:
+ *   then its orphans go at most `maxDeletesPerPass` a pass);
  * - a spec hash whose rollout FAILED is not re-applied until the spec changes (ECS-FACTS §4);
  * - no delete and re-create of a service in one pass; DRAINING names wait (ECS-FACTS §3).
  */
@@ -1162,8 +1164,11 @@ class Planner {
       // An invalid item protects its service, but one without a usable key could be any of them.
       reasons.push(`${unkeyed} invalid spec item(s) have no usable cluster/service key and may belong to any of them`);
     }
-    if (orphans.length > max) {
-      reasons.push(`${orphans.length} owned services have no spec, more than maxDeletesPerPass (${max})`);
+    // A person's confirmation (`ecsr prune --confirm`) turns the count valve into a rate: the
+    // cluster's orphans are deleted maxDeletesPerPass a pass instead of not at all.
+    const unconfirmed = orphans.filter((o) => !this.pruneConfirmed(o.key.cluster)).length;
+    if (unconfirmed > max) {
+      reasons.push(`${unconfirmed} owned services have no spec, more than maxDeletesPerPass (${max})`);
     }
     for (const cluster of clusters) {
       const cl = this.cluster(cluster);
@@ -1176,7 +1181,7 @@ class Planner {
     if (reasons.length > 0) {
       const message =
         `prune blocked: ${reasons.join('; ')}. Nothing is pruned this pass; restore the missing spec items, ` +
-        'or delete the services yourself, or raise MAX_DELETES_PER_PASS if the deletion is intended';
+        'or delete the services yourself, or confirm with `ecsr prune --confirm CLUSTER` if the deletion is intended';
       for (const c of orphans) putOwn(statuses, serviceId(c.key), c.statusFor({ kind: 'blocked', message }));
       return out;
     }
