@@ -31,6 +31,7 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['delete', async () => (await import('./commands/delete')).deleteCommand],
   ['wait', async () => (await import('./commands/wait')).waitCommand],
   ['export', async () => (await import('./commands/export')).exportCommand],
+  ['import', async () => (await import('./commands/import')).importCommand],
   ['reconcile', async () => (await import('./commands/reconcile')).reconcileCommand],
   ['prune', async () => (await import('./commands/prune')).pruneCommand],
   ['local', async () => (await import('./commands/local')).localCommand],

@@ -944,8 +944,9 @@ function compact<T extends object>(obj: T): T {
  * The item a person would write for `spec`, as a plain JS object in {@link SPEC_ATTRIBUTES}
  * order (ready for lib-dynamodb's PutCommand or for YAML). Leaves out undefined attributes, empty
  * `environment` / `secrets` / `tags`, an empty `image`, and `state`, `adopt`, `autoscaled` at
- * their defaults; keeps `cpu`, `memory`, `capacityProvider` and `cpuArchitecture` (they say what
- * a task costs). Lists and maps are copies.
+ * their defaults, and `capacityProvider` when `launchType` or `capacityProviderStrategy` says
+ * instead; keeps `cpu`, `memory`, `capacityProvider` and `cpuArchitecture` (they say what a task
+ * costs). Lists and maps are copies.
  *
  * `parseSpecItem(specToItem(spec))` gives back `spec` with the same hash, for any normalized spec.
  */
@@ -953,6 +954,8 @@ export function specToItem(spec: ServiceSpec): Record<string, unknown> {
   const skip = (name: string, value: unknown): boolean => {
     if (value === undefined) return true;
     if (name === 'image') return value === '';
+    // The shorthand's default provider, when the spec names a launch type or a strategy instead.
+    if (name === 'capacityProvider') return spec.launchType !== undefined || spec.capacityProviderStrategy !== undefined;
     if (name === 'environment' || name === 'secrets' || name === 'tags') return Object.keys(value as object).length === 0;
     if (name === 'state' || name === 'adopt' || name === 'autoscaled') {
       return value === SPEC_DEFAULTS[name as 'state' | 'adopt' | 'autoscaled'];

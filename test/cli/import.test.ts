@@ -1,0 +1,150 @@
+/**
+ * `ecsr import` end to end against the ECS simulator and dynalite: a live service made from a real
+ * task definition and real service settings (`test/support/import-cases.ts`), imported with the
+ * built CLI (`--apply`), then one pass: its only ECS write is the owner tag (TagResource), and the
+ * pass after it writes nothing.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CreateServiceCommand, DescribeServicesCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
+import { parse as parseYaml } from 'yaml';
+import type { LocalStack } from '../../local/stack';
+import { LOCAL_DEFAULTS } from '../../local/stack';
+import { OWNER_TAG_KEY } from '../../lambda/core/ports';
+import { parseSpecItem } from '../../lambda/core/spec';
+import { importCases, type ImportCase } from '../support/import-cases';
+import { useCliStack } from './harness';
+import { ecsr } from './run-cli';
+
+const WRITES = new Set(['RegisterTaskDefinition', 'CreateService', 'UpdateService', 'DeleteService', 'TagResource', 'UntagResource']);
+const NETWORK = { subnets: LOCAL_DEFAULTS.subnets.split(','), securityGroups: LOCAL_DEFAULTS.securityGroups.split(',') };
+
+describe('ecsr import against the ECS simulator', () => {
+  const harness = useCliStack('imp');
+  let stack: LocalStack;
+  beforeAll(() => {
+    stack = harness.stack();
+  });
+
+  async function live(c: { cluster: string }, k: ImportCase, service: string, edit: (r: ImportCase['register']) => ImportCase['register'] = (r) => r) {
+    const ecs = new ECSClient(stack.ecsClientConfig);
+    try {
+      const td = await ecs.send(new RegisterTaskDefinitionCommand(edit(structuredClone(k.register))));
+      await ecs.send(new CreateServiceCommand(k.createService(c.cluster, service, NETWORK)));
+      return td.taskDefinition?.taskDefinitionArn;
+    } finally {
+      ecs.destroy();
+    }
+  }
+
+  /** Real task definitions the spec cannot reproduce, and the fields import names. */
+  const REFUSED: Record<string, string[]> = {
+    // ecspresso's template: a template expression as the image tag, an App Mesh proxy naming a
+    // container the task does not have.
+    'ecspresso-katsubushi': ['spec.containers[0].image', 'spec.proxyConfiguration.containerName'],
+  };
+  const cases = importCases().filter((k) => !Object.hasOwn(REFUSED, k.name));
+
+  it('has at least 10 real task definitions to import', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(cases.map((k) => ({ name: k.name, source: k.serviceSource, k })))(
+    '$name (service settings of $source): import --apply, then one pass makes only TagResource',
+    async ({ k }) => {
+      // Prepare: the live service, not ours.
+      const c = await harness.aCase();
+      const service = 'svc';
+      const tdArn = await live(c, k, service);
+      const before = stack.sim.calls().length;
+
+      // Act
+      const r = await ecsr(['import', `${c.cluster}/${service}`, '--apply'], { env: c.env });
+      const afterImport = stack.sim.calls().length;
+      const first = await c.pass();
+      const second = await c.pass();
+
+      // Assess: the spec printed is the one written, adopts, keeps the live family.
+      expect(r.stderr).toBe(`${c.cluster}/${service} written to table ${c.table}\n`);
+      expect(r.code).toBe(0);
+      const printed = parseYaml(r.stdout.replace(/^---\n/, '')) as Record<string, unknown>;
+      expect(printed).toMatchObject({ cluster: c.cluster, service, adopt: true, family: k.register.family });
+      const { status: _s, ...stored } = (await c.item(service)) ?? {};
+      expect(stored).toEqual(printed);
+      const reparsed = parseSpecItem(printed);
+      expect(reparsed.ok ? [] : reparsed.errors).toEqual([]);
+      // import itself only reads ECS.
+      expect(stack.sim.calls().slice(before, afterImport).map((x) => x.action).filter((a) => !a.startsWith('Describe') && !a.startsWith('List'))).toEqual([]);
+      // One write: the owner tag.
+      expect(first.actions.map((a) => [a.type, a.outcome])).toEqual([['TagResource', 'applied']]);
+      const writes = stack.sim.calls().slice(afterImport).filter((x) => WRITES.has(x.action));
+      expect(writes.map((x) => x.action)).toEqual(['TagResource']);
+      const ecs = new ECSClient(stack.ecsClientConfig);
+      const tagged = (await ecs.send(new DescribeServicesCommand({ cluster: c.cluster, services: [service], include: ['TAGS'] }))).services?.[0];
+      ecs.destroy();
+      expect(tagged?.tags).toEqual(expect.arrayContaining([{ key: OWNER_TAG_KEY, value: 'ecs-reconciler' }]));
+      expect(tagged?.taskDefinition).toBe(tdArn);
+      expect(second.actions).toEqual([]);
+    },
+  );
+
+  async function refusedCase(k: ImportCase, edit?: (r: ImportCase['register']) => ImportCase['register']) {
+    const c = await harness.aCase();
+    await live(c, k, 'svc', edit);
+    const r = await ecsr(['import', `${c.cluster}/svc`, '--apply'], { env: c.env });
+    const pass = await c.pass();
+    return { c, r, pass };
+  }
+
+  it.each(Object.entries(REFUSED).map(([name, paths]) => ({ name, paths })))(
+    '$name: import stops with a message naming each field the spec cannot reproduce, and writes nothing',
+    async ({ name, paths }) => {
+      // Prepare, Act
+      const k = importCases().find((x) => x.name === name) as ImportCase;
+      const { c, r, pass } = await refusedCase(k);
+
+      // Assess
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      const named = r.stderr.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split(':')[0]);
+      expect(named).toEqual(paths);
+      expect(r.stderr).toMatch(new RegExp(`^ecsr import: ${c.cluster}/svc cannot be imported exactly; nothing was written for it:\n`));
+      expect(r.stderr).toMatch(/\necsr import: 1 of 1 service could not be imported \(see above\)\.\n$/);
+      expect(await c.item('svc')).toBeUndefined();
+      expect(pass.actions).toEqual([]);
+    },
+  );
+
+  it('stops when the live task definition has no execution role and the reconciler would render its default', async () => {
+    // Prepare, Act: the published payload as it is, without the execution role the cases add.
+    const k = cases.find((x) => x.name === 'awscli-register-sleep360') as ImportCase;
+    const { c, r } = await refusedCase(k, ({ executionRoleArn: _e, ...rest }) => rest);
+
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `  taskDefinition.executionRoleArn: the spec would render ${LOCAL_DEFAULTS.executionRoleArn} where the live task definition has (none)\n`,
+    );
+    expect(await c.item('svc')).toBeUndefined();
+  });
+
+  it('prints JSON with -o json, imports every service of a cluster with --all, and writes nothing without --apply', async () => {
+    // Prepare: two live services.
+    const c = await harness.aCase();
+    const [a, b] = cases;
+    await live(c, a, 'one');
+    await live(c, b, 'two');
+
+    // Act
+    const r = await ecsr(['import', '--all', c.cluster, '-o', 'json'], { env: c.env });
+
+    // Assess
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const items = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(items.map((i) => [i.service, i.family, i.adopt])).toEqual([
+      ['one', a.register.family, true],
+      ['two', b.register.family, true],
+    ]);
+    expect(await c.items()).toEqual([]);
+  });
+});
