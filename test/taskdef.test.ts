@@ -866,7 +866,7 @@ describe('diffTaskDefinitions reports every real difference (from = live, to = d
       case: 'ephemeral storage beyond the default',
       desired: desiredWeb(),
       live: liveWeb((td) => (td.ephemeralStorage = { sizeInGiB: 50 })),
-      changes: [{ field: 'ephemeralStorage', from: '{"sizeInGiB":50}', to: ABSENT }],
+      changes: [{ field: 'ephemeralStorage.sizeInGiB', from: '50', to: '20' }],
     },
     {
       case: 'EC2-only compatibility',

@@ -345,9 +345,11 @@ function diffValues(
     diffObjects(live, desired, path, node, changes);
     return;
   }
-  // An object of defaults only (runtimePlatform) on one side: compare field by field, so that the
-  // change reads `runtimePlatform.cpuArchitecture X86_64 -> ARM64`.
-  if (allOptional(node) && (live === undefined || isPlainObject(live)) && (desired === undefined || isPlainObject(desired))) {
+  // An object of defaults only (runtimePlatform) on one side, or a map (dockerLabels, environment
+  // as name -> value) on one side: compare entry by entry, so that the change reads
+  // `runtimePlatform.cpuArchitecture X86_64 -> ARM64` or `environment.LOG_LEVEL (none) -> debug`.
+  const entryWise = allOptional(node) || node?.kind === 'map' || (node?.kind === 'list' && node.order === 'keyed' && node.value !== undefined);
+  if (entryWise && (live === undefined || isPlainObject(live)) && (desired === undefined || isPlainObject(desired))) {
     diffObjects(live ?? {}, desired ?? {}, path, node, changes);
     return;
   }

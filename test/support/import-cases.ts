@@ -10,7 +10,7 @@
  *
  * Documentation placeholders are what a reader fills in before registering, so they are filled in
  * here the same way ({@link concretize}): `{{task-role-arn}}`-style template fields, account ids
- * written as `XXXXXXXXXXXX` or with the wrong number of digits, and CloudFormation's `${Partition}`,
+ * written as `XXXXXXXXXXXX`, `aws_account_id` or with the wrong number of digits, and CloudFormation's `${Partition}`,
  * `${Region}`, `${Account}` (any other `${Name}` becomes `example-name`).
  */
 import type { CreateServiceCommandInput, RegisterTaskDefinitionCommandInput } from '@aws-sdk/client-ecs';
@@ -63,7 +63,7 @@ function fillIn(s: string): string {
     .replace(/\$\{Region\}/g, 'us-east-1')
     .replace(/\$\{Account\}/g, ACCOUNT)
     .replace(/\$\{([A-Za-z]+)\}/g, (_m, name: string) => `example-${name.toLowerCase()}`)
-    .replace(/(arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:)(X{12}|\d{1,11}|\d{13,})(:)/g, `$1${ACCOUNT}$3`);
+    .replace(/(arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:)(X{12}|\d{1,11}|\d{13,}|aws_account_id)(:)/g, `$1${ACCOUNT}$3`);
 }
 
 /** Every string of `x` with its placeholders filled in. */

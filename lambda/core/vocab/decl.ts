@@ -494,9 +494,12 @@ export function nodeAt(root: Node, path: readonly string[]): Node | undefined {
   return node;
 }
 
-/** True for an object node all of whose fields are optional: absent means "all defaults". */
+/**
+ * True for an object node whose absence means "all defaults": every field optional or, when
+ * required, with a declared default (`ephemeralStorage` absent is `sizeInGiB` 20).
+ */
 export function allOptional(node: Node | undefined): boolean {
-  return node?.kind === 'object' && Object.values(node.fields).every((f) => !f.required);
+  return node?.kind === 'object' && Object.values(node.fields).every((f) => !f.required || f.default !== undefined);
 }
 
 /** The declared default of the field at `path` (its last segment a field name), if any. */
