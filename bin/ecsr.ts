@@ -25,6 +25,7 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['apply', async () => (await import('./commands/apply')).applyCommand],
   ['validate', async () => (await import('./commands/validate')).validateCommand],
   ['get', async () => (await import('./commands/get')).getCommand],
+  ['describe', async () => (await import('./commands/describe')).describeCommand],
   ['set', async () => (await import('./commands/set')).setCommand],
   ['diff', async () => (await import('./commands/diff')).diffCommand],
   ['plan', async () => (await import('./commands/plan')).planCommand],

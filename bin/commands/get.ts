@@ -9,11 +9,16 @@ import { specToItem } from '../../lambda/core/spec';
 import { serviceId } from '../../lambda/core/types';
 import { CliError } from './support/errors';
 import { GET_FORMATS, renderStatusTable, statusReasonLines, terminalWidth, toJson, toYaml } from './support/format';
-import { parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { formatDuration, parseDuration, parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { SpecTable, type TableEntry } from './support/spec-table';
 
 interface GetOptions extends AwsOptions {
   output: (typeof GET_FORMATS)[number];
+  watch?: boolean;
+  /** Seconds between refreshes of --watch. */
+  interval: number;
+  /** Refreshes of --watch before it ends by itself (undefined: until Ctrl+C). */
+  count?: number;
 }
 
 /** A cluster name alone, or CLUSTER/SERVICE. */
@@ -38,39 +43,100 @@ export function entryDocument(e: TableEntry): Record<string, unknown> {
   };
 }
 
+/** Reads the entries `selector` names. @throws CliError for CLUSTER/SERVICE without a spec. */
+async function readEntries(table: SpecTable, selector: Selector | undefined): Promise<TableEntry[]> {
+  if (selector?.service) {
+    const one = await table.get({ cluster: selector.cluster, service: selector.service });
+    if (!one) throw new CliError(`There is no spec ${serviceId({ cluster: selector.cluster, service: selector.service })} in table ${table.name}.`);
+    return [one];
+  }
+  return (await table.scan()).filter((e) => !selector || e.key?.cluster === selector.cluster);
+}
+
+/** The table of `entries` (or that there is none) with the whole reasons under it, fitted to `width`. */
+function renderEntries(entries: readonly TableEntry[], selector: Selector | undefined, tableName: string, wide: boolean, width: number): string {
+  if (entries.length === 0) return selector ? `No specs in cluster ${selector.cluster} (table ${tableName}).\n` : `No specs in table ${tableName}.\n`;
+  const under = statusReasonLines(entries, width);
+  return `${renderStatusTable(entries, { wide, width })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}`;
+}
+
+/**
+ * `--watch`: the table again every `interval` seconds, redrawn in place on a terminal (log-update),
+ * else printed again under a timestamped header; until Ctrl+C (SIGINT) or SIGTERM, which end it
+ * with exit code 0, or `count` refreshes. A read that fails is said in the frame and retried.
+ */
+async function watchEntries(table: SpecTable, selector: Selector | undefined, opts: GetOptions): Promise<void> {
+  const { createLogUpdate } = await import('log-update');
+  const tty = Boolean(process.stdout.isTTY);
+  const draw = tty ? createLogUpdate(process.stdout) : undefined;
+  let stop = false;
+  let wake: (() => void) | undefined;
+  const onSignal = () => {
+    stop = true;
+    wake?.();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    for (let n = 1; !stop; n++) {
+      let body: string;
+      try {
+        body = renderEntries(await readEntries(table, selector), selector, table.name, opts.output === 'wide', terminalWidth());
+      } catch (err) {
+        if (err instanceof CliError && selector?.service) throw err;
+        body = `could not read table ${table.name}: ${err instanceof Error ? err.message : String(err)}; retrying\n`;
+      }
+      const every = opts.interval < 1 ? `${Math.round(opts.interval * 1000)}ms` : formatDuration(opts.interval);
+      const header = `Every ${every}: ecsr get${selector ? ` ${selector.service ? `${selector.cluster}/${selector.service}` : selector.cluster}` : ''}  ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}  (Ctrl+C to stop)`;
+      if (draw) draw(`${header}\n\n${body}`);
+      else process.stdout.write(`${n > 1 ? '\n' : ''}${header}\n\n${body}`);
+      if (opts.count !== undefined && n >= opts.count) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, opts.interval * 1000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    draw?.done();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
 export function getCommand(): Command {
   const cmd = new Command('get')
     .description('Show specs and their status (phase, tasks, reason, last action)')
     .argument('[selector]', 'CLUSTER or CLUSTER/SERVICE (default: every spec)', parseSelector)
-    .addOption(new Option('-o, --output <format>', 'output format').choices(GET_FORMATS).default('table'));
+    .addOption(new Option('-o, --output <format>', 'output format').choices(GET_FORMATS).default('table'))
+    .option('-w, --watch', 'refresh the table in place every --interval until Ctrl+C')
+    .addOption(new Option('--interval <duration>', 'how often --watch refreshes, e.g. 2s, 1m').argParser(parseDuration).default(5, '5s'))
+    .addOption(new Option('--count <n>', 'end --watch after this many refreshes').argParser(parseInteger));
   return withAwsOptions(cmd).action(
     runAction(async (selector: Selector | undefined, opts: GetOptions) => {
       const table = SpecTable.open(tableOf(opts));
+      if (opts.watch) {
+        if (opts.output !== 'table' && opts.output !== 'wide') throw new CliError('--watch shows the table: use it with -o table or -o wide.');
+        try {
+          await watchEntries(table, selector, opts);
+        } finally {
+          table.close();
+        }
+        return;
+      }
       let entries: TableEntry[];
       try {
-        if (selector?.service) {
-          const one = await table.get({ cluster: selector.cluster, service: selector.service });
-          if (!one) throw new CliError(`There is no spec ${serviceId({ cluster: selector.cluster, service: selector.service })} in table ${table.name}.`);
-          entries = [one];
-        } else {
-          entries = (await table.scan()).filter((e) => !selector || e.key?.cluster === selector.cluster);
-        }
+        entries = await readEntries(table, selector);
       } finally {
         table.close();
       }
       // One service: its document; otherwise a list (also when empty).
       const doc = selector?.service ? entryDocument(entries[0]) : entries.map(entryDocument);
-      if (opts.output === 'json') {
-        process.stdout.write(toJson(doc));
-      } else if (opts.output === 'yaml') {
-        process.stdout.write(toYaml(doc));
-      } else if (entries.length === 0) {
-        process.stdout.write(selector ? `No specs in cluster ${selector.cluster} (table ${table.name}).\n` : `No specs in table ${table.name}.\n`);
-      } else {
-        const width = terminalWidth();
-        const under = statusReasonLines(entries, width);
-        process.stdout.write(`${renderStatusTable(entries, { wide: opts.output === 'wide', width })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}`);
-      }
+      if (opts.output === 'json') process.stdout.write(toJson(doc));
+      else if (opts.output === 'yaml') process.stdout.write(toYaml(doc));
+      else process.stdout.write(renderEntries(entries, selector, table.name, opts.output === 'wide', terminalWidth()));
     }),
   );
 }

@@ -306,14 +306,7 @@ export async function explain(target: WaitTarget, status: ServiceStatus | undefi
       const arns = list.taskArns ?? [];
       if (arns.length > 0) {
         const tasks = (await client.send(new DescribeTasksCommand({ cluster: key.cluster, tasks: arns }))).tasks ?? [];
-        for (const t of tasks.map(toStoppedTask)) {
-          // Container details only where they add to the task's reason: another reason, a failing exit code.
-          const containers = t.containers
-            .filter((c) => (c.reason && c.reason !== t.stoppedReason) || (c.exitCode !== undefined && c.exitCode !== 0))
-            .map((c) => `${c.name}: ${c.reason && c.reason !== t.stoppedReason ? c.reason : `exit code ${c.exitCode}`}`);
-          const what = [t.stopCode, t.stoppedReason].filter(Boolean).join(': ');
-          lines.push(`  stopped task ${t.taskArn.split('/').pop()}: ${what}${containers.length > 0 ? ` (${containers.join('; ')})` : ''}`);
-        }
+        for (const t of tasks) lines.push(`  stopped task ${t.taskArn?.split('/').pop()}: ${taskStopText(t)}`);
       }
     }
   } catch (err) {
@@ -322,6 +315,19 @@ export async function explain(target: WaitTarget, status: ServiceStatus | undefi
     if (!ecs) client.destroy();
   }
   return lines;
+}
+
+/**
+ * Why a task stopped: `STOPCODE: stoppedReason`, with container details only where they add to
+ * it (another reason, a non-zero exit code): `(app: exit code 137)`. Empty for a running task.
+ */
+export function taskStopText(task: Task): string {
+  const t = toStoppedTask(task);
+  const containers = t.containers
+    .filter((c) => (c.reason && c.reason !== t.stoppedReason) || (c.exitCode !== undefined && c.exitCode !== 0))
+    .map((c) => `${c.name}: ${c.reason && c.reason !== t.stoppedReason ? c.reason : `exit code ${c.exitCode}`}`);
+  const what = [t.stopCode, t.stoppedReason].filter(Boolean).join(': ');
+  return `${what}${containers.length > 0 ? ` (${containers.join('; ')})` : ''}`;
 }
 
 /** `3 of 4 services converged in 2m30s` (`verb`: converged, deleted). */

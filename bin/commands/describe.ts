@@ -1,0 +1,212 @@
+/**
+ * `ecsr describe CLUSTER/SERVICE`: everything about one service in one place, as `kubectl
+ * describe` and `copilot svc status` show it: the spec in the table (or why it is invalid), the
+ * reconciler's status and its conditions, the last action, and what ECS says now: the service's
+ * deployments, its latest service events, and its tasks (running and recently stopped) with their
+ * last status and stop codes and reasons.
+ *
+ * Calls: DynamoDB GetItem; ECS DescribeServices, ListTasks (RUNNING and STOPPED, up to
+ * `--tasks` each), DescribeTasks. ECS keeps stopped tasks visible for about an hour and a service's
+ * latest 100 events (Amazon ECS Developer Guide, "Viewing Amazon ECS service event messages").
+ * An ECS read that fails is said in its section; the spec and status are still printed.
+ */
+import { DescribeServicesCommand, DescribeTasksCommand, ListTasksCommand, type ECSClient, type Service, type Task } from '@aws-sdk/client-ecs';
+import { Command, Option } from 'commander';
+import wrapAnsi from 'wrap-ansi';
+import { createEcsClient } from '../../lambda/adapters/clients';
+import { specToItem } from '../../lambda/core/spec';
+import { serviceId, type ServiceKey } from '../../lambda/core/types';
+import { fitTable, reasonBlock, terminalWidth } from '../../local/view';
+import { CliError } from './support/errors';
+import { colorPhase, colorsFor, lastActionText, statusReason, toJson, toYaml } from './support/format';
+import { parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { SpecTable, type TableEntry } from './support/spec-table';
+import { taskStopText } from './support/wait';
+
+interface DescribeOptions extends AwsOptions {
+  output: 'text' | 'json' | 'yaml';
+  events: number;
+  tasks: number;
+}
+
+/** What ECS says about a service now (or why it could not be read). */
+export interface LiveService {
+  readonly service?: Service;
+  readonly tasks: Task[];
+  readonly error?: string;
+}
+
+/**
+ * Reads the service, its latest `maxTasks` running and `maxTasks` stopped tasks from ECS.
+ * Never throws for an AWS error: it is returned as `error`.
+ */
+export async function readLiveService(ecs: ECSClient, key: ServiceKey, maxTasks: number): Promise<LiveService> {
+  try {
+    const service = (await ecs.send(new DescribeServicesCommand({ cluster: key.cluster, services: [key.service] }))).services?.[0];
+    if (!service) return { tasks: [] };
+    const arns: string[] = [];
+    for (const desiredStatus of ['RUNNING', 'STOPPED'] as const) {
+      const list = await ecs.send(new ListTasksCommand({ cluster: key.cluster, serviceName: key.service, desiredStatus, maxResults: Math.min(100, maxTasks) }));
+      arns.push(...(list.taskArns ?? []));
+    }
+    const tasks = arns.length === 0 ? [] : ((await ecs.send(new DescribeTasksCommand({ cluster: key.cluster, tasks: arns }))).tasks ?? []);
+    return { service, tasks };
+  } catch (err) {
+    return { tasks: [], error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+const time = (d: Date | string | undefined) => (d === undefined ? '-' : (typeof d === 'string' ? d : d.toISOString()).replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+const last = (arn: string | undefined) => (arn ? (arn.split('/').pop() ?? arn) : '-');
+const wrapLines = (text: string, width: number) => wrapAnsi(text.replace(/\s+/g, ' ').trim(), width, { hard: true, trim: true }).split('\n');
+const indent = (text: string) => text.replace(/\n$/, '').split('\n').map((l) => `  ${l}`).join('\n');
+
+/** The machine-readable form: the table's document of the item and ECS's own shapes. */
+export function describeDocument(entry: TableEntry, live: LiveService, events: number): Record<string, unknown> {
+  const r = entry.result;
+  return {
+    cluster: entry.key?.cluster,
+    service: entry.key?.service,
+    valid: r.ok,
+    ...(r.ok ? { specHash: r.hash, spec: specToItem(r.spec) } : { errors: r.errors, spec: entry.item }),
+    status: entry.status ?? null,
+    ecs: live.error
+      ? { error: live.error }
+      : live.service
+        ? {
+            status: live.service.status,
+            desiredCount: live.service.desiredCount,
+            runningCount: live.service.runningCount,
+            pendingCount: live.service.pendingCount,
+            taskDefinition: live.service.taskDefinition,
+            deployments: live.service.deployments ?? [],
+            events: (live.service.events ?? []).slice(0, events),
+            tasks: live.tasks.map((t) => ({
+              taskArn: t.taskArn,
+              lastStatus: t.lastStatus,
+              desiredStatus: t.desiredStatus,
+              taskDefinitionArn: t.taskDefinitionArn,
+              startedBy: t.startedBy,
+              startedAt: t.startedAt,
+              stoppedAt: t.stoppedAt,
+              stopCode: t.stopCode,
+              stoppedReason: t.stoppedReason,
+              containers: (t.containers ?? []).map((c) => ({ name: c.name, lastStatus: c.lastStatus, exitCode: c.exitCode, reason: c.reason })),
+            })),
+          }
+        : null,
+  };
+}
+
+/** The text of `ecsr describe`, fitted to `width` columns. */
+export function renderDescribe(entry: TableEntry, live: LiveService, opts: { table: string; events: number; width: number }, c = colorsFor()): string {
+  const { width } = opts;
+  const id = entry.key ? serviceId(entry.key) : '(no key)';
+  const out: string[] = [];
+  const field = (name: string, value: string) => out.push(`${`${name}:`.padEnd(14)}${value}`);
+  field('Service', id);
+  field('Table', opts.table);
+
+  const r = entry.result;
+  const s = entry.status;
+  out.push('', r.ok ? `Spec (hash ${r.hash}${s?.specHash === r.hash ? ', seen by the last pass' : ', not seen by a pass yet'}):` : 'Spec (invalid: the reconciler does nothing for it):');
+  if (r.ok) out.push(indent(toYaml(specToItem(r.spec))));
+  else {
+    out.push(indent(toYaml(entry.item)));
+    out.push('', 'Problems:');
+    for (const e of r.errors) out.push(`  ${reasonBlock(e.path, e.message, width - 2).replace(/\n/g, '\n  ')}`);
+  }
+
+  out.push('', 'Status (written by the reconciler):');
+  if (!s) out.push('  none yet: no reconcile pass has seen this spec');
+  else {
+    out.push(`  Phase:        ${colorPhase(s.phase, c)}`);
+    out.push(`  Tasks:        running ${s.runningCount}/${s.desiredCount}, pending ${s.pendingCount}`);
+    const why = statusReason(s);
+    if (why) out.push(`  Reason:       ${wrapLines(why, width - 16).join(`\n${' '.repeat(16)}`)}`);
+    if (s.laggingSince) out.push(`  Lagging since: ${time(s.laggingSince)}${s.lagBeyondGrace ? ' (beyond its grace)' : ''}`);
+    if (s.taskDefinitionArn) out.push(`  Task definition: ${last(s.taskDefinitionArn)}`);
+    if (s.lastAction) out.push(`  Last action:  ${wrapLines(`${lastActionText(s)} at ${time(s.lastAction.at)}`, width - 16).join(`\n${' '.repeat(16)}`)}`);
+    if (s.drift && s.drift.length > 0) out.push(`  Drift:        ${s.drift.join(', ')}${s.driftCorrectedAt ? ` (corrected ${time(s.driftCorrectedAt)})` : ''}`);
+    out.push(`  Observed:     ${time(s.observedAt)}`);
+    out.push('', 'Conditions:');
+    for (const x of s.conditions) {
+      out.push(`  ${x.type}=${x.status}  ${x.reason}  since ${time(x.lastTransitionTime)}`);
+      if (x.message) out.push(`    ${wrapLines(x.message, width - 4).join('\n    ')}`);
+    }
+  }
+
+  out.push('', 'ECS:');
+  if (live.error) out.push(`  could not read ECS: ${live.error}`);
+  else if (!live.service) out.push(`  ECS has no service ${entry.key?.service ?? '?'} in cluster ${entry.key?.cluster ?? '?'}.`);
+  else {
+    const svc = live.service;
+    out.push(`  Status:       ${svc.status}, running ${svc.runningCount ?? 0}/${svc.desiredCount ?? 0}, pending ${svc.pendingCount ?? 0}, task definition ${last(svc.taskDefinition)}`);
+    out.push('', 'Deployments:');
+    const deployments = svc.deployments ?? [];
+    out.push(
+      indent(
+        fitTable(
+          ['ID', 'STATUS', 'ROLLOUT', 'TASK DEFINITION', 'TASKS', 'FAILED', 'UPDATED'],
+          deployments.map((d) => [
+            d.id ?? '-',
+            d.status ?? '-',
+            d.rolloutState ?? '-',
+            last(d.taskDefinition),
+            `${d.runningCount ?? 0}/${d.desiredCount ?? 0}${d.pendingCount ? ` +${d.pendingCount}` : ''}`,
+            String(d.failedTasks ?? 0),
+            time(d.updatedAt),
+          ]),
+          { width: width - 2, shrink: [[6, 10], [0, 14], [3, 12]] },
+        ),
+      ),
+    );
+    for (const d of deployments) if (d.rolloutStateReason) out.push(`  ${reasonBlock(d.id ?? '-', `${d.rolloutState ?? ''}: ${d.rolloutStateReason}`, width - 2).replace(/\n/g, '\n  ')}`);
+    const events = (svc.events ?? []).slice(0, opts.events);
+    out.push('', `Events (latest ${events.length}, newest first):`);
+    if (events.length === 0) out.push('  none');
+    for (const e of events) out.push(`  ${reasonBlock(time(e.createdAt), e.message ?? '', width - 2).replace(/\n/g, '\n  ')}`);
+    out.push('', 'Tasks (running, then stopped within about the last hour):');
+    if (live.tasks.length === 0) out.push('  none');
+    else {
+      const tasks = [...live.tasks].sort((x, y) => (x.desiredStatus === y.desiredStatus ? 0 : x.desiredStatus === 'RUNNING' ? -1 : 1));
+      const rows = tasks.map((t) => [last(t.taskArn), t.lastStatus ?? '-', last(t.taskDefinitionArn), time(t.startedAt), time(t.stoppedAt)]);
+      out.push(indent(fitTable(['TASK', 'LAST STATUS', 'TASK DEFINITION', 'STARTED', 'STOPPED'], rows, { width: width - 2, shrink: [[0, 14], [2, 12], 3, 4] })));
+      const stopped = tasks.filter((t) => taskStopText(t) !== '');
+      if (stopped.length > 0) out.push('', 'Stop reasons:');
+      for (const t of stopped) out.push(`  ${reasonBlock(last(t.taskArn), taskStopText(t), width - 2).replace(/\n/g, '\n  ')}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function describeCommand(): Command {
+  const cmd = new Command('describe')
+    .description('Show one service in full: spec, status and conditions, ECS deployments, events and tasks with stop reasons')
+    .argument('<cluster/service>', 'the service', parseServiceRef)
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
+    .option('--events <n>', 'latest ECS service events to show', parseInteger, 10)
+    .option('--tasks <n>', 'running and stopped tasks to show, each', parseInteger, 10);
+  return withAwsOptions(cmd).action(
+    runAction(async (key: ServiceKey, opts: DescribeOptions) => {
+      const table = SpecTable.open(tableOf(opts));
+      let entry: TableEntry | undefined;
+      try {
+        entry = await table.get(key);
+      } finally {
+        table.close();
+      }
+      if (!entry) throw new CliError(`There is no spec ${serviceId(key)} in table ${table.name}.`);
+      const { ecs } = createEcsClient();
+      let live: LiveService;
+      try {
+        live = await readLiveService(ecs, key, Math.max(1, opts.tasks));
+      } finally {
+        ecs.destroy();
+      }
+      if (opts.output === 'json') process.stdout.write(toJson(describeDocument(entry, live, opts.events)));
+      else if (opts.output === 'yaml') process.stdout.write(toYaml(describeDocument(entry, live, opts.events)));
+      else process.stdout.write(renderDescribe(entry, live, { table: table.name, events: opts.events, width: terminalWidth() }));
+    }),
+  );
+}

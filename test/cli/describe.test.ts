@@ -1,0 +1,113 @@
+/**
+ * `ecsr describe CLUSTER/SERVICE` and `ecsr get --watch`, end to end through the built CLI against
+ * dynalite and the ECS simulator: describe shows the spec, the status and its conditions, ECS's
+ * deployments, events and tasks with their stop reasons; --watch ends by itself after --count
+ * refreshes, and at Ctrl+C (SIGINT) with exit code 0.
+ */
+import { spawn } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceStatus } from '../../lambda/core/types';
+import type { LocalStack } from '../../local/stack';
+import { spec, useCliStack } from './harness';
+import { collect, ecsr, REPO } from './run-cli';
+
+describe('ecsr describe and get --watch', () => {
+  const harness = useCliStack('d');
+  let stack: LocalStack;
+  let c: Awaited<ReturnType<ReturnType<typeof useCliStack>['aCase']>>;
+  beforeAll(async () => {
+    stack = harness.stack();
+    c = await harness.aCase();
+    const files = [spec(c.cluster, 'web'), spec(c.cluster, 'pay').replace('nginx:1.27', 'nginx:does-not-exist')].join('---\n');
+    expect((await ecsr(['apply', '-f', c.file('s.yaml', files)], { env: c.env })).code).toBe(0);
+    for (let i = 0; i < 40; i++) {
+      await c.pass();
+      const status = (await c.item('pay'))?.status as ServiceStatus | undefined;
+      if (status?.failedSpecHash !== undefined && (await c.item('web'))?.status?.phase === 'Converged') break;
+      stack.sim.clock.advance(60);
+    }
+  });
+
+  it('describe shows the spec, status and conditions, deployments, events and the stopped tasks with their reasons', async () => {
+    // Act
+    const r = await ecsr(['describe', `${c.cluster}/pay`], { env: { ...c.env, COLUMNS: '100' } });
+
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const out = r.stdout;
+    expect(out).toMatch(new RegExp(`^Service: +${c.cluster}/pay$`, 'm'));
+    expect(out).toMatch(/^Spec \(hash [0-9a-f]+, seen by the last pass\):$/m);
+    expect(out).toMatch(/^ {2}image: public\.ecr\.aws\/nginx\/nginx:does-not-exist$/m);
+    expect(out).toMatch(/^ {2}Phase: +Degraded$/m);
+    expect(out).toMatch(/Reason: +RolloutFailed: TaskFailedToStart: CannotPullContainerError/);
+    expect(out.replace(/\n {4}/g, ' ')).toMatch(/^ {2}Ready=False {2}RolloutFailed {2}since \S+ \S+ deployment ecs-svc\/\d+ of \S+ FAILED: ECS deployment circuit breaker/m);
+    expect(out).toMatch(/^Deployments:$/m);
+    expect(out).toMatch(/│ ecs-svc\/\d+ +│ PRIMARY +│ FAILED +│ d\d+-pay:1 +│ 0\/2 +│ [1-9]\d* +│/);
+    expect(out).toMatch(/^ {2}ecs-svc\/\d+: FAILED: ECS deployment circuit breaker: tasks failed to start\.$/m);
+    expect(out).toMatch(/^Events \(latest \d+, newest first\):$/m);
+    expect(out).toMatch(/\(service pay\) .*deployment failed/);
+    expect(out).toMatch(/│ [0-9a-f]+…? +│ STOPPED +│ d\d+-pay:1 +│/);
+    expect(out).toMatch(/^Stop reasons:\n {2}[0-9a-f]{32}: TaskFailedToStart: CannotPullContainerError: /m);
+    for (const l of out.split('\n')) expect(l.length, l).toBeLessThanOrEqual(100);
+  });
+
+  it('describe -o json carries ECS deployments, events and tasks as ECS names them', async () => {
+    // Act
+    const r = await ecsr(['describe', `${c.cluster}/pay`, '-o', 'json'], { env: c.env });
+
+    // Assess
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { valid: boolean; status: ServiceStatus; ecs: { deployments: { rolloutState: string }[]; events: unknown[]; tasks: { lastStatus: string; stopCode?: string }[] } };
+    expect(doc.valid).toBe(true);
+    expect(doc.status.phase).toBe('Degraded');
+    expect(doc.ecs.deployments.map((d) => d.rolloutState)).toContain('FAILED');
+    expect(doc.ecs.events.length).toBeGreaterThan(0);
+    expect(doc.ecs.tasks.some((t) => t.lastStatus === 'STOPPED' && t.stopCode === 'TaskFailedToStart')).toBe(true);
+  });
+
+  it('describe of a spec that is not in the table says so, exit code 1', async () => {
+    const r = await ecsr(['describe', `${c.cluster}/nope`], { env: c.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`ecsr describe: There is no spec ${c.cluster}/nope in table ${c.table}.\n`);
+  });
+
+  it('get --watch --count 3 refreshes three times and ends by itself with exit code 0', async () => {
+    // Act
+    const r = await ecsr(['get', '--watch', '--interval', '100ms', '--count', '3'], { env: c.env });
+
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.match(/^Every 100ms: ecsr get /gm)).toHaveLength(3);
+    expect(r.stdout.match(new RegExp(`│ ${c.cluster}/web +│ Converged`, 'g'))).toHaveLength(3);
+  });
+
+  it('get --watch ends at Ctrl+C (SIGINT) with exit code 0', async () => {
+    // Prepare
+    const child = spawn(process.execPath, ['bin/ecsr.js', 'get', '--watch', '--interval', '1s'], { cwd: REPO, env: c.env });
+    const done = collect(child, { timeoutMs: 60_000 });
+    await new Promise<void>((resolve) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('└')) resolve();
+      });
+    });
+
+    // Act
+    child.kill('SIGINT');
+    const r = await done;
+
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^Every 1s: ecsr get /m);
+  });
+
+  it('get --watch refuses -o json in one sentence', async () => {
+    const r = await ecsr(['get', '--watch', '-o', 'json'], { env: c.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('ecsr get: --watch shows the table: use it with -o table or -o wide.\n');
+  });
+});
