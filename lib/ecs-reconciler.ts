@@ -633,6 +633,15 @@ export class EcsReconciler extends Construct {
     );
     this.role.addToPolicy(
       new iam.PolicyStatement({
+        sid: 'EcsReadDeploymentHistory',
+        // A rollback is read from ECS's deployment history (issue 9): ListServiceDeployments on the
+        // service, DescribeServiceRevisions on the service and its revisions.
+        actions: ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions'],
+        resources: [...serviceArns, ...clusterNames.map((c) => ecsArn('service-revision', `${c}/*`))],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
         sid: 'EcsRegisterOwnedFamilies',
         actions: ['ecs:RegisterTaskDefinition'],
         resources: familyArns,
@@ -733,6 +742,12 @@ export class EcsReconciler extends Construct {
       ack(
         `Resource::${nagResource(stack.resolve(arn))}`,
         'Services and tasks are created at run time from specs: the wildcard is limited to the managed cluster in the ARN, and writes to services need the owner tag (aws:ResourceTag/aws:RequestTag).',
+      );
+    }
+    for (const arn of clusterNames.map((c) => ecsArn('service-revision', `${c}/*`))) {
+      ack(
+        `Resource::${nagResource(stack.resolve(arn))}`,
+        'Service revisions are made by ECS at each deployment of a service created at run time: read-only (DescribeServiceRevisions), limited to the managed cluster in the ARN.',
       );
     }
     for (const arn of familyArns) {

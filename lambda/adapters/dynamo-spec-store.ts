@@ -156,6 +156,7 @@ const rememberedStatusSchema = z.object({
   reason: optionalString,
   lastAppliedSpecHash: optionalString,
   failedSpecHash: optionalString,
+  failedServiceDeploymentArn: optionalString,
   appliedDeploymentId: optionalString,
   appliedRolloutState: z.enum(['IN_PROGRESS', 'COMPLETED', 'FAILED']).optional().catch(undefined),
   rolloutFromTaskDefinitionArn: optionalString,

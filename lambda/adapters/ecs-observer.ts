@@ -15,9 +15,11 @@
  * cut short by its deadline, or an invocation that times out, keeps what it described).
  */
 import {
+  DescribeServiceRevisionsCommand,
   DescribeServicesCommand,
   DescribeTaskDefinitionCommand,
   DescribeTasksCommand,
+  ListServiceDeploymentsCommand,
   ListTasksCommand,
   paginateListServices,
   type ECSClient,
@@ -37,6 +39,7 @@ import type {
   ObservedCluster,
   ObservedDeployment,
   ObservedService,
+  ObservedServiceDeployment,
   StoppedTask,
   TaskDefinition,
 } from '../core/types';
@@ -50,9 +53,21 @@ import { dict } from '../core/dict';
  */
 const taskDefinitionCache = new Map<string, TaskDefinition>();
 
-/** Empties the process-wide task definition cache (tests and the local run's "cold start"). */
+/**
+ * Task definition ARN of each service revision described so far (a service revision is immutable:
+ * Amazon ECS Developer Guide, "Amazon ECS service revisions").
+ */
+const serviceRevisionCache = new Map<string, string>();
+
+/** Service deployments read per service and pass: ListServiceDeployments' default page. */
+export const SERVICE_DEPLOYMENTS_READ = 20;
+/** DescribeServiceRevisions takes at most 20 ARNs (Amazon ECS API reference). */
+const DESCRIBE_SERVICE_REVISIONS_BATCH = 20;
+
+/** Empties the process-wide caches (tests and the local run's "cold start"). */
 export function clearTaskDefinitionCache(): void {
   taskDefinitionCache.clear();
+  serviceRevisionCache.clear();
 }
 
 /**
@@ -416,6 +431,45 @@ export class EcsObserver implements EcsReader {
         return undefined;
       }
       throw new AwsCallError(`ECS DescribeTaskDefinition ${family}`, err);
+    }
+  }
+
+  /**
+   * The newest {@link SERVICE_DEPLOYMENTS_READ} service deployments of a service (one
+   * ListServiceDeployments call), newest first, each with the task definition of its target
+   * service revision: DescribeServiceRevisions (20 ARNs a call) only for revisions not described
+   * before in this process. A revision ECS does not describe leaves `targetTaskDefinition` unset.
+   * @returns `{ error }` for a failed call, never throws for an AWS failure.
+   */
+  async readServiceDeployments(cluster: string, service: string): Promise<{ deployments: ObservedServiceDeployment[] } | { error: string }> {
+    try {
+      const out = await this.ecs.send(new ListServiceDeploymentsCommand({ cluster, service, maxResults: SERVICE_DEPLOYMENTS_READ }));
+      const briefs = out.serviceDeployments ?? [];
+      const unknown = [...new Set(briefs.map((b) => b.targetServiceRevisionArn ?? ''))].filter((a) => a !== '' && !serviceRevisionCache.has(a));
+      for (const batch of chunk(unknown, DESCRIBE_SERVICE_REVISIONS_BATCH)) {
+        const revs = await this.ecs.send(new DescribeServiceRevisionsCommand({ serviceRevisionArns: batch }));
+        for (const r of revs.serviceRevisions ?? []) {
+          if (r.serviceRevisionArn && r.taskDefinition) serviceRevisionCache.set(r.serviceRevisionArn, r.taskDefinition);
+        }
+      }
+      const deployments = briefs
+        .filter((b) => b.serviceDeploymentArn)
+        .map((b): ObservedServiceDeployment => {
+          const td = b.targetServiceRevisionArn ? serviceRevisionCache.get(b.targetServiceRevisionArn) : undefined;
+          return {
+            serviceDeploymentArn: b.serviceDeploymentArn as string,
+            status: b.status ?? '',
+            ...(b.statusReason ? { statusReason: b.statusReason } : {}),
+            createdAt: b.createdAt ?? EPOCH,
+            ...(b.finishedAt ? { finishedAt: b.finishedAt } : {}),
+            ...(td ? { targetTaskDefinition: td } : {}),
+          };
+        })
+        // Newest first, whatever order the page came in.
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+      return { deployments };
+    } catch (err) {
+      return { error: failureMessage(`ECS ListServiceDeployments ${cluster}/${service}`, err) };
     }
   }
 

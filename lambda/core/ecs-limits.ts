@@ -61,6 +61,8 @@ export const ACTION_CATEGORY: Readonly<Record<string, ThrottleCategory>> = {
   ListTagsForResource: 'tagRead',
   ListServiceDeployments: 'serviceDeployments',
   DescribeServiceDeployments: 'serviceDeployments',
+  // Not listed in "Request throttling"; counted with the service deployment actions it serves.
+  DescribeServiceRevisions: 'serviceDeployments',
 };
 
 /** Batch and page limits (ECS-FACTS §1). */

@@ -372,9 +372,11 @@ async function reconcile(
   };
   const planned = read.specs.filter((s) => inScope(s.key));
 
-  // 3. Plan.
+  // 3. Plan. Services whose spec renders another task definition than the one they run get their
+  //    deployment history read from ECS, then the pass plans again: a rollback ECS made is known
+  //    from ECS itself, even when the status that recorded it could not be written (issue 9).
   const remembered = read.statuses;
-  const plan = planActions({
+  const planInput = {
     specs: planned,
     specsComplete: read.complete,
     observed,
@@ -382,7 +384,12 @@ async function reconcile(
     options: options.plan,
     now,
     pruneConfirmedClusters: (read.pruneConfirmations ?? []).filter((c) => c.expiresAt > now).map((c) => c.cluster),
-  });
+  };
+  let plan = planActions(planInput);
+  if (plan.deploymentHistoryWanted && ports.reader.readServiceDeployments) {
+    const withHistory = await readDeploymentHistory(ports.reader, observed, plan.deploymentHistoryWanted, errors);
+    plan = planActions({ ...planInput, observed: withHistory });
+  }
 
   // 4. Apply.
   let results: ActionResult[] = [];
@@ -503,6 +510,46 @@ async function reconcile(
     errors,
   });
   return summary;
+}
+
+/** Services whose deployment history is read at once. */
+const HISTORY_READ_CONCURRENCY = 4;
+
+/**
+ * `observed` with the deployment history ({@link ObservedService.serviceDeployments}) of `keys`
+ * and the task definitions their history targets (described, cached by the reader). A failed read
+ * leaves that service without history (planned as before) and is reported in `errors`.
+ */
+async function readDeploymentHistory(
+  reader: EcsReader,
+  observed: ObservedState,
+  keys: readonly ServiceKey[],
+  errors: string[],
+): Promise<ObservedState> {
+  const read = reader.readServiceDeployments?.bind(reader);
+  if (!read) return observed;
+  const found = await mapLimit(keys, HISTORY_READ_CONCURRENCY, async (key) => ({ key, out: await read(key.cluster, key.service) }));
+  const clusters = dictOf(observed.clusters);
+  const targets: string[] = [];
+  for (const { key, out } of found) {
+    if ('error' in out) {
+      errors.push(`deployment history ${serviceId(key)}: ${out.error}`);
+      continue;
+    }
+    const oc = own(clusters, key.cluster);
+    const svc = own(oc?.services, key.service);
+    if (!oc || !svc) continue;
+    const services = dictOf(oc.services);
+    services[key.service] = { ...svc, serviceDeployments: out.deployments };
+    clusters[key.cluster] = { ...oc, services };
+    for (const sd of out.deployments) if (sd.targetTaskDefinition) targets.push(sd.targetTaskDefinition);
+  }
+  const taskDefinitions = dictOf(observed.taskDefinitions);
+  const missing = [...new Set(targets)].filter((arn) => !hasOwnKey(taskDefinitions, arn));
+  if (missing.length > 0) {
+    for (const [arn, td] of Object.entries(await reader.describeTaskDefinitions(missing))) taskDefinitions[arn] = td;
+  }
+  return { ...observed, clusters, taskDefinitions };
 }
 
 /** The pass's deadlines, from its lease and (when known) the invocation's remaining time. */

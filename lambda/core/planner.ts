@@ -51,6 +51,7 @@ import {
   type ObservedCluster,
   type ObservedDeployment,
   type ObservedService,
+  type ObservedServiceDeployment,
   type ObservedState,
   type Phase,
   type Plan,
@@ -115,6 +116,9 @@ function taskDefinitionChanges(rendered: TaskDefinition & { family: string }, li
   }
   return changes;
 }
+
+/** ECS service deployment statuses of a rolled-back deployment (ServiceDeployment.status). */
+const ROLLED_BACK: ReadonlySet<string> = new Set(['ROLLBACK_REQUESTED', 'ROLLBACK_IN_PROGRESS', 'ROLLBACK_SUCCESSFUL', 'ROLLBACK_FAILED']);
 
 /** Appended to every RolloutFailed message. */
 const RETRY_HINT = '. The spec is not re-applied until it changes (edit the spec to retry)';
@@ -200,6 +204,7 @@ type Memory = Partial<
     ServiceStatus,
     | 'lastAppliedSpecHash'
     | 'failedSpecHash'
+    | 'failedServiceDeploymentArn'
     | 'appliedDeploymentId'
     | 'appliedRolloutState'
     | 'rolloutFromTaskDefinitionArn'
@@ -306,6 +311,9 @@ class Planner {
     return taskDefinitionChanges(rendered(), live);
   }
 
+  /** Services whose deployment history would tell whether their spec was rolled back. */
+  private readonly historyWanted: ServiceKey[] = [];
+
   /** Specs refused because another spec holds their task definition family, with the holder. */
   private familyCollisions: ReadonlyMap<ServiceId, ServiceKey> = new Map();
 
@@ -348,7 +356,8 @@ class Planner {
     const deletes = this.applyDeleteBudget(candidates, clusters, statuses);
     actions.sort((a, b) => compareKeys(a, b) || ACTION_RANK[a.type] - ACTION_RANK[b.type]);
     deletes.sort(compareKeys);
-    return { actions: [...actions, ...deletes], statuses };
+    const wanted = [...this.historyWanted].sort(compareKeys);
+    return { actions: [...actions, ...deletes], statuses, ...(wanted.length > 0 ? { deploymentHistoryWanted: wanted } : {}) };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -451,6 +460,7 @@ class Planner {
       reason,
       lastAppliedSpecHash: rem?.lastAppliedSpecHash,
       failedSpecHash: rem?.failedSpecHash,
+      failedServiceDeploymentArn: rem?.failedServiceDeploymentArn,
       appliedDeploymentId: rem?.appliedDeploymentId,
       appliedRolloutState: rem?.appliedRolloutState,
       rolloutFromTaskDefinitionArn: rem?.rolloutFromTaskDefinitionArn,
@@ -564,7 +574,7 @@ class Planner {
           status: this.status({ ...base, ...known, phase: 'Pending', conditions: unknownDrafts(Reason.ObservationIncomplete, message) }),
         };
       }
-      if (rem?.failedSpecHash === hash) return this.failedStatus(r, svc, counts, this.failedMessage(rem));
+      if (rem?.failedSpecHash === hash) return this.failedStatus(r, svc, counts, this.failedMessage(rem), rem.failedServiceDeploymentArn);
       return this.planCreate(r, counts, svc);
     }
     const live = svc as ObservedService;
@@ -672,6 +682,7 @@ class Planner {
         memory: {
           lastAppliedSpecHash: hash,
           failedSpecHash: undefined,
+          failedServiceDeploymentArn: undefined,
           appliedDeploymentId: undefined,
           appliedRolloutState: undefined,
           // A first deployment has no COMPLETED deployment for ECS to roll back to.
@@ -705,6 +716,7 @@ class Planner {
     svc: ObservedService | undefined,
     counts: { desiredCount: number; runningCount: number; pendingCount: number },
     message: string,
+    serviceDeploymentArn?: string,
   ): ServicePlan {
     const full = `${message.replace(/\.+$/, '')}${RETRY_HINT}`;
     return {
@@ -717,7 +729,7 @@ class Planner {
         service: svc,
         phase: 'Degraded',
         conditions: drafts('Degraded', Reason.RolloutFailed, full),
-        memory: { failedSpecHash: r.hash },
+        memory: { failedSpecHash: r.hash, failedServiceDeploymentArn: serviceDeploymentArn },
       }),
     };
   }
@@ -728,7 +740,10 @@ class Planner {
    * hash failed and this one was never applied: a retry), or a rollback seen after
    * the fact (same hash applied, the deployment we applied never COMPLETED, a new PRIMARY, the
    * live task definition no longer the desired one but the one the rollout started from,
-   * `rolloutFromTaskDefinitionArn`). Returns the message, or undefined.
+   * `rolloutFromTaskDefinitionArn`), or, read from ECS itself whatever the status remembers, a
+   * service deployment history whose newest deployment of the rendered task definition was rolled
+   * back ({@link rolledBackInHistory}). Returns the message (and the rollback's service
+   * deployment ARN when the history showed one), or undefined.
    */
   private detectFailedRollout(
     hash: string,
@@ -736,8 +751,9 @@ class Planner {
     rendered: () => TaskDefinition & { family: string },
     tdChanges: FieldChange[] | undefined,
     rem: ServiceStatus | undefined,
-  ): string | undefined {
-    if (rem?.failedSpecHash === hash) return this.failedMessage(rem);
+  ): { message: string; serviceDeploymentArn?: string } | undefined {
+    if (rem?.failedSpecHash === hash) return { message: this.failedMessage(rem), serviceDeploymentArn: rem.failedServiceDeploymentArn };
+    const rolledBack = tdChanges !== undefined && tdChanges.length > 0 ? this.rolledBackInHistory(hash, svc, rendered, rem) : undefined;
     const appliedThis = rem?.lastAppliedSpecHash === hash;
     const ours = (d: ObservedDeployment): boolean => {
       if (appliedThis && rem?.appliedDeploymentId === d.id) return true;
@@ -753,7 +769,10 @@ class Planner {
       ? svc.deployments.find((d) => (d.status === 'PRIMARY' || d.status === 'ACTIVE') && d.rolloutState === 'FAILED' && ours(d))
       : undefined;
     if (failed) {
-      return `deployment ${failed.id} of ${failed.taskDefinition} FAILED: ${failed.rolloutStateReason ?? 'no reason given'}`;
+      return {
+        message: `deployment ${failed.id} of ${failed.taskDefinition} FAILED: ${failed.rolloutStateReason ?? 'no reason given'}`,
+        serviceDeploymentArn: rolledBack?.serviceDeploymentArn,
+      };
     }
     const primary = primaryDeployment(svc);
     if (
@@ -766,12 +785,50 @@ class Planner {
       // ECS rolls back to the task definition it ran before; any other one was set by a person.
       (rem?.rolloutFromTaskDefinitionArn === undefined || rem.rolloutFromTaskDefinitionArn === svc.taskDefinition)
     ) {
-      return (
-        `ECS rolled back to ${svc.taskDefinition} (PRIMARY deployment ${primary.id})` +
-        (primary.rolloutStateReason ? `: ${primary.rolloutStateReason}` : '')
-      );
+      return {
+        message:
+          `ECS rolled back to ${svc.taskDefinition} (PRIMARY deployment ${primary.id})` +
+          (primary.rolloutStateReason ? `: ${primary.rolloutStateReason}` : ''),
+        serviceDeploymentArn: rolledBack?.serviceDeploymentArn,
+      };
+    }
+    if (rolledBack) {
+      const sd = rolledBack;
+      return {
+        message:
+          `ECS rolled back service deployment ${sd.serviceDeploymentArn} of ${sd.targetTaskDefinition} (${sd.status}` +
+          `${sd.statusReason ? `: ${sd.statusReason}` : ''}); the service runs ${svc.taskDefinition}`,
+        serviceDeploymentArn: sd.serviceDeploymentArn,
+      };
     }
     return undefined;
+  }
+
+  /**
+   * The newest service deployment of the service's history (ECS's own record, read whatever the
+   * status remembers) whose target task definition is the one this spec renders, when that
+   * deployment was rolled back (ROLLBACK_REQUESTED, _IN_PROGRESS, _SUCCESSFUL or _FAILED);
+   * undefined otherwise. A newer deployment of the same task definition (a retry that has not
+   * failed) hides older rollbacks. A rollback memory already blamed on another spec hash
+   * (`failedServiceDeploymentArn`) makes this hash the user's retry, as does a failure remembered
+   * from before the history was read.
+   */
+  private rolledBackInHistory(
+    hash: string,
+    svc: ObservedService,
+    rendered: () => TaskDefinition & { family: string },
+    rem: ServiceStatus | undefined,
+  ): ObservedServiceDeployment | undefined {
+    const latest = svc.serviceDeployments?.find((sd) => {
+      const described = sd.targetTaskDefinition !== undefined ? own(this.observed.taskDefinitions, sd.targetTaskDefinition) : undefined;
+      return described !== undefined && this.taskDefinitionChanges(hash, rendered, described).length === 0;
+    });
+    if (latest === undefined || !ROLLED_BACK.has(latest.status)) return undefined;
+    const otherFailure = rem?.failedSpecHash !== undefined && rem.failedSpecHash !== hash;
+    if (otherFailure && (rem.failedServiceDeploymentArn === undefined || rem.failedServiceDeploymentArn === latest.serviceDeploymentArn)) {
+      return undefined;
+    }
+    return latest;
   }
 
   private planExisting(
@@ -788,8 +845,11 @@ class Planner {
     const allTdChanges = liveTd ? this.taskDefinitionChanges(hash, rendered, liveTd) : undefined;
     const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...counts };
 
+    if (svc.serviceDeployments === undefined && allTdChanges !== undefined && allTdChanges.length > 0 && rem?.failedSpecHash !== hash) {
+      this.historyWanted.push(key);
+    }
     const failure = this.detectFailedRollout(hash, svc, rendered, allTdChanges, rem);
-    if (failure !== undefined) return this.failedStatus(r, svc, counts, failure);
+    if (failure !== undefined) return this.failedStatus(r, svc, counts, failure.message, failure.serviceDeploymentArn);
 
     // Under the CODE_DEPLOY or EXTERNAL deployment controller, what ECS does not let UpdateService
     // change is observed and never sent: it is reported as NotUpdatable instead.
@@ -913,6 +973,7 @@ class Planner {
             // its half of a changed spec is still to come, as a rollout (not as drift) next pass.
             lastAppliedSpecHash: liveTd || kind === 'drift' ? hash : rem?.lastAppliedSpecHash,
             failedSpecHash: undefined,
+            failedServiceDeploymentArn: undefined,
             ...(newDeployment
               ? {
                   appliedDeploymentId: undefined,
@@ -936,7 +997,9 @@ class Planner {
 
     // Nothing to change: the phase follows what ECS reports.
     const memory: Memory =
-      tdChanges !== undefined ? { lastAppliedSpecHash: hash, failedSpecHash: undefined, ...observedDeployment } : {};
+      tdChanges !== undefined
+        ? { lastAppliedSpecHash: hash, failedSpecHash: undefined, failedServiceDeploymentArn: undefined, ...observedDeployment }
+        : {};
     const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec), svc);
     const inRollout =
       primary?.rolloutState === 'IN_PROGRESS' ||

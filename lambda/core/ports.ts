@@ -6,6 +6,7 @@ import type {
   Action,
   ObservedCluster,
   ObservedService,
+  ObservedServiceDeployment,
   ServiceId,
   ServiceKey,
   ServiceStatus,
@@ -205,6 +206,13 @@ export interface EcsReader {
   describeTaskDefinitions(arns: string[], options?: DescribeTaskDefinitionsOptions): Promise<Record<string, TaskDefinition>>;
   /** Latest ACTIVE revision of a family, or undefined. */
   latestActiveTaskDefinition(family: string): Promise<TaskDefinition | undefined>;
+  /**
+   * The service's newest service deployments (one ListServiceDeployments page), newest first,
+   * each with its target revision's task definition (DescribeServiceRevisions, cached by revision
+   * ARN: revisions are immutable). Optional: without it a rollback is known only from
+   * `deployments[]` and the remembered status. Never throws for an AWS failure: `{ error }`.
+   */
+  readServiceDeployments?(cluster: string, service: string): Promise<{ deployments: ObservedServiceDeployment[] } | { error: string }>;
 }
 
 /** Outcome of applying one action. */

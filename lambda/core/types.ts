@@ -307,6 +307,27 @@ export interface StoppedTask {
   containers: { name: string; reason?: string; exitCode?: number; lastStatus?: string }[];
 }
 
+/**
+ * One entry of a service's deployment history: a ListServiceDeployments `ServiceDeploymentBrief`
+ * plus the task definition of its target service revision (DescribeServiceRevisions). ECS keeps
+ * this history after `deployments[]` has forgotten a failed deployment, so a rollback is still
+ * seen there when no status remembers it (Amazon ECS Developer Guide, "View service history using
+ * Amazon ECS service deployments").
+ */
+export interface ObservedServiceDeployment {
+  serviceDeploymentArn: string;
+  /**
+   * ECS ServiceDeploymentStatus: PENDING, IN_PROGRESS, SUCCESSFUL, STOPPED, STOP_REQUESTED,
+   * ROLLBACK_REQUESTED, ROLLBACK_IN_PROGRESS, ROLLBACK_SUCCESSFUL, ROLLBACK_FAILED.
+   */
+  status: string;
+  statusReason?: string;
+  createdAt: Date;
+  finishedAt?: Date;
+  /** Task definition ARN of the target service revision; undefined when it could not be described. */
+  targetTaskDefinition?: string;
+}
+
 /** One ECS service as DescribeServices (include TAGS) returns it, ECS field names. */
 export interface ObservedService {
   serviceArn: string;
@@ -351,6 +372,12 @@ export interface ObservedService {
   createdAt?: Date;
   /** Only filled for services whose running count lags (the observer's choice, ECS-FACTS §5). */
   stoppedTasks?: StoppedTask[];
+  /**
+   * The service's newest service deployments, newest first; read only for services whose spec
+   * renders another task definition than the live one and whose status does not already record
+   * the failure ({@link Plan.deploymentHistoryWanted}); undefined when not read.
+   */
+  serviceDeployments?: ObservedServiceDeployment[];
 }
 
 /** What the observer saw of one cluster. */
@@ -438,6 +465,12 @@ export interface ServiceStatus {
   lastAppliedSpecHash?: string;
   /** Spec hash whose rollout ended FAILED; not re-applied until the spec changes. */
   failedSpecHash?: string;
+  /**
+   * ECS service deployment ARN of the rollback that `failedSpecHash` was blamed on, when the
+   * deployment history showed it. A later spec with the same task definition is a retry as long
+   * as no newer rollback of it shows in the history.
+   */
+  failedServiceDeploymentArn?: string;
   /**
    * Id of the PRIMARY deployment seen running the desired task definition after the spec hash
    * was applied (cleared when a new rollout is planned). A later PRIMARY with another id and an
@@ -617,4 +650,12 @@ export interface Plan {
   readonly actions: Action[];
   /** One status per service the planner knows of (specs and owned services). */
   readonly statuses: Record<ServiceId, ServiceStatus>;
+  /**
+   * Services whose spec renders another task definition than the live one, whose status does not
+   * already record that spec as failed, and whose deployment history
+   * ({@link ObservedService.serviceDeployments}) was not read: the pass reads it and plans again,
+   * so that a rollback ECS made is known even when the status that recorded it was never written.
+   * Absent when there are none.
+   */
+  readonly deploymentHistoryWanted?: ServiceKey[];
 }

@@ -13,7 +13,8 @@ export type ParsedArn =
   | { kind: 'cluster'; cluster: string }
   | { kind: 'service'; cluster: string; service: string }
   | { kind: 'task'; cluster: string; taskId: string }
-  | { kind: 'task-definition'; family: string; revision: number };
+  | { kind: 'task-definition'; family: string; revision: number }
+  | { kind: 'service-revision' | 'service-deployment'; cluster: string; service: string; id: string };
 
 /**
  * Region and account are taken as they come (no colon): the simulator's own ARNs must parse back
@@ -38,6 +39,16 @@ export class Arns {
 
   task(cluster: string, id: string): string {
     return `${this.prefix()}:task/${cluster}/${id}`;
+  }
+
+  /** `service-revision/CLUSTER/SERVICE/ID` (Amazon ECS Developer Guide, "Amazon ECS service revisions"). */
+  serviceRevision(cluster: string, service: string, id: string): string {
+    return `${this.prefix()}:service-revision/${cluster}/${service}/${id}`;
+  }
+
+  /** `service-deployment/CLUSTER/SERVICE/ID`. */
+  serviceDeployment(cluster: string, service: string, id: string): string {
+    return `${this.prefix()}:service-deployment/${cluster}/${service}/${id}`;
   }
 
   container(cluster: string, taskId: string, uuid: string): string {
@@ -69,6 +80,9 @@ export class Arns {
         return rest.length === 2 ? { kind: 'service', cluster: rest[0], service: rest[1] } : undefined;
       case 'task':
         return rest.length === 2 ? { kind: 'task', cluster: rest[0], taskId: rest[1] } : undefined;
+      case 'service-revision':
+      case 'service-deployment':
+        return rest.length === 3 && rest.every((x) => x !== '') ? { kind: type, cluster: rest[0], service: rest[1], id: rest[2] } : undefined;
       case 'task-definition': {
         const td = /^([A-Za-z0-9_-]+):(\d+)$/.exec(rest.join('/'));
         return td ? { kind: 'task-definition', family: td[1], revision: Number(td[2]) } : undefined;

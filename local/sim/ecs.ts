@@ -51,6 +51,7 @@ import {
   type SimDeployment,
   type SimFamily,
   type SimService,
+  type SimServiceDeployment,
   type SimState,
   type SimTask,
   type Tag,
@@ -750,6 +751,9 @@ export class SimulatedEcs {
       TagResource: (i) => this.tagResource(i),
       UntagResource: (i) => this.untagResource(i),
       ListTagsForResource: (i) => ({ tags: this.tagsOf(str(i, 'resourceArn', true)).map((t) => ({ ...t })) }),
+      ListServiceDeployments: (i) => this.listServiceDeployments(i),
+      DescribeServiceDeployments: (i) => this.describeServiceDeployments(i),
+      DescribeServiceRevisions: (i) => this.describeServiceRevisions(i),
     };
   }
 
@@ -983,6 +987,8 @@ export class SimulatedEcs {
       clientToken,
       creationFingerprint: fingerprint,
       deployments: [],
+      serviceDeployments: [],
+      serviceRevisions: new Map(),
       events: [],
       steady: false,
       consecutiveFailures: 0,
@@ -1219,6 +1225,141 @@ export class SimulatedEcs {
     return { serviceArns: p.items, ...(p.nextToken ? { nextToken: p.nextToken } : {}) };
   }
 
+  // Service deployments and revisions ---------------------------------------------------------
+
+  /**
+   * ListServiceDeployments (Amazon ECS API reference): the service's deployments, newest first,
+   * filtered by `status` and `createdAt` (`after` / `before`, epoch seconds on the wire);
+   * `maxResults` 1..100, default 20.
+   * @throws EcsApiError ClusterNotFoundException, ServiceNotFoundException, InvalidParameterException.
+   */
+  private listServiceDeployments(i: Record<string, unknown>): unknown {
+    const cluster = this.resolveCluster(i.cluster);
+    const svc = this.requireService(cluster, i.service);
+    const statuses = listMember(i, 'status', 'string') as string[] | undefined;
+    const created = (own(i, 'createdAt') ?? {}) as { after?: unknown; before?: unknown };
+    const ms = (v: unknown): number | undefined => (v === undefined || v === null ? undefined : v instanceof Date ? v.getTime() : Number(v) * 1000);
+    const after = ms(created.after);
+    const before = ms(created.before);
+    const chosen = svc.serviceDeployments.filter(
+      (sd) =>
+        (statuses === undefined || statuses.length === 0 || statuses.includes(sd.status)) &&
+        (after === undefined || sd.createdAt >= after) &&
+        (before === undefined || sd.createdAt <= before),
+    );
+    // Keys sort by creation time (fixed width), then ARN; the page is newest first.
+    const keyOf = (sd: SimServiceDeployment) => `${String(sd.createdAt).padStart(16, '0')}#${sd.arn}`;
+    const byKey = new Map(chosen.map((sd) => [keyOf(sd), sd]));
+    const p = page(`service-deployments:${svc.arn}`, [...byKey.keys()], pageReq(i), { defaultMax: 20, max: 100, descending: true });
+    return {
+      serviceDeployments: p.items.map((k) => {
+        const sd = byKey.get(k) as SimServiceDeployment;
+        return {
+          serviceDeploymentArn: sd.arn,
+          serviceArn: svc.arn,
+          clusterArn: cluster.arn,
+          startedAt: new Date(sd.startedAt),
+          createdAt: new Date(sd.createdAt),
+          ...(sd.finishedAt !== undefined ? { finishedAt: new Date(sd.finishedAt) } : {}),
+          targetServiceRevisionArn: sd.targetServiceRevisionArn,
+          status: sd.status,
+          ...(sd.statusReason ? { statusReason: sd.statusReason } : {}),
+        };
+      }),
+      ...(p.nextToken ? { nextToken: p.nextToken } : {}),
+    };
+  }
+
+  /** The service a service-deployment / service-revision ARN names, if it exists. */
+  private serviceOfArn(arn: string, kind: 'service-revision' | 'service-deployment'): SimService | undefined {
+    const p = this.arns.parse(arn);
+    if (!p || p.kind !== kind) return undefined;
+    return this.state.clusters.get(p.cluster)?.services.get(p.service);
+  }
+
+  private arnList(i: Record<string, unknown>, key: string): string[] {
+    const arns = listMember(i, key, 'string') as string[] | undefined;
+    if (!arns || arns.length === 0) throw invalidParameter(`${key} can not be empty.`);
+    if (arns.length > 20) throw invalidParameter(`${key} can have at most 20 items.`);
+    return arns;
+  }
+
+  /** DescribeServiceDeployments: up to 20 ARNs; unknown ones in `failures` with reason MISSING. */
+  private describeServiceDeployments(i: Record<string, unknown>): unknown {
+    const serviceDeployments: unknown[] = [];
+    const failures: { arn: string; reason: string }[] = [];
+    for (const arn of this.arnList(i, 'serviceDeploymentArns')) {
+      const svc = this.serviceOfArn(arn, 'service-deployment');
+      const sd = svc?.serviceDeployments.find((x) => x.arn === arn);
+      if (!svc || !sd) {
+        failures.push({ arn, reason: 'MISSING' });
+        continue;
+      }
+      const summary = (revisionArn: string) => {
+        const d = svc.deployments.find((x) => x.serviceRevisionArn === revisionArn);
+        const counts = d ? this.scheduler.counts(svc, d.id) : { running: 0, pending: 0 };
+        return {
+          arn: revisionArn,
+          requestedTaskCount: d ? this.scheduler.deploymentDesired(svc, d) : 0,
+          runningTaskCount: counts.running,
+          pendingTaskCount: counts.pending,
+        };
+      };
+      const date = (ms: number | undefined) => (ms === undefined ? {} : { at: new Date(ms) });
+      serviceDeployments.push({
+        serviceDeploymentArn: sd.arn,
+        serviceArn: svc.arn,
+        clusterArn: this.arns.cluster(svc.cluster),
+        createdAt: new Date(sd.createdAt),
+        startedAt: new Date(sd.startedAt),
+        updatedAt: new Date(sd.updatedAt),
+        ...(date(sd.finishedAt).at ? { finishedAt: date(sd.finishedAt).at } : {}),
+        ...(date(sd.stoppedAt).at ? { stoppedAt: date(sd.stoppedAt).at } : {}),
+        sourceServiceRevisions: sd.sourceServiceRevisionArns.map(summary),
+        targetServiceRevision: summary(sd.targetServiceRevisionArn),
+        status: sd.status,
+        ...(sd.statusReason ? { statusReason: sd.statusReason } : {}),
+        deploymentConfiguration: {
+          deploymentCircuitBreaker: { ...sd.deploymentCircuitBreaker },
+          minimumHealthyPercent: sd.minimumHealthyPercent,
+          maximumPercent: sd.maximumPercent,
+        },
+        ...(sd.rollback
+          ? { rollback: { reason: sd.rollback.reason, startedAt: new Date(sd.rollback.startedAt), serviceRevisionArn: sd.rollback.serviceRevisionArn } }
+          : {}),
+      });
+    }
+    return { serviceDeployments, failures };
+  }
+
+  /** DescribeServiceRevisions: up to 20 ARNs; unknown ones in `failures` with reason MISSING. */
+  private describeServiceRevisions(i: Record<string, unknown>): unknown {
+    const serviceRevisions: unknown[] = [];
+    const failures: { arn: string; reason: string }[] = [];
+    for (const arn of this.arnList(i, 'serviceRevisionArns')) {
+      const svc = this.serviceOfArn(arn, 'service-revision');
+      const rev = svc?.serviceRevisions.get(arn);
+      if (!svc || !rev) {
+        failures.push({ arn, reason: 'MISSING' });
+        continue;
+      }
+      const t = rev.template;
+      serviceRevisions.push({
+        serviceRevisionArn: rev.arn,
+        serviceArn: svc.arn,
+        clusterArn: this.arns.cluster(svc.cluster),
+        taskDefinition: t.taskDefinition,
+        ...launchFields(t),
+        ...(t.networkConfiguration ? { networkConfiguration: structuredClone(t.networkConfiguration) as NetworkConfiguration } : {}),
+        loadBalancers: structuredClone(t.loadBalancers),
+        ...(t.serviceConnectConfiguration ? { serviceConnectConfiguration: structuredClone(t.serviceConnectConfiguration) } : {}),
+        ...(t.volumeConfigurations ? { volumeConfigurations: structuredClone(t.volumeConfigurations) } : {}),
+        createdAt: new Date(rev.createdAt),
+      });
+    }
+    return { serviceRevisions, failures };
+  }
+
   // Tasks -------------------------------------------------------------------------------------
 
   private listTasks(i: Record<string, unknown>): unknown {
@@ -1346,6 +1487,8 @@ export class SimulatedEcs {
         if (!rev) throw clientException('The specified task definition does not exist.');
         return rev.tags;
       }
+      default:
+        throw invalidParameter(`Resource ${arn} cannot be tagged.`);
     }
   }
 

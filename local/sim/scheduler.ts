@@ -76,6 +76,8 @@ export const DEFAULT_TIMINGS: SimTimings = {
 
 /** Latest events kept per service (ECS keeps 100). */
 export const MAX_SERVICE_EVENTS = 100;
+/** Service deployments the simulator keeps per service (its own bound; ECS keeps them longer). */
+export const MAX_SERVICE_DEPLOYMENTS = 100;
 /** A repeated warning is re-emitted only after this long (ECS: six hours). */
 const WARNING_REPEAT_MS = 6 * 3600 * 1000;
 /** ECS's task launch backoff grows up to 15 minutes. */
@@ -192,17 +194,69 @@ export class Scheduler {
     return this.tasksOf(svc).filter((t) => t.deploymentId === d.id && isLive(t)).length;
   }
 
-  /** Creates a new PRIMARY deployment; the previous PRIMARY becomes ACTIVE. */
-  startDeployment(svc: SimService, template: DeploymentTemplate, reason?: string): SimDeployment {
+  /**
+   * Creates a new PRIMARY deployment; the previous PRIMARY becomes ACTIVE. Like ECS, each one
+   * rolls out a new service revision as a new service deployment (the one in progress, if any,
+   * is STOPPED), except a circuit-breaker rollback (`rollbackOf`, the failed deployment): it runs
+   * `rollbackRevisionArn` again within the failed deployment's service deployment, which goes to
+   * ROLLBACK_IN_PROGRESS (Amazon ECS Developer Guide, "View service history using Amazon ECS
+   * service deployments").
+   */
+  startDeployment(
+    svc: SimService,
+    template: DeploymentTemplate,
+    reason?: string,
+    rollback?: { of: SimDeployment; revisionArn: string },
+  ): SimDeployment {
     const now = this.now();
     const id = `ecs-svc/${this.ctx.rng.digits(19)}`;
+    const sources = [...new Set(svc.deployments.map((d) => d.serviceRevisionArn))];
     for (const d of svc.deployments) {
       d.status = 'ACTIVE';
       d.updatedAt = now;
     }
+    let revisionArn: string;
+    let serviceDeploymentArn: string;
+    const cfg = svc.deploymentConfiguration;
+    const ofRollback = rollback ? svc.serviceDeployments.find((x) => x.arn === rollback.of.serviceDeploymentArn) : undefined;
+    if (rollback && ofRollback) {
+      revisionArn = rollback.revisionArn;
+      serviceDeploymentArn = ofRollback.arn;
+      ofRollback.status = 'ROLLBACK_IN_PROGRESS';
+      ofRollback.statusReason = rolloutReason.failed();
+      ofRollback.rollback = { reason: rolloutReason.failed(), startedAt: now, serviceRevisionArn: revisionArn };
+      ofRollback.updatedAt = now;
+    } else {
+      revisionArn = this.ctx.arns.serviceRevision(svc.cluster, svc.name, this.ctx.rng.digits(19));
+      svc.serviceRevisions.set(revisionArn, { arn: revisionArn, createdAt: now, template: structuredClone(template) });
+      for (const sd of svc.serviceDeployments) {
+        if (sd.status === 'IN_PROGRESS' || sd.status === 'PENDING' || sd.status === 'ROLLBACK_IN_PROGRESS') {
+          sd.status = 'STOPPED';
+          sd.statusReason = 'Service deployment stopped: a new service deployment started.';
+          sd.stoppedAt = now;
+          sd.updatedAt = now;
+        }
+      }
+      serviceDeploymentArn = this.ctx.arns.serviceDeployment(svc.cluster, svc.name, this.ctx.rng.hex(22));
+      svc.serviceDeployments.unshift({
+        arn: serviceDeploymentArn,
+        createdAt: now,
+        startedAt: now,
+        updatedAt: now,
+        sourceServiceRevisionArns: sources,
+        targetServiceRevisionArn: revisionArn,
+        status: 'IN_PROGRESS',
+        deploymentCircuitBreaker: { ...cfg.deploymentCircuitBreaker },
+        minimumHealthyPercent: cfg.minimumHealthyPercent,
+        maximumPercent: cfg.maximumPercent,
+      });
+      if (svc.serviceDeployments.length > MAX_SERVICE_DEPLOYMENTS) svc.serviceDeployments.length = MAX_SERVICE_DEPLOYMENTS;
+    }
     const d: SimDeployment = {
       ...structuredClone(template),
       id,
+      serviceRevisionArn: revisionArn,
+      serviceDeploymentArn,
       status: 'PRIMARY',
       failedTasks: 0,
       createdAt: now,
@@ -217,6 +271,11 @@ export class Scheduler {
     svc.launchBackoffUntil = 0;
     this.kick(svc);
     return d;
+  }
+
+  /** The service deployment a deployment belongs to. */
+  private serviceDeploymentOf(svc: SimService, d: SimDeployment) {
+    return svc.serviceDeployments.find((x) => x.arn === d.serviceDeploymentArn);
   }
 
   pushEvent(svc: SimService, message: string): void {
@@ -461,6 +520,12 @@ export class Scheduler {
       primary.rolloutState = 'COMPLETED';
       primary.rolloutStateReason = rolloutReason.completed(primary.id);
       primary.updatedAt = now;
+      const sd = this.serviceDeploymentOf(svc, primary);
+      if (sd && (sd.status === 'IN_PROGRESS' || sd.status === 'ROLLBACK_IN_PROGRESS')) {
+        sd.status = sd.status === 'IN_PROGRESS' ? 'SUCCESSFUL' : 'ROLLBACK_SUCCESSFUL';
+        sd.finishedAt = now;
+        sd.updatedAt = now;
+      }
       this.pushEvent(svc, serviceEvent.deploymentCompleted(svc.name, primary.id));
     }
     if (primary.rolloutState === 'COMPLETED') svc.lastCompleted = structuredClone(primary);
@@ -503,7 +568,16 @@ export class Scheduler {
     d.updatedAt = this.now();
     this.pushEvent(svc, serviceEvent.deploymentFailed(svc.name, d.id));
     const target = svc.lastCompleted;
-    if (svc.deploymentConfiguration.deploymentCircuitBreaker.rollback && target && target.id !== d.id) {
+    const sd = this.serviceDeploymentOf(svc, d);
+    const rollingBack = svc.deploymentConfiguration.deploymentCircuitBreaker.rollback && target !== undefined && target.id !== d.id;
+    if (sd && (sd.status === 'ROLLBACK_IN_PROGRESS' || !rollingBack)) {
+      // A rollback that fails in turn, or a failure without rollback, ends the service deployment.
+      sd.status = sd.status === 'ROLLBACK_IN_PROGRESS' ? 'ROLLBACK_FAILED' : 'STOPPED';
+      sd.statusReason = rolloutReason.failed();
+      sd.stoppedAt = this.now();
+      sd.updatedAt = this.now();
+    }
+    if (rollingBack && target && sd?.status !== 'ROLLBACK_FAILED') {
       this.pushEvent(svc, serviceEvent.rollingBack(svc.name, target.id));
       const template: DeploymentTemplate = {
         taskDefinition: target.taskDefinition,
@@ -523,7 +597,7 @@ export class Scheduler {
       svc.platformVersion = copy.platformVersion;
       svc.networkConfiguration = copy.networkConfiguration;
       svc.loadBalancers = copy.loadBalancers;
-      this.startDeployment(svc, template, rolloutReason.rollback(target.id));
+      this.startDeployment(svc, template, rolloutReason.rollback(target.id), { of: d, revisionArn: target.serviceRevisionArn });
     }
   }
 

@@ -124,12 +124,58 @@ export interface DeploymentTemplate {
 
 export interface SimDeployment extends DeploymentTemplate {
   id: string;
+  /** The service revision this deployment runs (ECS's service revision of the template). */
+  serviceRevisionArn: string;
+  /** The service deployment this deployment belongs to (a rollback joins the one it undoes). */
+  serviceDeploymentArn: string;
   status: 'PRIMARY' | 'ACTIVE';
   failedTasks: number;
   createdAt: number;
   updatedAt: number;
   rolloutState: RolloutState;
   rolloutStateReason: string;
+}
+
+/**
+ * ECS `ServiceDeployment.status` (Amazon ECS API reference, "ServiceDeployment"). The simulator
+ * produces IN_PROGRESS, SUCCESSFUL, STOPPED (superseded, or failed without rollback),
+ * ROLLBACK_IN_PROGRESS, ROLLBACK_SUCCESSFUL and ROLLBACK_FAILED.
+ */
+export type ServiceDeploymentStatus =
+  | 'PENDING'
+  | 'SUCCESSFUL'
+  | 'STOPPED'
+  | 'STOP_REQUESTED'
+  | 'IN_PROGRESS'
+  | 'ROLLBACK_REQUESTED'
+  | 'ROLLBACK_IN_PROGRESS'
+  | 'ROLLBACK_SUCCESSFUL'
+  | 'ROLLBACK_FAILED';
+
+/** An ECS service revision: the immutable configuration one deployment rolls out. */
+export interface SimServiceRevision {
+  arn: string;
+  createdAt: number;
+  template: DeploymentTemplate;
+}
+
+/** An ECS service deployment (ListServiceDeployments / DescribeServiceDeployments). */
+export interface SimServiceDeployment {
+  arn: string;
+  createdAt: number;
+  startedAt: number;
+  updatedAt: number;
+  finishedAt?: number;
+  stoppedAt?: number;
+  /** Revisions that were running when it started. */
+  sourceServiceRevisionArns: string[];
+  targetServiceRevisionArn: string;
+  status: ServiceDeploymentStatus;
+  statusReason?: string;
+  rollback?: { reason: string; startedAt: number; serviceRevisionArn: string };
+  deploymentCircuitBreaker: { enable: boolean; rollback: boolean };
+  minimumHealthyPercent: number;
+  maximumPercent: number;
 }
 
 export interface SimEvent {
@@ -175,6 +221,10 @@ export interface SimService extends DeploymentTemplate {
   deployments: SimDeployment[];
   /** Newest first, at most 100 (ECS keeps the latest 100). */
   events: SimEvent[];
+  /** Service deployments, newest first (ECS keeps the history of a service). */
+  serviceDeployments: SimServiceDeployment[];
+  /** Service revisions by ARN. */
+  serviceRevisions: Map<string, SimServiceRevision>;
   /** The last deployment that reached COMPLETED (rollback target). */
   lastCompleted?: SimDeployment;
   // Scheduler bookkeeping.
