@@ -35,6 +35,7 @@ import {
 } from './ports';
 import { observe, type ObserveRequest } from './observe';
 import { plan as planActions } from './planner';
+import { isOversized } from './spec';
 import { ConditionType, Reason, describeChange, statusChanged } from './status';
 import {
   serviceId,
@@ -318,6 +319,15 @@ async function reconcile(
   const read: SpecRead = await ports.specs.readAll();
   if (!read.complete) errors.push(`specs: ${read.error ?? 'incomplete read'}`);
   const invalid = read.specs.filter((s) => !s.ok).length;
+  // An item too large for its status would not show its error there: it goes to the logs and the
+  // summary too (the pass still tries the small Invalid status, which may fit).
+  for (const r of read.specs) {
+    if (r.ok || !isOversized(r)) continue;
+    const id = r.key ? serviceId(r.key) : '(no usable key)';
+    const error = r.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+    errors.push(`spec ${id}: ${error}`);
+    log.warn('spec item refused: too large to leave room for its status', { service: id, error });
+  }
 
   // 2. Observed state: clusters of specs plus configured ones; services named by specs are
   //    described by name even when ListServices omits them (DRAINING). Services that may need a

@@ -36,6 +36,7 @@ import {
 } from './vocab/service';
 import { CONTAINER, EPHEMERAL_STORAGE, HEALTH_CHECK, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
 import { own } from './dict';
+import { MAX_SPEC_ATTRIBUTES_BYTES, attributesSize } from './item-size';
 
 export { canonicalJson } from './canonical-json';
 export { parseSpecsYaml, type YamlSpecDoc, type YamlSpecError } from './spec-yaml';
@@ -885,6 +886,24 @@ export function formatSpecError(error: SpecError): string {
  *   {@link specHash}; or `{ ok: false, key, errors }`, `key` null when the item has no non-empty
  *   string `cluster` and `service`. Never throws.
  */
+/** Path of the error of an item too large for its status ({@link MAX_SPEC_ATTRIBUTES_BYTES}). */
+export const OVERSIZE_PATH = '(item)';
+
+function oversizeError(size: number): SpecError {
+  return {
+    path: OVERSIZE_PATH,
+    value: `${size} bytes`,
+    message:
+      `the spec's attributes take ${size} bytes; at most ${MAX_SPEC_ATTRIBUTES_BYTES} (368 KiB: DynamoDB's 400 KB item limit ` +
+      'less 32 KiB kept for the status) are allowed; move large values out of the item (e.g. secrets or an image config file)',
+  };
+}
+
+/** Whether a parse result was refused for its size (then its status may not fit the item either). */
+export function isOversized(r: SpecParseResult): boolean {
+  return !r.ok && r.errors.some((e) => e.path === OVERSIZE_PATH && e.message.startsWith("the spec's attributes take "));
+}
+
 export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
   const obj = rec(item);
   if (!obj) {
@@ -906,6 +925,9 @@ export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
       if (name === STATUS_ATTRIBUTE) continue;
       input[name] = value instanceof Set && SET_AS_LIST.includes(name) ? [...value] : value;
     }
+    // An item that leaves no room for its status could never show one (issue 9): refused whole.
+    const size = attributesSize(input);
+    if (size > MAX_SPEC_ATTRIBUTES_BYTES) return { ok: false, key, errors: [oversizeError(size)] };
     const parsed = serviceSpecSchema.safeParse(input, { reportInput: true, error: genericMessage });
     const protoErrors = protoKeyErrors(input);
     const ruleErrors = vocabularyRuleErrors(input);
