@@ -48,6 +48,46 @@ describe('partial reads never prune', () => {
     doc.destroy();
   });
 
+  it('a spec Scan failing part-way: items read are reconciled as usual, an absent one waits with SpecsIncomplete, nothing is deleted', async () => {
+    // Prepare: s000 says state: absent, s001 is converged; Scan pages of 2 items (s000 and s001
+    // on the first), later pages fail.
+    for (let i = 0; i < 5; i++) await h.putSpec(aSpecItem({ service: name(i), desiredCount: 1 }));
+    await h.converge();
+    await h.editSpec({ cluster: 'apps', service: name(0) }, { state: 'absent' });
+    const before = await h.status({ cluster: 'apps', service: name(1) });
+    const doc = localDoc(h.db.endpoint);
+    doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { ExclusiveStartKey?: unknown };
+        if (context.commandName === 'ScanCommand' && input.ExclusiveStartKey) {
+          throw Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failScanPage2' },
+    );
+    const runtime = runtimeWith(h, { doc, specPageSize: 2 });
+    h.sim.advance(60);
+    h.sim.clearCalls();
+    const succeededBefore = h.metrics.data.filter((d) => d.name === 'PassSucceeded').length;
+
+    // Act
+    const s = await runtime.run({ holder: 'partial' });
+
+    // Assess: the absent spec's item says why it was not deleted; the converged one is unchanged
+    // (its spec was read whole); the pass says the read was partial and emits no PassSucceeded.
+    expect(s.specsComplete).toBe(false);
+    expect(s.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^specs: .*Scan/)]));
+    expect(h.writes()).toEqual([]);
+    const absent = await h.status({ cluster: 'apps', service: name(0) });
+    expect(absent?.phase).toBe('Pending');
+    expect(absent?.conditions.find((c) => c.type === 'Incomplete')).toMatchObject({ status: 'True', reason: Reason.SpecsIncomplete });
+    expect(await h.status({ cluster: 'apps', service: name(1) })).toEqual(before);
+    expect((await h.describe('apps', name(0)))?.status).toBe('ACTIVE');
+    expect(h.metrics.data.filter((d) => d.name === 'PassSucceeded').length).toBe(succeededBefore);
+    doc.destroy();
+  });
+
   it('more than 100 services, ListServices page 2 failing: nothing pruned; the next full read prunes', async () => {
     // Prepare: 120 converged services (ListServices pages of 100, DescribeServices batches of 10).
     for (let i = 0; i < 120; i++) await h.putSpec(aSpecItem({ service: name(i), desiredCount: 1 }));
