@@ -695,13 +695,17 @@ class Planner {
   /**
    * What tells this creation from an earlier service of the same name, for the clientToken: the
    * INACTIVE service's `createdAt` when ECS still describes it, else the pass time when memory
-   * says this item's service was deleted before; undefined for a first creation.
+   * says this item's service was deleted before (or its cluster was gone); undefined for a first
+   * creation.
    */
   private incarnation(key: ServiceKey, previous: ObservedService | undefined): string | undefined {
     if (previous) return (previous.createdAt ?? this.now).toISOString();
     const rem = this.remembered(serviceId(key));
+    // A cluster deleted and re-created took this service with it: the earlier creation's token
+    // must not answer for the new one (ECS returns a reused token's earlier result).
+    const clusterWasGone = rem?.conditions.some((c) => c.reason === Reason.ClusterNotFound) === true;
     const deletedBefore =
-      rem !== undefined && (rem.phase === 'Deleted' || rem.phase === 'Deleting' || rem.lastAction?.type === 'DeleteService');
+      rem !== undefined && (rem.phase === 'Deleted' || rem.phase === 'Deleting' || rem.lastAction?.type === 'DeleteService' || clusterWasGone);
     return deletedBefore ? this.now.toISOString() : undefined;
   }
 

@@ -3,7 +3,7 @@
  * runtime tests, plus what breaking the reconciler needs: a runtime with other overrides on the
  * same servers, DynamoDB page faults, owned services made by hand, revisions of a family.
  */
-import { CreateServiceCommand, ECSClient, ListTaskDefinitionsCommand, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
+import { CreateServiceCommand, ECSClient, RegisterTaskDefinitionCommand, paginateListTaskDefinitions } from '@aws-sdk/client-ecs';
 import { createRuntime, type Runtime, type RuntimeOverrides } from '../../lambda/adapters/runtime';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import type { RetryStrategyV2, RetryToken } from '@smithy/types';
@@ -42,8 +42,11 @@ export function personEcs(h: SimHarness): ECSClient {
 export async function revisions(h: SimHarness, family: string): Promise<string[]> {
   const ecs = personEcs(h);
   try {
-    const out = await ecs.send(new ListTaskDefinitionsCommand({ familyPrefix: family, status: 'ACTIVE', sort: 'ASC' }));
-    return out.taskDefinitionArns ?? [];
+    const arns: string[] = [];
+    for await (const page of paginateListTaskDefinitions({ client: ecs }, { familyPrefix: family, status: 'ACTIVE', sort: 'ASC' })) {
+      arns.push(...(page.taskDefinitionArns ?? []));
+    }
+    return arns;
   } finally {
     ecs.destroy();
   }

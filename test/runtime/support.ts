@@ -156,8 +156,9 @@ export class SimHarness {
     readonly doc: DynamoDBDocumentClient,
   ) {}
 
-  static async start(): Promise<SimHarness> {
-    const sim = await startSimulator({});
+  /** @param simOptions options of the simulator (e.g. slower task `timings`). */
+  static async start(simOptions: Parameters<typeof startSimulator>[0] = {}): Promise<SimHarness> {
+    const sim = await startSimulator(simOptions);
     const db = await startEmbeddedDynamoDb();
     return new SimHarness(sim, db, localDoc(db.endpoint));
   }
@@ -287,11 +288,13 @@ export class SimHarness {
  * these ones.
  * @returns the suite's harness: usable in hooks and tests once the harness has started.
  */
-export function useSimHarness(opts: { resetEach?: SimHarnessOptions | false } = {}): SimHarness {
+export function useSimHarness(
+  opts: { resetEach?: SimHarnessOptions | false; sim?: Parameters<typeof startSimulator>[0] } = {},
+): SimHarness {
   const { resetEach = {} } = opts;
   let started: SimHarness | undefined;
   beforeAll(async () => {
-    started = await SimHarness.start();
+    started = await SimHarness.start(opts.sim);
   });
   afterAll(async () => {
     await started?.close();
