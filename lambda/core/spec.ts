@@ -817,22 +817,35 @@ function toSpecErrors(issues: readonly ZodIssueLike[]): SpecError[] {
   return errors;
 }
 
-/** Attributes that are maps of names (zod records). */
-const NAME_MAPS = ['environment', 'secrets', 'tags'] as const;
-
-/** Errors for a `__proto__` name in a map of names, which zod's records would skip silently. */
+/**
+ * Errors for a `__proto__` key in any map of the item (not the item itself: a top-level
+ * `__proto__` attribute is reported as unknown), which zod and the SDK would drop silently.
+ */
 function protoKeyErrors(input: Record<string, unknown>): SpecError[] {
   const errors: SpecError[] = [];
-  for (const attr of NAME_MAPS) {
-    const map = rec(input[attr]);
-    if (map && Object.hasOwn(map, PROTO_KEY)) {
-      errors.push({
-        path: formatPath([attr, PROTO_KEY]),
-        value: displayValue(PROTO_KEY),
-        message: `name must not be "${PROTO_KEY}" (JavaScript cannot keep that name as data)`,
-      });
+  // Every map at any depth (environment, tags, a container's dockerLabels, log options, ...):
+  // zod and the SDK's marshalling copy maps into plain objects, where a `__proto__` key vanishes.
+  const visit = (value: unknown, path: (string | number)[], depth: number): void => {
+    if (depth > 32) return;
+    if (Array.isArray(value)) {
+      value.forEach((x, i) => visit(x, [...path, i], depth + 1));
+      return;
     }
-  }
+    const map = rec(value);
+    if (!map) return;
+    for (const [k, v] of Object.entries(map)) {
+      if (k === PROTO_KEY && path.length > 0) {
+        errors.push({
+          path: formatPath([...path, PROTO_KEY]),
+          value: displayValue(PROTO_KEY),
+          message: `name must not be "${PROTO_KEY}" (JavaScript cannot keep that name as data)`,
+        });
+        continue;
+      }
+      visit(v, [...path, k], depth + 1);
+    }
+  };
+  visit(input, [], 0);
   return errors;
 }
 

@@ -67,6 +67,15 @@ describe('ecsr against dynalite and the ECS simulator', () => {
       detail: (path: string) => new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+: YAML syntax error`),
     },
     {
+      // Issue 9: a map key JavaScript cannot keep as data is refused by name, never dropped on write.
+      case: 'a __proto__ key in a container map (dockerLabels)',
+      text: (cl: string) =>
+        `cluster: ${cl}\nservice: web\ndesiredCount: 1\nsubnets: [subnet-0123456789abcdef0]\ncontainers:\n  - name: app\n    image: public.ecr.aws/nginx/nginx:1.27\n    dockerLabels:\n      __proto__: x\n      OK: "1"\n`,
+      message: /1 problem in the spec file; nothing was written\./,
+      detail: (path: string, cl: string) =>
+        new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:9: ${cl}/web: containers\\[0\\]\\.dockerLabels\\.__proto__: name must not be "__proto__"`),
+    },
+    {
       case: 'the same service twice',
       text: (cl: string) => `${spec(cl, 'web')}---\n${spec(cl, 'web')}`,
       message: /1 problem/,
