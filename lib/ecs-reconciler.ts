@@ -8,7 +8,7 @@
  * environment variable names from `lambda/config.ts` (`ENV`), so construct and parser cannot drift.
  */
 import { fileURLToPath } from 'node:url';
-import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token, TokenComparison, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -30,12 +30,10 @@ import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, alarmDefinitions, lagPeriods, perServiceQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
-import { DEFAULT_METRICS_NAMESPACE, METRIC } from '../lambda/core/metric-names';
+import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from '../lambda/core/metric-names';
 import { ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
-
-const FUNCTION_TIMEOUT_SECONDS = DEFAULT_FUNCTION_TIMEOUT_SECONDS;
 
 /** Default `LOG_GROUP_PREFIX`: task definitions log to `/ecs-reconciler/<cluster>`. */
 export const DEFAULT_LOG_GROUP_PREFIX = '/ecs-reconciler/';
@@ -226,11 +224,84 @@ export interface EcsReconcilerProps {
    */
   readonly tableEncryptionKey?: kms.IKey;
   /**
+   * Use this spec table instead of creating one. It must have partition key `cluster` and sort key
+   * `service`, both strings (checked for a `dynamodb.Table` of this app; an imported table is
+   * trusted). Its encryption key, if any, is granted to the function. Give this or `tableProps`.
+   * @default - a new table (see `tableProps`)
+   */
+  readonly existingTable?: dynamodb.ITable;
+  /**
+   * Overrides for the new spec table (billing, PITR, deletion protection, removal policy,
+   * encryption, table name...). The key schema is the reconciler's and cannot be overridden.
+   * @default - on-demand, PITR, deletion protection, RETAIN, the AWS managed key
+   */
+  readonly tableProps?: Omit<Partial<dynamodb.TableProps>, 'partitionKey' | 'sortKey'>;
+  /**
+   * An existing task execution role for specs that name none, instead of creating one. It needs
+   * what AmazonECSTaskExecutionRolePolicy grants; the construct adds write access to the
+   * per-cluster log groups when the role is mutable (an imported role with `mutable: false` gets
+   * nothing added).
+   * @default - a new role with AmazonECSTaskExecutionRolePolicy
+   */
+  readonly executionRole?: iam.IRole;
+  /**
+   * Function timeout: 10 s to the schedule's interval (a pass must end before the next starts).
+   * The `PassDurationNearTimeout` alarm follows it.
+   * @default Duration.seconds(50)
+   */
+  readonly timeout?: Duration;
+  /**
+   * X-Ray tracing of the function: `ACTIVE` (the default) traces every pass and its AWS calls with
+   * Powertools Tracer (and grants the X-Ray write actions); `DISABLED` turns both off
+   * (`POWERTOOLS_TRACE_ENABLED=false`). `PASS_THROUGH` traces only when the caller sampled.
+   * @default lambda.Tracing.ACTIVE
+   */
+  readonly tracing?: lambda.Tracing;
+  /**
+   * Log format of the function (`TEXT` or `JSON`, Lambda's advanced logging controls). The
+   * reconciler's own lines are JSON either way (Powertools Logger).
+   * @default - Lambda's default (TEXT)
+   */
+  readonly loggingFormat?: lambda.LoggingFormat;
+  /**
+   * Reserve one concurrent execution for the function (`reservedConcurrentExecutions: 1`). Off by
+   * default: Lambda refuses a reservation that leaves the account below its minimum unreserved
+   * concurrency, which is the whole quota in new accounts (10 or 50), so the quick start would
+   * fail to deploy there (ECS-FACTS §9). The pass lease in the table already keeps two passes
+   * from acting at once; the reservation only saves the second invocation's few reads.
+   * @default false
+   */
+  readonly reserveConcurrency?: boolean;
+  /**
+   * Create the alarms (and the topic, unless `alarmTopic`). Off: no alarm, no topic, no
+   * AlarmsNotifyNobody warning; `alarms` is empty.
+   * @default true
+   */
+  readonly createAlarms?: boolean;
+  /**
+   * Overrides per alarm (by `AlarmId`): threshold, evaluation periods, datapoints to alarm. Periods
+   * stay the schedule's; the local run evaluates the defaults of `lambda/core/alarms.ts`.
+   * @default - the definitions of `lambda/core/alarms.ts`
+   */
+  readonly alarmOverrides?: Partial<Record<AlarmId, AlarmOverride>>;
+  /**
+   * Create the CloudWatch dashboard.
+   * @default true
+   */
+  readonly createDashboard?: boolean;
+  /**
    * TypeScript/JavaScript file exporting `handler`, bundled with esbuild. For wrapping the stock
    * handler (e.g. extra middleware); it must keep the stock handler's configuration contract.
    * @default - this package's `lambda/handler.ts`
    */
   readonly handlerEntry?: string;
+}
+
+/** What {@link EcsReconcilerProps.alarmOverrides} may change in one alarm. */
+export interface AlarmOverride {
+  readonly threshold?: number;
+  readonly evaluationPeriods?: number;
+  readonly datapointsToAlarm?: number;
 }
 
 /** Thrown by the {@link EcsReconciler} constructor; one sentence per problem, saying what to change. */
@@ -265,26 +336,33 @@ const isToken = (s: string) => Token.isUnresolved(s);
  * @throws EcsReconcilerPropsError when props are invalid or incompatible.
  */
 export class EcsReconciler extends Construct {
-  /** The spec table. */
-  public readonly table: dynamodb.Table;
+  /** The spec table (created, or `existingTable`). */
+  public readonly table: dynamodb.ITable;
   /** The reconciler function. */
   public readonly function: nodejs.NodejsFunction;
   /** The function's role (least privilege; add statements here for extra needs). */
   public readonly role: iam.Role;
   /** The schedule that invokes the function. */
   public readonly rule: events.Rule;
-  /** The topic every alarm notifies. */
-  public readonly topic: sns.ITopic;
-  /** Alarms by id (see `AlarmId` in `lambda/core/alarms.ts`). */
-  public readonly alarms: Readonly<Record<AlarmId, cloudwatch.Alarm>>;
-  /** Alarm states, lag per service, desired vs running, pass duration, actions, invalid specs. */
-  public readonly dashboard: cloudwatch.Dashboard;
+  /** The topic every alarm notifies; undefined with `createAlarms: false` and no `alarmTopic`. */
+  public readonly topic?: sns.ITopic;
+  /** Alarms by id (see `AlarmId` in `lambda/core/alarms.ts`); empty with `createAlarms: false`. */
+  public readonly alarms: Readonly<Partial<Record<AlarmId, cloudwatch.Alarm>>>;
+  /**
+   * Alarm states, lag per service, desired vs running, pass duration, actions, invalid specs;
+   * undefined with `createDashboard: false`.
+   */
+  public readonly dashboard?: cloudwatch.Dashboard;
+  /** The CloudWatch namespace of the reconciler's metrics. */
+  public readonly metricsNamespace: string;
+  /** The schedule's interval: the period of every per-pass metric. */
+  private readonly schedulePeriod: Duration;
   /**
    * Default task execution role for specs that name none (AmazonECSTaskExecutionRolePolicy, plus
    * write access to the per-cluster log groups). Add secret/parameter read access here when specs
    * use `secrets` without their own execution role.
    */
-  public readonly executionRole: iam.Role;
+  public readonly executionRole: iam.IRole;
   /** Per managed cluster (by cluster name, possibly a token), the log group task definitions use. */
   public readonly logGroups: Readonly<Record<string, logs.ILogGroup>>;
   /** Names of the managed clusters (tokens for clusters created in this app). */
@@ -331,6 +409,9 @@ export class EcsReconciler extends Construct {
       quickStartSecurityGroups = [sg.securityGroupId];
     }
 
+    this.metricsNamespace = settings.metricsNamespace;
+    this.schedulePeriod = Duration.minutes(settings.scheduleMinutes);
+    checkClusterEnvironments(stack, props.clusters ?? []);
     const clusterNames = [
       ...(this.cluster ? [this.cluster.clusterName] : []),
       ...(props.clusters ?? []).map((c) => (typeof c === 'string' ? c : c.clusterName)),
@@ -348,20 +429,26 @@ export class EcsReconciler extends Construct {
     const extraExecutionRoleArns = (props.allowedExecutionRoles ?? []).map(roleArn);
 
     // --- Spec table -------------------------------------------------------------------------
-    this.table = new dynamodb.Table(this, 'Specs', {
-      partitionKey: { name: 'cluster', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'service', type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-      ...(props.tableEncryptionKey
-        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.tableEncryptionKey }
-        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
-    });
+    if (props.existingTable) {
+      checkTableSchema(props.existingTable);
+      this.table = props.existingTable;
+    } else {
+      this.table = new dynamodb.Table(this, 'Specs', {
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+        ...(props.tableEncryptionKey
+          ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.tableEncryptionKey }
+          : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+        ...props.tableProps,
+        partitionKey: { name: 'cluster', type: dynamodb.AttributeType.STRING },
+        sortKey: { name: 'service', type: dynamodb.AttributeType.STRING },
+      });
+    }
 
     // --- Defaults services need: execution role and per-cluster log groups ------------------
-    this.executionRole = new iam.Role(this, 'TaskExecutionRole', {
+    const executionRole = props.executionRole ?? new iam.Role(this, 'TaskExecutionRole', {
       description: 'ecs-reconciler default task execution role (image pulls, awslogs)',
       assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com').withConditions({
         // Confused-deputy protection (Amazon ECS Developer Guide, "Task execution IAM role").
@@ -370,15 +457,16 @@ export class EcsReconciler extends Construct {
       }),
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonECSTaskExecutionRolePolicy')],
     });
-    Validations.of(this.executionRole).acknowledge({
+    if (!props.executionRole) Validations.of(executionRole).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy]',
       reason:
         'AmazonECSTaskExecutionRolePolicy is the AWS-documented policy for Fargate task execution (ECR pulls, awslogs); AWS keeps it current with ECR and Logs API changes.',
     });
+    this.executionRole = executionRole;
     const logGroups: Record<string, logs.ILogGroup> = {};
     clusterNames.forEach((name, i) => {
       const group = new logs.LogGroup(this, `TaskLogs${i}`, {
-        logGroupName: `${settings.logGroupPrefix}${name}`,
+        logGroupName: `${settings.effectiveLogGroupPrefix}${name}`,
         retention: settings.logRetention,
         // Service logs outlive the reconciler: a stack deletion must not erase them.
         removalPolicy: RemovalPolicy.RETAIN,
@@ -405,7 +493,7 @@ export class EcsReconciler extends Construct {
       [ENV.managedClusters]: clusterNames.join(','),
       [ENV.defaultAssignPublicIp]: String(assignPublicIp),
       [ENV.defaultExecutionRoleArn]: this.executionRole.roleArn,
-      [ENV.logGroupPrefix]: settings.logGroupPrefix,
+      [ENV.logGroupPrefix]: settings.effectiveLogGroupPrefix,
       [ENV.defaultLagGraceSeconds]: String(settings.defaultLagGraceSeconds),
       [ENV.ownerId]: settings.ownerId,
       [ENV.dryRun]: String(settings.dryRun),
@@ -416,6 +504,9 @@ export class EcsReconciler extends Construct {
       [ENV.allowedExecutionRoleArns]: allowedExecutionRoleArns.join(','),
       [ENV.metricsNamespace]: settings.metricsNamespace,
       NODE_OPTIONS: '--enable-source-maps',
+      // Powertools Tracer: off when the function is not traced, so it never waits for a daemon.
+      POWERTOOLS_TRACE_ENABLED: String(settings.tracing !== lambda.Tracing.DISABLED),
+      POWERTOOLS_SERVICE_NAME: 'ecs-reconciler',
     };
     if (subnets.length > 0) environment[ENV.defaultSubnets] = subnets.join(',');
     if (securityGroups.length > 0) environment[ENV.defaultSecurityGroups] = securityGroups.join(',');
@@ -432,8 +523,11 @@ export class EcsReconciler extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: settings.memorySize,
       // A pass must end before the next one starts (ECS-FACTS §9).
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
-      reservedConcurrentExecutions: 1,
+      timeout: Duration.seconds(settings.timeoutSeconds),
+      // Opt-in: the lease prevents overlapping passes (see `reserveConcurrency`).
+      ...(props.reserveConcurrency ? { reservedConcurrentExecutions: 1 } : {}),
+      tracing: settings.tracing,
+      ...(props.loggingFormat ? { loggingFormat: props.loggingFormat } : {}),
       retryAttempts: 0,
       maxEventAge: Duration.seconds(60),
       role: this.role,
@@ -455,14 +549,15 @@ export class EcsReconciler extends Construct {
         bundleAwsSDK: true,
       },
     });
-    if (props.tableEncryptionKey) {
+    const tableKey = props.existingTable ? props.existingTable.encryptionKey : props.tableProps?.encryptionKey ?? props.tableEncryptionKey;
+    if (tableKey) {
       // What DynamoDB needs to use a customer managed table key on the caller's behalf, and only
       // through DynamoDB (AWS KMS Developer Guide, "How Amazon DynamoDB uses AWS KMS").
       this.role.addToPolicy(
         new iam.PolicyStatement({
           sid: 'SpecTableKeyViaDynamoDb',
           actions: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:DescribeKey'],
-          resources: [props.tableEncryptionKey.keyArn],
+          resources: [tableKey.keyArn],
           conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${stack.region}.amazonaws.com` } },
         }),
       );
@@ -484,10 +579,11 @@ export class EcsReconciler extends Construct {
     });
 
     // --- Alarms -----------------------------------------------------------------------------
+    const createAlarms = props.createAlarms ?? true;
     if (props.alarmTopic) {
       // The user's topic and its policy are theirs: nothing is added to it.
       this.topic = props.alarmTopic;
-    } else {
+    } else if (createAlarms) {
       const topic = new sns.Topic(this, 'AlarmTopic', { displayName: 'ecs-reconciler alarms', enforceSSL: true });
       // enforceSSL makes CDK write an AWS::SNS::TopicPolicy, which replaces the topic's default
       // policy: without an Allow, CloudWatch may not publish and every alarm notifies nobody. Allow
@@ -514,21 +610,26 @@ export class EcsReconciler extends Construct {
         );
       }
     }
-    this.alarmDefinitions = alarmDefinitions({
-      namespace: settings.metricsNamespace,
-      defaultLagGraceSeconds: settings.defaultLagGraceSeconds,
-      scheduleMinutes: settings.scheduleMinutes,
-      functionTimeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
-    });
+    this.alarmDefinitions = createAlarms
+      ? withOverrides(
+          alarmDefinitions({
+            namespace: settings.metricsNamespace,
+            defaultLagGraceSeconds: settings.defaultLagGraceSeconds,
+            scheduleMinutes: settings.scheduleMinutes,
+            functionTimeoutSeconds: settings.timeoutSeconds,
+          }),
+          props.alarmOverrides ?? {},
+        )
+      : [];
     const lag = lagPeriods(settings.defaultLagGraceSeconds, settings.scheduleMinutes * 60);
-    if (lag.capped) {
+    if (lag.capped && createAlarms) {
       Annotations.of(this).addWarningV2(
         'ecs-reconciler:LagWindowCapped',
         'defaultLagGrace is longer than the 3 hours a Metrics Insights alarm can evaluate: the per-service lag alarm fires after 3 hours; ServicesLaggingBeyondGrace honours the full grace.',
       );
     }
-    const action = new cwActions.SnsAction(this.topic);
-    const alarms = {} as Record<AlarmId, cloudwatch.Alarm>;
+    const action = this.topic ? new cwActions.SnsAction(this.topic) : undefined;
+    const alarms: Partial<Record<AlarmId, cloudwatch.Alarm>> = {};
     for (const def of this.alarmDefinitions) {
       const alarm = new cloudwatch.Alarm(this, `${def.id}Alarm`, {
         alarmDescription: def.description,
@@ -539,14 +640,74 @@ export class EcsReconciler extends Construct {
         comparisonOperator: def.comparisonOperator as cloudwatch.ComparisonOperator,
         treatMissingData: def.treatMissingData as cloudwatch.TreatMissingData,
       });
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
+      if (action) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
       alarms[def.id] = alarm;
     }
     this.alarms = alarms;
 
     // --- Dashboard --------------------------------------------------------------------------
-    this.dashboard = this.buildDashboard(settings.metricsNamespace, settings.scheduleMinutes * 60);
+    if (props.createDashboard ?? true) this.dashboard = this.buildDashboard(settings.metricsNamespace, settings.scheduleMinutes * 60);
+  }
+
+  /**
+   * Lets `grantee` read specs and their status (`ecsr get`, `plan`, `diff`, `wait`, `export`):
+   * Scan, GetItem, Query and DescribeTable on the spec table (and decrypt with its key).
+   */
+  public grantSpecRead(grantee: iam.IGrantable): iam.Grant {
+    return this.table.grant(grantee, ...SPEC_READ_ACTIONS);
+  }
+
+  /**
+   * Lets `grantee` write specs as pipelines do (`ecsr apply`, `ecsr set image`, `ecsr delete`,
+   * `ecsr prune --confirm`): the read actions plus PutItem, UpdateItem and DeleteItem. Whoever
+   * holds it chooses what the reconciler deploys, within the allow-lists (docs/deploy.md, "Allow-lists
+   * and the trust boundary"); it does not include any ECS permission.
+   */
+  public grantSpecWrite(grantee: iam.IGrantable): iam.Grant {
+    return this.table.grant(grantee, ...SPEC_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
+  }
+
+  /**
+   * `TaskLag` (desired - running tasks) of one service (`Cluster`, `Service` dimensions), Maximum
+   * per schedule interval by default. It has data only while the service lags (and one 0 when it
+   * recovers): treat missing data as not breaching. Without a service: a Metrics Insights query
+   * over every service, the highest lag first (as the per-service alarm uses).
+   */
+  public metricTaskLag(opts: { cluster?: string; service?: string } & cloudwatch.MetricOptions = {}): cloudwatch.IMetric {
+    const { cluster, service, ...options } = opts;
+    if (cluster === undefined || service === undefined) {
+      if (cluster !== undefined || service !== undefined) {
+        throw new EcsReconcilerPropsError(['metricTaskLag needs both `cluster` and `service`, or neither (every service).']);
+      }
+      return new cloudwatch.MathExpression({
+        expression: perServiceQuery(this.metricsNamespace),
+        usingMetrics: {},
+        period: options.period ?? this.schedulePeriod,
+        label: options.label ?? 'TaskLag per service',
+      });
+    }
+    return new cloudwatch.Metric({
+      namespace: this.metricsNamespace,
+      metricName: METRIC.taskLag,
+      dimensionsMap: { [DIMENSION.cluster]: cluster, [DIMENSION.service]: service },
+      statistic: 'Maximum',
+      period: this.schedulePeriod,
+      ...options,
+    });
+  }
+
+  /** `PassSucceeded`: 1 per pass that completed, Sum per schedule interval by default. */
+  public metricPassSucceeded(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: this.metricsNamespace,
+      metricName: METRIC.passSucceeded,
+      statistic: 'Sum',
+      period: this.schedulePeriod,
+      ...options,
+    });
   }
 
   /** The CloudWatch metric (or Metrics Insights query) an alarm definition watches. */
@@ -769,14 +930,10 @@ export class EcsReconciler extends Construct {
     const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
     });
-    dashboard.addWidgets(
-      new cloudwatch.AlarmStatusWidget({
-        title: 'Reconciler alarms',
-        alarms: Object.values(this.alarms),
-        width: 24,
-        height: 4,
-      }),
-    );
+    const alarms = Object.values(this.alarms).filter((a): a is cloudwatch.Alarm => a !== undefined);
+    if (alarms.length > 0) {
+      dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Reconciler alarms', alarms, width: 24, height: 4 }));
+    }
     dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Task lag per service (desired - running, tasks)',
@@ -878,6 +1035,68 @@ function allowListEnvironment(props: EcsReconcilerProps): [string, string][] {
   return out;
 }
 
+/** What `ecsr get` / `plan` / `diff` / `wait` / `export` read: {@link EcsReconciler.grantSpecRead}. */
+const SPEC_READ_ACTIONS = ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'] as const;
+
+/**
+ * Refuses clusters of another account or Region (`ecs.Cluster.fromClusterArn` of a foreign ARN,
+ * or a cluster of another stack's environment): the function's ECS client, its IAM ARNs and the
+ * task definitions it registers all live in the stack's account and Region.
+ * @throws EcsReconcilerPropsError naming the cluster and both environments.
+ */
+function checkClusterEnvironments(stack: Stack, clusters: ReadonlyArray<string | ecs.ICluster>): void {
+  const problems: string[] = [];
+  for (const c of clusters) {
+    if (typeof c === 'string') continue;
+    const arn = Token.isUnresolved(c.clusterArn) ? undefined : stack.splitArn(c.clusterArn, ArnFormat.SLASH_RESOURCE_NAME);
+    const account = arn?.account ?? c.env.account;
+    const region = arn?.region ?? c.env.region;
+    const differs = (a: string | undefined, b: string) => a !== undefined && Token.compareStrings(a, b) === TokenComparison.DIFFERENT;
+    if (differs(account, stack.account) || differs(region, stack.region)) {
+      problems.push(
+        `Cluster ${Token.isUnresolved(c.clusterName) ? c.node.path : c.clusterName} is in account ${account} / Region ${region}, but the reconciler runs in ` +
+          `${Token.isUnresolved(stack.account) ? 'the stack\'s account' : stack.account} / ${Token.isUnresolved(stack.region) ? 'the stack\'s Region' : stack.region}: ` +
+          'deploy a reconciler in that account and Region (one reconciler manages the clusters of its own account and Region).',
+      );
+    }
+  }
+  if (problems.length > 0) throw new EcsReconcilerPropsError(problems);
+}
+
+/**
+ * Checks the key schema of an `existingTable` created in this app (`dynamodb.Table`); an imported
+ * table cannot be checked and is trusted.
+ * @throws EcsReconcilerPropsError when the keys are not `cluster` / `service` strings.
+ */
+function checkTableSchema(table: dynamodb.ITable): void {
+  if (!(table instanceof dynamodb.Table)) return;
+  const schema = table.schema();
+  const ok =
+    schema.partitionKey?.name === 'cluster' &&
+    schema.partitionKey?.type === dynamodb.AttributeType.STRING &&
+    schema.sortKey?.name === 'service' &&
+    schema.sortKey.type === dynamodb.AttributeType.STRING;
+  if (!ok) {
+    throw new EcsReconcilerPropsError([
+      `\`existingTable\` has keys ${schema.partitionKey?.name}${schema.sortKey ? ` / ${schema.sortKey.name}` : ''}: the spec table needs partition key \`cluster\` and sort key \`service\`, both strings.`,
+    ]);
+  }
+}
+
+/** The definitions with `overrides` applied (threshold, evaluation periods, datapoints). */
+function withOverrides(defs: readonly AlarmDefinition[], overrides: Partial<Record<AlarmId, AlarmOverride>>): AlarmDefinition[] {
+  return defs.map((d) => {
+    const o = overrides[d.id];
+    if (!o) return d;
+    return {
+      ...d,
+      ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
+      ...(o.evaluationPeriods !== undefined ? { evaluationPeriods: o.evaluationPeriods } : {}),
+      ...(o.datapointsToAlarm !== undefined ? { datapointsToAlarm: o.datapointsToAlarm } : {}),
+    };
+  });
+}
+
 interface ResolvedSettings {
   metricsNamespace: string;
   defaultLagGraceSeconds: number;
@@ -889,6 +1108,14 @@ interface ResolvedSettings {
   maxDeletesPerPass: number;
   apiBudgetFraction: number;
   logGroupPrefix: string;
+  /**
+   * The prefix task definitions log under: `logGroupPrefix`, plus `<ownerId>/` when the owner id
+   * is not the default, so that two reconcilers sharing a cluster (they need different owner ids)
+   * create different log groups.
+   */
+  effectiveLogGroupPrefix: string;
+  timeoutSeconds: number;
+  tracing: lambda.Tracing;
   logRetention: logs.RetentionDays;
   memorySize: number;
 }
@@ -1016,8 +1243,43 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
     );
   }
 
+  let timeoutSeconds = DEFAULT_FUNCTION_TIMEOUT_SECONDS;
+  if (props.timeout !== undefined) {
+    timeoutSeconds = props.timeout.toSeconds();
+    if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 10 || timeoutSeconds > Math.min(900, scheduleMinutes * 60)) {
+      problems.push(
+        `\`timeout\` must be whole seconds from 10 to the schedule's interval (${Math.min(900, scheduleMinutes * 60)} s): a pass must end before the next one starts; got ${timeoutSeconds}.`,
+      );
+    }
+  }
+  if (props.existingTable && (props.tableProps || props.tableEncryptionKey)) {
+    problems.push('Give `existingTable` or `tableProps` / `tableEncryptionKey`, not both: an existing table keeps its own settings.');
+  }
+  if (props.tableProps?.encryptionKey && props.tableEncryptionKey) {
+    problems.push('Give the table key once: `tableEncryptionKey` or `tableProps.encryptionKey`.');
+  }
+  if (props.createAlarms === false && props.alarmEmail !== undefined) {
+    problems.push('`alarmEmail` has no effect with `createAlarms: false`: drop one of them.');
+  }
+  for (const [id, o] of Object.entries(props.alarmOverrides ?? {})) {
+    if (!o) continue;
+    const n = o.evaluationPeriods;
+    const m = o.datapointsToAlarm;
+    if (n !== undefined && (!Number.isInteger(n) || n < 1)) problems.push(`\`alarmOverrides.${id}.evaluationPeriods\` must be a whole number of at least 1, got ${n}.`);
+    if (m !== undefined && (!Number.isInteger(m) || m < 1)) problems.push(`\`alarmOverrides.${id}.datapointsToAlarm\` must be a whole number of at least 1, got ${m}.`);
+    if (m !== undefined && n !== undefined && m > n) problems.push(`\`alarmOverrides.${id}\`: datapointsToAlarm (${m}) cannot exceed evaluationPeriods (${n}).`);
+    if (o.threshold !== undefined && !Number.isFinite(o.threshold)) problems.push(`\`alarmOverrides.${id}.threshold\` must be a number.`);
+  }
+  const effectiveLogGroupPrefix =
+    ownerId === DEFAULT_PLAN_OPTIONS.ownerId || isToken(ownerId)
+      ? logGroupPrefix
+      : `${logGroupPrefix}${ownerId.replace(/[^A-Za-z0-9_\-/.#]/g, '-')}/`;
+
   if (problems.length > 0) throw new EcsReconcilerPropsError(problems);
   return {
+    effectiveLogGroupPrefix,
+    timeoutSeconds,
+    tracing: props.tracing ?? lambda.Tracing.ACTIVE,
     metricsNamespace,
     defaultLagGraceSeconds,
     scheduleMinutes,

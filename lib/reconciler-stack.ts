@@ -3,6 +3,7 @@
  * (`bin/app.ts`). Also `reconcilerPropsFromContext`, which turns `-c key=value` context into props.
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { EcsReconciler, type EcsReconcilerProps } from './ecs-reconciler';
 
@@ -24,8 +25,8 @@ export class EcsReconcilerStack extends Stack {
       description: 'Put specs here: npm run ecsr -- apply -f examples/web.yaml --table <this>',
     });
     new CfnOutput(this, 'FunctionName', { value: r.function.functionName, description: 'The reconciler function' });
-    new CfnOutput(this, 'AlarmTopicArn', { value: r.topic.topicArn, description: 'Alarms notify this topic' });
-    new CfnOutput(this, 'DashboardName', { value: r.dashboard.dashboardName, description: 'CloudWatch dashboard' });
+    if (r.topic) new CfnOutput(this, 'AlarmTopicArn', { value: r.topic.topicArn, description: 'Alarms notify this topic' });
+    if (r.dashboard) new CfnOutput(this, 'DashboardName', { value: r.dashboard.dashboardName, description: 'CloudWatch dashboard' });
     new CfnOutput(this, 'TaskExecutionRoleArn', {
       value: r.executionRole.roleArn,
       description: 'Default task execution role for specs that name none',
@@ -61,6 +62,8 @@ export const CONTEXT_KEYS = {
   ownerId: 'ownerId',
   allowAdoption: 'allowAdoption',
   memorySize: 'memorySize',
+  reserveConcurrency: 'reserveConcurrency',
+  tracing: 'tracing',
   stackName: 'stackName',
 } as const;
 
@@ -158,6 +161,8 @@ export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerPro
     ownerId: str(k.ownerId),
     allowAdoption: bool(k.allowAdoption),
     memorySize: num(k.memorySize),
+    reserveConcurrency: bool(k.reserveConcurrency),
+    ...(bool(k.tracing) === false ? { tracing: lambda.Tracing.DISABLED } : {}),
   };
   if (problems.length > 0) {
     throw new ContextError(`Cannot build the stack: ${problems.join('; ')}.`);

@@ -10,7 +10,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,6 +46,30 @@ describe('cfn-lint on the synthesized templates', needs('cfn-lint'), () => {
     tableEncryptionKey: new kms.Key(own, 'TableKey', { enableKeyRotation: true }),
     alarmTopic: new sns.Topic(own, 'OnCall', { enforceSSL: true }),
   });
+  // The construct as a library: existing table and execution role, overrides, no dashboard,
+  // alarm overrides, tracing off, JSON logs, a concurrency reservation, a grantee.
+  const lib = new Stack(app, 'Library', { env: { account: '123456789012', region: 'eu-west-1' } });
+  const table = new dynamodb.Table(lib, 'Specs', {
+    partitionKey: { name: 'cluster', type: dynamodb.AttributeType.STRING },
+    sortKey: { name: 'service', type: dynamodb.AttributeType.STRING },
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+  });
+  const libReconciler = new EcsReconciler(lib, 'Reconciler', {
+    clusters: ['web'],
+    defaultSubnets: ['subnet-0a1'],
+    existingTable: table,
+    executionRole: iam.Role.fromRoleArn(lib, 'Exec', 'arn:aws:iam::123456789012:role/app-exec', { mutable: false }),
+    timeout: Duration.seconds(30),
+    memorySize: 512,
+    tracing: lambda.Tracing.DISABLED,
+    loggingFormat: lambda.LoggingFormat.JSON,
+    reserveConcurrency: true,
+    createDashboard: false,
+    alarmOverrides: { ActionsFailing: { evaluationPeriods: 10, datapointsToAlarm: 8 } },
+    alarmEmail: 'ops@example.com',
+  });
+  libReconciler.grantSpecWrite(new iam.Role(lib, 'Pipeline', { assumedBy: new iam.AccountRootPrincipal() }));
   const files = lintableTemplates(app).map(({ name, template }) => {
     const file = join(dir, `${name}.json`);
     writeFileSync(file, JSON.stringify(template, null, 1));

@@ -130,7 +130,7 @@ describe('spec table', () => {
 });
 
 describe('function', () => {
-  it('runs on the newest Node.js runtime aws-cdk-lib offers, ARM64, one at a time, under a minute', () => {
+  it('runs on the newest Node.js runtime aws-cdk-lib offers, ARM64, traced, under a minute, without a concurrency reservation', () => {
     // Prepare: the newest NODEJS_N_X the installed aws-cdk-lib knows.
     const newest = Object.keys(lambda.Runtime)
       .map((k) => /^NODEJS_(\d+)_X$/.exec(k))
@@ -143,7 +143,8 @@ describe('function', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Runtime: `nodejs${newest}.x`,
       Architectures: ['arm64'],
-      ReservedConcurrentExecutions: 1,
+      ReservedConcurrentExecutions: Match.absent(),
+      TracingConfig: { Mode: 'Active' },
       Timeout: 50,
       MemorySize: 256,
       LoggingConfig: { LogGroup: Match.anyValue() },
@@ -192,7 +193,8 @@ describe('function', () => {
       [ENV.defaultSubnets]: 'subnet-0a1,subnet-0b2',
       [ENV.defaultSecurityGroups]: 'sg-0c3',
       [ENV.defaultAssignPublicIp]: 'true',
-      [ENV.logGroupPrefix]: '/ecs-reconciler/',
+      // ownerId team-a: its own log groups (two reconcilers may share a cluster).
+      [ENV.logGroupPrefix]: '/ecs-reconciler/team-a/',
       [ENV.defaultLagGraceSeconds]: '600',
       [ENV.ownerId]: 'team-a',
       [ENV.dryRun]: 'true',
@@ -263,7 +265,7 @@ describe('defaults services need', () => {
       },
       ManagedPolicyArns: [Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([':iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy'])] })],
     });
-    const execStatements = roleStatements(template, reconciler.executionRole);
+    const execStatements = roleStatements(template, reconciler.executionRole as iam.Role);
     const logResources = grants(execStatements)
       .filter((g) => g.action === 'logs:PutLogEvents')
       .map((g) => g.resource);
@@ -303,19 +305,24 @@ describe('IAM (least privilege)', () => {
     const { template, reconciler } = aReconciler();
     const starred = grants(functionStatements(template, reconciler)).filter((g) => g.resource === '*');
     const allows = starred.filter((g) => g.statement.Effect === 'Allow');
-    expect(allows.filter((g) => !g.statement.Condition).map((g) => g.action)).toEqual(['ecs:DescribeTaskDefinition']);
+    // X-Ray's write actions support no resource-level permission either (tracing on by default).
+    expect(allows.filter((g) => !g.statement.Condition).map((g) => g.action).sort()).toEqual([
+      'ecs:DescribeTaskDefinition',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
     expect(allows.filter((g) => g.statement.Condition).map((g) => g.action).sort()).toEqual(['ecs:ListServices', 'ecs:ListTasks']);
     for (const g of allows.filter((a) => a.statement.Condition)) {
       expect(Object.keys(g.statement.Condition!.ArnEquals)).toEqual(['ecs:cluster']);
     }
   });
 
-  it('has no action wildcards and no service other than ECS, DynamoDB, IAM PassRole and its own logs', () => {
+  it('has no action wildcards and no service other than ECS, DynamoDB, IAM PassRole, its own logs and X-Ray', () => {
     const { template, reconciler } = aReconciler();
     const actions = grants(functionStatements(template, reconciler)).map((g) => g.action);
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     const services = [...new Set(actions.map((a) => a.split(':')[0]))].sort();
-    expect(services).toEqual(['dynamodb', 'ecs', 'iam', 'logs']);
+    expect(services).toEqual(['dynamodb', 'ecs', 'iam', 'logs', 'xray']);
     expect(actions.filter((a) => a.startsWith('iam:'))).toEqual(['iam:PassRole']);
   });
 
@@ -636,7 +643,7 @@ describe('alarms', () => {
       expect(alarm.Properties.AlarmActions).toEqual([arn]);
       expect(alarm.Properties.OKActions).toEqual([arn]);
     }
-    expect(reconciler.topic.topicArn).toBe(arn);
+    expect(reconciler.topic?.topicArn).toBe(arn);
   });
 
   it('warns when the default grace exceeds what a Metrics Insights alarm can evaluate', () => {

@@ -1,0 +1,262 @@
+/**
+ * The construct as a library (issue 11 parts 4 and 6), one requirement per test: opt-in
+ * concurrency reservation, X-Ray tracing on by default with one switch, log groups that do not
+ * collide between two reconcilers on one cluster, an existing table or table props, an existing
+ * execution role, Lambda overrides, optional alarms and dashboard with overrides, grant and metric
+ * methods, and a clear error for clusters of another account or Region.
+ */
+import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { alarmDefinitions } from '../../lambda/core/alarms';
+import { EcsReconciler, EcsReconcilerPropsError, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
+import { reconcilerPropsFromContext } from '../../lib/reconciler-stack';
+import { flat } from '../support/iam-eval';
+
+const ENV_EU = { account: '123456789012', region: 'eu-west-1' };
+
+function build(
+  props: Partial<EcsReconcilerProps> = {},
+  setup?: (stack: Stack) => Partial<EcsReconcilerProps>,
+  after?: (reconciler: EcsReconciler, stack: Stack) => void,
+) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Test', { env: ENV_EU });
+  const reconciler = new EcsReconciler(stack, 'Reconciler', {
+    clusters: ['web'],
+    defaultSubnets: ['subnet-0a1'],
+    alarmEmail: 'ops@example.com',
+    ...props,
+    ...setup?.(stack),
+  });
+  after?.(reconciler, stack);
+  return { app, stack, reconciler, template: Template.fromStack(stack) };
+}
+const fnProps = (template: Template) => Object.values(template.findResources('AWS::Lambda::Function'))[0].Properties;
+const fnEnv = (template: Template) =>
+  Object.fromEntries(Object.entries(fnProps(template).Environment.Variables as Record<string, unknown>).map(([k, v]) => [k, flat(v)]));
+const policyActions = (template: Template) =>
+  Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
+    (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action])),
+  );
+
+describe('concurrency (part 4)', () => {
+  it('reserves no concurrency by default (the lease prevents overlapping passes)', () => {
+    expect(fnProps(build().template).ReservedConcurrentExecutions).toBeUndefined();
+  });
+  it('reserves one with reserveConcurrency (and -c reserveConcurrency=true)', () => {
+    expect(fnProps(build({ reserveConcurrency: true }).template).ReservedConcurrentExecutions).toBe(1);
+    const ctx: Record<string, string> = { createCluster: 'true', reserveConcurrency: 'true' };
+    expect(reconcilerPropsFromContext((k) => ctx[k]).reserveConcurrency).toBe(true);
+  });
+});
+
+describe('tracing (part 4)', () => {
+  it('is active by default: X-Ray tracing, Powertools Tracer on, X-Ray write actions granted', () => {
+    const { template } = build();
+    expect(fnProps(template).TracingConfig).toEqual({ Mode: 'Active' });
+    expect(fnEnv(template).POWERTOOLS_TRACE_ENABLED).toBe('true');
+    expect(policyActions(template)).toEqual(expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
+  });
+  it('one switch turns it off: no tracing config, Tracer off, no X-Ray permission', () => {
+    const { template } = build({ tracing: lambda.Tracing.DISABLED });
+    expect(fnProps(template).TracingConfig).toBeUndefined();
+    expect(fnEnv(template).POWERTOOLS_TRACE_ENABLED).toBe('false');
+    expect(policyActions(template).filter((a) => a.startsWith('xray:'))).toEqual([]);
+    const ctx: Record<string, string> = { createCluster: 'true', tracing: 'false' };
+    expect(reconcilerPropsFromContext((k) => ctx[k]).tracing).toBe(lambda.Tracing.DISABLED);
+  });
+});
+
+describe('log groups of two reconcilers sharing a cluster (part 4)', () => {
+  it('differ by owner id, in the template and in what task definitions log to', () => {
+    // Prepare: two stacks in one app (one account and Region), both managing cluster `web`.
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const names: unknown[] = [];
+    const prefixes: unknown[] = [];
+    const stacks = ['team-a', 'team b@x'].map((ownerId, i) => {
+      const stack = new Stack(app, `Stack${i}`, { env: ENV_EU });
+      new EcsReconciler(stack, 'Reconciler', { clusters: ['web'], defaultSubnets: ['subnet-0a1'], ownerId, alarmEmail: 'ops@example.com' });
+      return stack;
+    });
+    for (const stack of stacks) {
+      // Act
+      const t = Template.fromStack(stack);
+      names.push(...Object.values(t.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties.LogGroupName).filter((n) => n !== undefined));
+      prefixes.push(fnEnv(t).LOG_GROUP_PREFIX);
+    }
+    // Assess
+    expect(names).toEqual(['/ecs-reconciler/team-a/web', '/ecs-reconciler/team-b-x/web']);
+    expect(prefixes).toEqual(['/ecs-reconciler/team-a/', '/ecs-reconciler/team-b-x/']);
+  });
+  it('keep /ecs-reconciler/<cluster> with the default owner id (existing deployments keep their log groups)', () => {
+    const names = Object.values(build().template.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties.LogGroupName);
+    expect(names).toContain('/ecs-reconciler/web');
+  });
+});
+
+describe('spec table (part 6)', () => {
+  it('existingTable: no table created, the function uses that one', () => {
+    // Act
+    const { template, reconciler, stack } = build({}, (s) => ({
+      existingTable: dynamodb.Table.fromTableName(s, 'Imported', 'team-specs'),
+    }));
+    // Assess
+    template.resourceCountIs('AWS::DynamoDB::Table', 0);
+    expect(fnEnv(template).SPECS_TABLE).toBe('team-specs');
+    expect(stack.resolve(reconciler.table.tableName)).toBe('team-specs');
+  });
+  it('existingTable created in the app with a customer key: its key is granted to the function', () => {
+    const { template } = build({}, (s) => {
+      const key = new kms.Key(s, 'Key', { enableKeyRotation: true });
+      return {
+        existingTable: new dynamodb.Table(s, 'Mine', {
+          partitionKey: { name: 'cluster', type: dynamodb.AttributeType.STRING },
+          sortKey: { name: 'service', type: dynamodb.AttributeType.STRING },
+          encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+          encryptionKey: key,
+        }),
+      };
+    });
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    expect(policyActions(template)).toEqual(expect.arrayContaining(['kms:Decrypt', 'kms:GenerateDataKey']));
+  });
+  it('existingTable with other keys is refused with a sentence', () => {
+    expect(() =>
+      build({}, (s) => ({ existingTable: new dynamodb.Table(s, 'Wrong', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }) })),
+    ).toThrow(/`existingTable` has keys pk: the spec table needs partition key `cluster` and sort key `service`/);
+  });
+  it('tableProps override the defaults but never the key schema', () => {
+    const { template } = build({ tableProps: { tableName: 'specs-prod', deletionProtection: false, removalPolicy: RemovalPolicy.DESTROY } });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({
+        TableName: 'specs-prod',
+        DeletionProtectionEnabled: false,
+        KeySchema: [
+          { AttributeName: 'cluster', KeyType: 'HASH' },
+          { AttributeName: 'service', KeyType: 'RANGE' },
+        ],
+      }),
+    });
+  });
+  it('refuses existingTable together with tableProps', () => {
+    expect(() => build({ tableProps: { tableName: 'x' } }, (s) => ({ existingTable: dynamodb.Table.fromTableName(s, 'I', 'y') }))).toThrow(EcsReconcilerPropsError);
+  });
+});
+
+describe('execution role (part 6)', () => {
+  it('an existing role is the default execution role and is allowed; none is created', () => {
+    const arn = 'arn:aws:iam::123456789012:role/app-exec';
+    const { template } = build({}, (s) => ({ executionRole: iam.Role.fromRoleArn(s, 'Exec', arn) }));
+    const roles = Object.values(template.findResources('AWS::IAM::Role')).map((r) => JSON.stringify(r.Properties.AssumeRolePolicyDocument));
+    expect(roles.some((r) => r.includes('ecs-tasks.amazonaws.com'))).toBe(false);
+    expect(fnEnv(template).DEFAULT_EXECUTION_ROLE_ARN).toBe(arn);
+    expect(fnEnv(template).ALLOWED_EXECUTION_ROLE_ARNS).toBe(arn);
+  });
+});
+
+describe('Lambda overrides (part 6)', () => {
+  it('timeout, memory, tracing and log format', () => {
+    const { template, reconciler } = build({ timeout: Duration.seconds(30), memorySize: 1024, tracing: lambda.Tracing.PASS_THROUGH, loggingFormat: lambda.LoggingFormat.JSON });
+    expect(fnProps(template)).toMatchObject({ Timeout: 30, MemorySize: 1024, TracingConfig: { Mode: 'PassThrough' }, LoggingConfig: { LogFormat: 'JSON' } });
+    // The near-timeout alarm follows the timeout (70% of 30 s).
+    const near = reconciler.alarmDefinitions.find((d) => d.id === 'PassDurationNearTimeout');
+    expect(near?.threshold).toBe(21_000);
+  });
+  it.each([
+    { timeout: Duration.seconds(5), says: '`timeout` must be whole seconds from 10' },
+    { timeout: Duration.minutes(2), says: "to the schedule's interval (60 s)" },
+  ])('refuses timeout $timeout', ({ timeout, says }) => {
+    expect(() => build({ timeout })).toThrow(says);
+  });
+});
+
+describe('alarms and dashboard (part 6)', () => {
+  it('createAlarms: false creates no alarm and no topic, and does not warn about notifying nobody', () => {
+    const { template, reconciler, stack } = build({ createAlarms: false, alarmEmail: undefined });
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 0);
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    expect(reconciler.alarms).toEqual({});
+    expect(reconciler.topic).toBeUndefined();
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('AlarmsNotifyNobody'))).toEqual([]);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+  it('createDashboard: false creates no dashboard', () => {
+    const { template, reconciler } = build({ createDashboard: false });
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+    expect(reconciler.dashboard).toBeUndefined();
+  });
+  it('alarmOverrides change threshold and periods of one alarm only', () => {
+    const { template } = build({ alarmOverrides: { ActionsFailing: { threshold: 3, evaluationPeriods: 10, datapointsToAlarm: 8 } } });
+    const byDescription = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    const defaults = alarmDefinitions();
+    const failing = byDescription.find((p) => p.AlarmDescription === defaults.find((d) => d.id === 'ActionsFailing')?.description);
+    expect(failing).toMatchObject({ Threshold: 3, EvaluationPeriods: 10, DatapointsToAlarm: 8 });
+    const invalid = byDescription.find((p) => p.AlarmDescription === defaults.find((d) => d.id === 'InvalidSpecs')?.description);
+    expect(invalid?.EvaluationPeriods).toBe(defaults.find((d) => d.id === 'InvalidSpecs')?.evaluationPeriods);
+  });
+  it('refuses datapointsToAlarm above evaluationPeriods', () => {
+    expect(() => build({ alarmOverrides: { InvalidSpecs: { evaluationPeriods: 2, datapointsToAlarm: 3 } } })).toThrow(/cannot exceed evaluationPeriods/);
+  });
+});
+
+describe('grant and metric methods (part 6)', () => {
+  const statementsOf = (template: Template, roleLogicalIdPrefix: string) =>
+    Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref.startsWith(roleLogicalIdPrefix)))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+  it('grantSpecRead: read actions on the spec table only', () => {
+    const b = build({}, undefined, (r, stack) => r.grantSpecRead(new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() })));
+    const statements = statementsOf(b.template, 'Reader');
+    expect(statements.flatMap((st) => st.Action).sort()).toEqual(['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan']);
+    expect(JSON.stringify(statements.map((st) => st.Resource))).toContain('ReconcilerSpecs');
+  });
+  it('grantSpecWrite: read plus PutItem, UpdateItem, DeleteItem, and nothing in ECS', () => {
+    const b = build({}, undefined, (r, stack) => r.grantSpecWrite(new iam.Role(stack, 'Pipeline', { assumedBy: new iam.AccountRootPrincipal() })));
+    const actions = statementsOf(b.template, 'Pipeline').flatMap((st) => st.Action);
+    expect([...actions].sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:DescribeTable',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:Scan',
+      'dynamodb:UpdateItem',
+    ]);
+  });
+  it('metricTaskLag for one service, for every service, and metricPassSucceeded', () => {
+    const { reconciler, stack } = build({ metricsNamespace: 'Team/Reconciler', schedule: Duration.minutes(2), timeout: Duration.seconds(50) });
+    const one = reconciler.metricTaskLag({ cluster: 'web', service: 'api' }).toMetricConfig().metricStat;
+    expect(one).toMatchObject({ namespace: 'Team/Reconciler', metricName: 'TaskLag', statistic: 'Maximum', dimensions: [{ name: 'Cluster', value: 'web' }, { name: 'Service', value: 'api' }] });
+    expect(one?.period.toSeconds()).toBe(120);
+    const all = reconciler.metricTaskLag().toMetricConfig().mathExpression;
+    expect(all?.expression).toBe('SELECT MAX(TaskLag) FROM SCHEMA("Team/Reconciler", Cluster, Service) GROUP BY Cluster, Service ORDER BY MAX() DESC');
+    const passes = reconciler.metricPassSucceeded().toMetricConfig().metricStat;
+    expect(passes).toMatchObject({ namespace: 'Team/Reconciler', metricName: 'PassSucceeded', statistic: 'Sum' });
+    expect(() => reconciler.metricTaskLag({ cluster: 'web' })).toThrow(/both `cluster` and `service`/);
+    void stack;
+  });
+});
+
+describe('clusters of another account or Region (part 6)', () => {
+  it.each([
+    { case: 'another account', arn: 'arn:aws:ecs:eu-west-1:210987654321:cluster/theirs', says: 'is in account 210987654321 / Region eu-west-1' },
+    { case: 'another Region', arn: 'arn:aws:ecs:us-east-1:123456789012:cluster/far', says: 'is in account 123456789012 / Region us-east-1' },
+  ])('refuses a cluster of $case, naming both environments and the fix', ({ arn, says }) => {
+    expect(() => build({}, (s) => ({ clusters: [ecs.Cluster.fromClusterArn(s, 'C', arn)] }))).toThrow(says);
+    expect(() => build({}, (s) => ({ clusters: [ecs.Cluster.fromClusterArn(s, 'C', arn)] }))).toThrow(/deploy a reconciler in that account and Region/);
+  });
+  it('accepts a cluster of its own account and Region, with ARNs in that account and Region', () => {
+    const { template } = build({}, (s) => ({ clusters: [ecs.Cluster.fromClusterArn(s, 'C', 'arn:aws:ecs:eu-west-1:123456789012:cluster/mine')] }));
+    expect(fnEnv(template).MANAGED_CLUSTERS).toBe('mine');
+    expect(JSON.stringify(Object.values(template.findResources('AWS::IAM::Policy')).map((p) => flat(p.Properties.PolicyDocument)))).toContain(
+      ':ecs:eu-west-1:123456789012:service/mine/*',
+    );
+  });
+});
