@@ -10,6 +10,7 @@
 import type { Context } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
 import { loadConfig } from './config';
 import type { PassSummary } from './core/pass';
 import { LOG_SERVICE_NAME, PowertoolsLog } from './adapters/logger';
@@ -24,11 +25,20 @@ export const LEASE_MARGIN_SECONDS = 5;
 const config = loadConfig();
 const logger = new Logger({ serviceName: LOG_SERVICE_NAME });
 const metrics = new Metrics({ namespace: config.metricsNamespace });
+/**
+ * X-Ray tracing (Powertools Tracer): on in Lambda unless `POWERTOOLS_TRACE_ENABLED=false` (the
+ * construct's `tracing` prop); Powertools turns it off by itself outside Lambda, so `ecsr`, the
+ * local run and the tests never need an X-Ray daemon. HTTP is not patched globally: the ECS and
+ * DynamoDB clients are captured instead (one subsegment per AWS call).
+ */
+export const tracer = new Tracer({ serviceName: LOG_SERVICE_NAME, captureHTTPsRequests: false });
 const runtime = createRuntime(config, {
   log: new PowertoolsLog(logger),
   metrics: new PowertoolsMetricsSink(config.metricsNamespace, metrics),
   monotonicMs: () => performance.now(),
 });
+tracer.captureAWSv3Client(runtime.ecs);
+tracer.captureAWSv3Client(runtime.doc);
 
 /**
  * Runs one reconcile pass (EventBridge schedule; the event's content is not used: the pass is
@@ -42,10 +52,27 @@ const runtime = createRuntime(config, {
 export const handler = async (_event: unknown, context: Context): Promise<PassSummary> => {
   logger.addContext(context);
   const remainingMs = context.getRemainingTimeInMillis();
-  return runtime.run({
-    holder: context.awsRequestId,
-    leaseTtlSeconds: Math.ceil(remainingMs / 1000) + LEASE_MARGIN_SECONDS,
-    shouldContinue: () => context.getRemainingTimeInMillis() >= RESERVE_MS,
-    remainingMs: () => context.getRemainingTimeInMillis(),
-  });
+  // Manual instrumentation (Powertools Tracer docs): one subsegment per pass under Lambda's segment.
+  const segment = tracer.getSegment();
+  const subsegment = segment?.addNewSubsegment('## reconcile pass');
+  if (subsegment) tracer.setSegment(subsegment);
+  tracer.annotateColdStart();
+  tracer.addServiceNameAnnotation();
+  try {
+    const summary = await runtime.run({
+      holder: context.awsRequestId,
+      leaseTtlSeconds: Math.ceil(remainingMs / 1000) + LEASE_MARGIN_SECONDS,
+      shouldContinue: () => context.getRemainingTimeInMillis() >= RESERVE_MS,
+      remainingMs: () => context.getRemainingTimeInMillis(),
+    });
+    tracer.putAnnotation('actions', summary.actions.length);
+    tracer.putAnnotation('readsComplete', summary.readsComplete);
+    return summary;
+  } catch (err) {
+    tracer.addErrorAsMetadata(err as Error);
+    throw err;
+  } finally {
+    subsegment?.close();
+    if (segment) tracer.setSegment(segment);
+  }
 };

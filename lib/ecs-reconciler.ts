@@ -753,7 +753,8 @@ export class EcsReconciler extends Construct {
    *   `allowAdoption`;
    * - `iam:PassRole` only for the allow-listed roles and the default execution role, only to ECS tasks;
    * - the spec table's item actions on the table only.
-   * Nothing the code never calls (no DescribeClusters, no ListTagsForResource: DescribeServices and
+   * DescribeClusters on the managed clusters only, called when ECS refuses a capacity provider (to
+   * name the missing one). Nothing the code never calls (no ListTagsForResource: DescribeServices and
    * DescribeTaskDefinition return tags with `include: ['TAGS']`).
    */
   private grantFunctionPermissions(clusterNames: string[], passableRoleArns: string[], ownerId: string, allowAdoption: boolean): void {
@@ -788,6 +789,10 @@ export class EcsReconciler extends Construct {
     );
     this.role.addToPolicy(
       new iam.PolicyStatement({ sid: 'EcsDescribeTasks', actions: ['ecs:DescribeTasks'], resources: taskArns }),
+    );
+    this.role.addToPolicy(
+      // Called only when ECS refuses a strategy provider, to name which one the cluster lacks.
+      new iam.PolicyStatement({ sid: 'EcsDescribeManagedClusters', actions: ['ecs:DescribeClusters'], resources: clusterArns }),
     );
     this.role.addToPolicy(
       new iam.PolicyStatement({ sid: 'EcsDescribeServices', actions: ['ecs:DescribeServices'], resources: serviceArns }),

@@ -5,6 +5,7 @@
 import {
   CreateServiceCommand,
   DeleteServiceCommand,
+  DescribeClustersCommand,
   RegisterTaskDefinitionCommand,
   TagResourceCommand,
   UpdateServiceCommand,
@@ -14,6 +15,7 @@ import {
   type UpdateServiceCommandInput,
 } from '@aws-sdk/client-ecs';
 import { OWNER_TAG_KEY, type ActionResult, type EcsReader, type EcsWriter } from '../core/ports';
+import { Reason } from '../core/status';
 import { taskDefinitionsEqual } from '../core/taskdef';
 import type {
   Action,
@@ -135,8 +137,43 @@ export class EcsActuator implements EcsWriter {
       if (isProgrammingError(err)) throw err;
       const message = errorMessage(err);
       if (action.type === 'RegisterTaskDefinition') failedFamilies.set(action.input.family, message);
+      if ((action.type === 'CreateService' || action.type === 'UpdateService') && MISSING_PROVIDER_TEXT.test(message)) {
+        const strategy = (action.input as { capacityProviderStrategy?: { capacityProvider?: string }[] }).capacityProviderStrategy ?? [];
+        const named = [...new Set(strategy.map((s) => s.capacityProvider).filter((p): p is string => typeof p === 'string'))];
+        return {
+          ok: false,
+          action,
+          errorClass: 'invalid',
+          reason: Reason.CapacityProviderMissing,
+          message: await this.missingProviderMessage(action.cluster, named),
+        };
+      }
       return { ok: false, action, errorClass: classifyError(err), message };
     }
+  }
+
+  /**
+   * The status sentence for ECS's "capacity provider that is not associated with the cluster":
+   * which of `named` the cluster lacks (one DescribeClusters, only on this failure; when it fails
+   * too, the sentence names the strategy's providers) and the fix.
+   */
+  private async missingProviderMessage(cluster: string, named: string[]): Promise<string> {
+    let missing = named;
+    try {
+      const out = await this.ecs.send(new DescribeClustersCommand({ clusters: [cluster] }));
+      const has = new Set(out.clusters?.[0]?.capacityProviders ?? []);
+      const lacking = named.filter((p) => !has.has(p));
+      if (lacking.length > 0) missing = lacking;
+    } catch {
+      // Best effort: the strategy's providers still say where to look.
+    }
+    const list = missing.join(' and ');
+    return (
+      `cluster ${cluster} has no ${list} capacity provider${missing.length === 1 ? '' : 's'}, which the spec's capacity provider strategy uses. ` +
+      `Fix: associate ${missing.length === 1 ? 'it' : 'them'} with the cluster (aws ecs put-cluster-capacity-providers --cluster ${cluster} ` +
+      '--capacity-providers FARGATE FARGATE_SPOT --default-capacity-provider-strategy capacityProvider=FARGATE,weight=1, keeping any ' +
+      'provider the cluster already has), or use another one in the spec (capacityProvider, or launchType: FARGATE); the next pass retries'
+    );
   }
 
   private async register(action: RegisterTaskDefinitionAction): Promise<{ arn: string; detail: string }> {
@@ -185,6 +222,9 @@ export class EcsActuator implements EcsWriter {
     }
   }
 }
+
+/** ECS's InvalidParameterException text for a strategy naming a provider the cluster lacks. */
+const MISSING_PROVIDER_TEXT = /capacity provider that is not associated with the cluster/i;
 
 /** A plan action type this actuator does not know: a programming error (types out of step). */
 function unknownAction(action: never): never {

@@ -56,6 +56,7 @@ export const ACTION_CATEGORY: Readonly<Record<string, ThrottleCategory>> = {
   ListClusters: 'clusterRead',
   CreateCluster: 'clusterModify',
   DeleteCluster: 'clusterModify',
+  PutClusterCapacityProviders: 'clusterModify',
   TagResource: 'tagModify',
   UntagResource: 'tagModify',
   ListTagsForResource: 'tagRead',

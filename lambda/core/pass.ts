@@ -1049,7 +1049,7 @@ export function foldResults(
       const condition: Condition = {
         type: ACTION_REJECTED_CONDITION,
         status: 'True',
-        reason: ECS_REJECTED_REASON,
+        reason: failed.reason ?? ECS_REJECTED_REASON,
         message: `${failed.action.type}: ${failed.message}`,
         lastTransitionTime: prevCondition?.status === 'True' ? prevCondition.lastTransitionTime : at,
       };

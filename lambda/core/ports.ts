@@ -224,6 +224,11 @@ export type ActionResult =
       /** throttled/transient: left for the next pass; invalid: ECS's message in status. */
       readonly errorClass: 'throttled' | 'transient' | 'invalid' | 'not-found' | 'skipped';
       readonly message: string;
+      /**
+       * A reason constant (`Reason` in `./status`) when the adapter recognised the rejection and
+       * wrote its own message (e.g. `CapacityProviderMissing`); otherwise the message is ECS's.
+       */
+      readonly reason?: string;
     };
 
 export interface EcsWriter {

@@ -69,6 +69,13 @@ export const Reason = {
    */
   NotUpdatable: 'NotUpdatable',
 
+  /**
+   * ECS refused the create/update because the cluster lacks a capacity provider the spec's
+   * strategy names (FARGATE / FARGATE_SPOT not associated); the message names it and the fix.
+   * Condition `ActionRejected`; retried every pass, so it heals once the provider is added.
+   */
+  CapacityProviderMissing: 'CapacityProviderMissing',
+
   // Waiting: the reconciler will act by itself in a later pass.
   /** An earlier service of this name is DRAINING; creation follows once it is INACTIVE. */
   PreviousServiceDraining: 'PreviousServiceDraining',

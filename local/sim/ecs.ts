@@ -728,6 +728,19 @@ export class SimulatedEcs {
     return {
       CreateCluster: (i) => ({ cluster: this.clusterToWire(this.createCluster(i), ['TAGS', 'SETTINGS']) }),
       DescribeClusters: (i) => this.describeClusters(i),
+      PutClusterCapacityProviders: (i) => {
+        const cluster = this.resolveCluster(i.cluster as string | undefined);
+        const providers = (i.capacityProviders as string[] | undefined) ?? [];
+        for (const p of providers) {
+          if (p !== 'FARGATE' && p !== 'FARGATE_SPOT') {
+            throw invalidParameter(`The specified capacity provider '${p}' does not exist. The simulator knows FARGATE and FARGATE_SPOT.`);
+          }
+        }
+        cluster.capacityProviders = [...providers];
+        cluster.providersGiven = true;
+        cluster.defaultCapacityProviderStrategy = structuredClone((i.defaultCapacityProviderStrategy as CapacityProviderStrategyItem[] | undefined) ?? []);
+        return { cluster: this.clusterToWire(cluster) };
+      },
       ListClusters: (i) => {
         const arns = [...this.state.clusters.values()].filter((c) => c.status === 'ACTIVE').map((c) => c.arn);
         const p = page('clusters', arns, pageReq(i), { defaultMax: 100, max: 100 });
@@ -781,6 +794,7 @@ export class SimulatedEcs {
       tags: tagsInput(i.tags),
       settings: (i.settings as { name: string; value: string }[] | undefined) ?? [{ name: 'containerInsights', value: 'disabled' }],
       capacityProviders: providers,
+      providersGiven: Array.isArray(i.capacityProviders),
       defaultCapacityProviderStrategy: structuredClone((i.defaultCapacityProviderStrategy as CapacityProviderStrategyItem[] | undefined) ?? []),
       ...this.serviceConnectDefaults(i.serviceConnectDefaults),
       createdAt: this.clock.nowMs(),
@@ -946,6 +960,7 @@ export class SimulatedEcs {
     // EXTERNAL services get their task definition, network and load balancers from task sets.
     const td = controller === 'EXTERNAL' && req.taskDefinition === undefined ? undefined : this.resolveTaskDefinitionForService(req.taskDefinition);
     const launch = td ? this.launchChoice(req.launchType, req.capacityProviderStrategy, td) : this.launchChoice(req.launchType, req.capacityProviderStrategy, { compatibilities: ['EC2', 'FARGATE'] });
+    assertProvidersAssociated(cluster, req.capacityProviderStrategy);
     const networkConfiguration = td ? this.networkConfiguration(req.networkConfiguration, td) : undefined;
     const loadBalancers = td ? this.loadBalancers(req.loadBalancers, td) : [];
     if (controller === 'CODE_DEPLOY' && loadBalancers.length === 0) {
@@ -1095,6 +1110,7 @@ export class SimulatedEcs {
         );
       }
       launch = this.launchChoice(undefined, req.capacityProviderStrategy, td);
+      assertProvidersAssociated(cluster, req.capacityProviderStrategy);
       if (changed) newDeployment = true;
     } else {
       this.launchChoice(svc.launchType, svc.capacityProviderStrategy, td);
@@ -1671,3 +1687,22 @@ function canonicalJson(v: unknown): string {
   });
 }
 
+
+/**
+ * CreateService / UpdateService with a capacity provider strategy naming a provider the cluster
+ * does not have: ECS refuses with this InvalidParameterException (the FARGATE and FARGATE_SPOT
+ * providers must be associated with the cluster first, PutClusterCapacityProviders; a cluster
+ * made by CreateCluster without `capacityProviders` has none).
+ */
+function assertProvidersAssociated(cluster: SimCluster, strategy: CapacityProviderStrategyItem[] | undefined): void {
+  // Where the simulator differs (docs/simulator.md): a cluster created without the
+  // `capacityProviders` member takes FARGATE and FARGATE_SPOT strategies as if associated.
+  if (!cluster.providersGiven) return;
+  for (const s of strategy ?? []) {
+    if (s.capacityProvider && !cluster.capacityProviders.includes(s.capacityProvider)) {
+      throw invalidParameter(
+        'The specified capacity provider strategy cannot contain a capacity provider that is not associated with the cluster. Associate the capacity provider with the cluster or specify a valid capacity provider and try again.',
+      );
+    }
+  }
+}

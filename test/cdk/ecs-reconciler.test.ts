@@ -369,7 +369,8 @@ describe('IAM (least privilege)', () => {
       { case: 'ListServices of a managed cluster', action: 'ecs:ListServices', resource: '*', ctx: { 'ecs:cluster': arn('cluster/web') }, is: 'Allow' },
       { case: 'ListServices of another cluster', action: 'ecs:ListServices', resource: '*', ctx: { 'ecs:cluster': arn('cluster/payments') }, is: 'ImplicitDeny' },
       { case: 'ListTasks of another cluster', action: 'ecs:ListTasks', resource: '*', ctx: { 'ecs:cluster': arn('cluster/payments') }, is: 'ImplicitDeny' },
-      { case: 'DescribeClusters (never called)', action: 'ecs:DescribeClusters', resource: arn('cluster/web'), ctx: {}, is: 'ImplicitDeny' },
+      { case: 'DescribeClusters of a managed cluster (to name a missing capacity provider)', action: 'ecs:DescribeClusters', resource: arn('cluster/web'), ctx: {}, is: 'Allow' },
+      { case: 'DescribeClusters of another cluster', action: 'ecs:DescribeClusters', resource: arn('cluster/payments'), ctx: {}, is: 'ImplicitDeny' },
       { case: 'ListTagsForResource (never called)', action: 'ecs:ListTagsForResource', resource: 'service/web/api', ctx: {}, is: 'ImplicitDeny' },
     ] as { case: string; action: string; resource: string; ctx: Record<string, string | string[]>; is: string }[])('$case: $is', ({ action, resource, ctx, is }) => {
       const request = { action, resource: resource === '*' || resource.startsWith('arn:') ? resource : arn(resource), context: ctx };

@@ -3,11 +3,14 @@
  * module is imported: the SDK's standard endpoint variables point it at the simulator and dynalite.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startSimulator, type Simulator } from '../../local/sim';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedded-dynamodb';
 import { ConfigError, ENV } from '../../lambda/config';
-import { aLambdaContext, aSpecItem, createSpecsTable, importHandler, isEcsWrite, localDoc, localHandlerEnv } from './support';
+import { aLambdaContext, aSpecItem, createSpecsTable, importHandler, isEcsWrite, localDoc, localHandlerEnv, type HandlerModule } from './support';
+
+type HandlerModuleWithTracer = HandlerModule & { tracer: Tracer };
 
 /** Lines written to stdout/stderr while `fn` runs (Powertools' EMF and JSON logs). */
 async function capture<T>(fn: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
@@ -105,4 +108,15 @@ describe('lambda/handler', () => {
     expect((err as ConfigError).variables).toEqual([variable]);
     expect((err as Error).message).toContain(variable);
   });
+
+  it('with tracing on (POWERTOOLS_TRACE_ENABLED=true, as the construct deploys it), runs outside Lambda without an X-Ray daemon', async () => {
+    // Prepare: nothing listens for X-Ray here; Powertools turns the Tracer off outside Lambda.
+    const mod = (await importHandler({ ...env, POWERTOOLS_TRACE_ENABLED: 'true' })) as HandlerModuleWithTracer;
+    // Act
+    const { result: summary } = await capture(() => mod.handler({}, aLambdaContext(60_000, 'req-traced')));
+    // Assess
+    expect(summary.outcome).toBe('completed');
+    expect(mod.tracer.isTracingEnabled()).toBe(false);
+  });
+
 });
