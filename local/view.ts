@@ -43,8 +43,10 @@ type Colors = ReturnType<typeof pc.createColors>;
 
 /**
  * The explanation of a status in two parts: `reason`, a condition reason (one word, e.g.
- * `RolloutFailed`, `TasksLagging`), and `detail`, what it is about (the Blocked condition's
- * message, the latest stop reason or service event, the drifted fields); undefined when ready.
+ * `RolloutFailed`, `TasksLagging`), and `detail`, what it is about: the Blocked condition's
+ * message; for a reason about ECS's state (lagging, settling, rolling out, rollout failed) the
+ * latest stop reason or service event; the drifted fields; else the condition's own message (a
+ * `SpecApplied` never carries ECS's "has started 3 tasks"). Undefined when ready.
  */
 export function statusExplanation(status: ServiceStatus): { reason: string; detail: string } | undefined {
   const blocked = status.conditions.find((c) => c.type === 'Blocked' && c.status === 'True');
@@ -54,8 +56,14 @@ export function statusExplanation(status: ServiceStatus): { reason: string; deta
   const progressing = status.conditions.find((c) => c.type === 'Progressing');
   const reason = progressing && progressing.status === 'True' ? progressing.reason : ready.reason;
   if (reason === 'DriftCorrected' && status.drift && status.drift.length > 0) return { reason, detail: status.drift.join(', ') };
-  return { reason, detail: status.reason ?? ready.message ?? '' };
+  // ECS's latest stop reason or event explains only reasons about what ECS is doing; a reason
+  // about what this pass did (SpecApplied, Creating...) keeps its own message.
+  const message = (progressing && progressing.status === 'True' ? progressing.message : ready.message) ?? '';
+  return { reason, detail: ECS_STATE_REASONS.has(reason) ? (status.reason ?? message) : message };
 }
+
+/** Condition reasons about ECS's state, which the status's latest stop reason or event explains. */
+const ECS_STATE_REASONS: ReadonlySet<string> = new Set(['TasksLagging', 'LagBeyondGrace', 'RolloutFailed', 'RolloutInProgress', 'TasksSettling']);
 
 /**
  * The one-line explanation of a status: `REASON: detail` ({@link statusExplanation}); empty when

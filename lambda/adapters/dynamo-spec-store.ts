@@ -160,6 +160,7 @@ const rememberedStatusSchema = z.object({
   appliedDeploymentId: optionalString,
   appliedRolloutState: z.enum(['IN_PROGRESS', 'COMPLETED', 'FAILED']).optional().catch(undefined),
   rolloutFromTaskDefinitionArn: optionalString,
+  firstRollout: z.literal(true).optional().catch(undefined),
   driftCorrectedAt: isoTime,
   taskDefinitionArn: optionalString,
   drift: z.array(z.string()).optional().catch(undefined),
@@ -188,6 +189,11 @@ export function parseRememberedStatus(value: unknown): ServiceStatus | undefined
   const parsed = rememberedStatusSchema.safeParse(value);
   if (!parsed.success) return undefined;
   const out = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+  // Statuses written before `firstRollout` recorded a first rollout as an empty start.
+  if (out.rolloutFromTaskDefinitionArn === '') {
+    delete out.rolloutFromTaskDefinitionArn;
+    out.firstRollout = true;
+  }
   return out as unknown as ServiceStatus;
 }
 

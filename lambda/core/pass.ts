@@ -1004,7 +1004,7 @@ function summarize(action: Action): string {
  * service whose actions were all skipped keeps its remembered `lastAction` and its status does not
  * change from one pass to the next while it waits (no status write). For a service whose create
  * or rollout failed or was skipped, `lastAppliedSpecHash`,
- * `appliedDeploymentId`, `appliedRolloutState` and `rolloutFromTaskDefinitionArn` go back to the
+ * `appliedDeploymentId`, `appliedRolloutState`, `rolloutFromTaskDefinitionArn` and `firstRollout` go back to the
  * remembered values (the planner set them for the hash it planned), so the next pass applies the
  * spec again; an `invalid` error adds the {@link ACTION_REJECTED_CONDITION} condition with ECS's
  * message and the phase `Degraded`.
@@ -1075,6 +1075,7 @@ function withRemembered(status: ServiceStatus, prev: ServiceStatus | undefined):
     appliedDeploymentId: _d,
     appliedRolloutState: _r,
     rolloutFromTaskDefinitionArn: _f,
+    firstRollout: _first,
     ...rest
   } = status;
   return {
@@ -1083,6 +1084,7 @@ function withRemembered(status: ServiceStatus, prev: ServiceStatus | undefined):
     ...(prev?.appliedDeploymentId !== undefined ? { appliedDeploymentId: prev.appliedDeploymentId } : {}),
     ...(prev?.appliedRolloutState !== undefined ? { appliedRolloutState: prev.appliedRolloutState } : {}),
     ...(prev?.rolloutFromTaskDefinitionArn !== undefined ? { rolloutFromTaskDefinitionArn: prev.rolloutFromTaskDefinitionArn } : {}),
+    ...(prev?.firstRollout === true ? { firstRollout: true as const } : {}),
   };
 }
 

@@ -208,6 +208,7 @@ type Memory = Partial<
     | 'appliedDeploymentId'
     | 'appliedRolloutState'
     | 'rolloutFromTaskDefinitionArn'
+    | 'firstRollout'
     | 'drift'
     | 'driftCorrectedAt'
   >
@@ -464,6 +465,7 @@ class Planner {
       appliedDeploymentId: rem?.appliedDeploymentId,
       appliedRolloutState: rem?.appliedRolloutState,
       rolloutFromTaskDefinitionArn: rem?.rolloutFromTaskDefinitionArn,
+      firstRollout: rem?.firstRollout,
       taskDefinitionArn: current?.taskDefinition,
       drift: rem?.drift,
       driftCorrectedAt: rem?.driftCorrectedAt,
@@ -686,7 +688,8 @@ class Planner {
           appliedDeploymentId: undefined,
           appliedRolloutState: undefined,
           // A first deployment has no COMPLETED deployment for ECS to roll back to.
-          rolloutFromTaskDefinitionArn: '',
+          rolloutFromTaskDefinitionArn: undefined,
+          firstRollout: true,
         },
       }),
     };
@@ -786,7 +789,9 @@ class Planner {
       primary.id !== rem?.appliedDeploymentId &&
       tdChanges !== undefined &&
       tdChanges.length > 0 &&
-      // ECS rolls back to the task definition it ran before; any other one was set by a person.
+      // ECS rolls back to the task definition it ran before (none for a first rollout); any other
+      // one was set by a person.
+      rem?.firstRollout !== true &&
       (rem?.rolloutFromTaskDefinitionArn === undefined || rem.rolloutFromTaskDefinitionArn === svc.taskDefinition)
     ) {
       return {
@@ -982,7 +987,7 @@ class Planner {
               ? {
                   appliedDeploymentId: undefined,
                   appliedRolloutState: undefined,
-                  rolloutFromTaskDefinitionArn: this.rolloutFrom(svc, rem),
+                  ...this.rolloutFrom(svc, rem),
                 }
               : observedDeployment),
             ...(kind === 'drift' && (changes.length > 0 || tagChanges.length > 0)
@@ -1047,11 +1052,12 @@ class Planner {
    * back to it: the live one, unless the rollout applied before had not COMPLETED (then ECS's
    * last COMPLETED deployment is still the one that rollout started from).
    */
-  private rolloutFrom(svc: ObservedService, rem: ServiceStatus | undefined): string {
-    if (rem?.appliedRolloutState !== 'COMPLETED' && rem?.rolloutFromTaskDefinitionArn !== undefined) {
-      return rem.rolloutFromTaskDefinitionArn;
+  private rolloutFrom(svc: ObservedService, rem: ServiceStatus | undefined): Pick<Memory, 'rolloutFromTaskDefinitionArn' | 'firstRollout'> {
+    if (rem?.appliedRolloutState !== 'COMPLETED') {
+      if (rem?.firstRollout === true) return { rolloutFromTaskDefinitionArn: undefined, firstRollout: true };
+      if (rem?.rolloutFromTaskDefinitionArn !== undefined) return { rolloutFromTaskDefinitionArn: rem.rolloutFromTaskDefinitionArn, firstRollout: undefined };
     }
-    return svc.taskDefinition;
+    return { rolloutFromTaskDefinitionArn: svc.taskDefinition, firstRollout: undefined };
   }
 
   // -------------------------------------------------------------------------------------------

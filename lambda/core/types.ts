@@ -485,12 +485,19 @@ export interface ServiceStatus {
   appliedRolloutState?: RolloutState;
   /**
    * Task definition ARN the service ran when the rollout of `lastAppliedSpecHash` was planned
-   * (kept from the earlier rollout while that one had not COMPLETED); `''` after a create, which
-   * has no earlier deployment to return to. ECS's circuit breaker rolls back to the last COMPLETED
-   * deployment (ECS-FACTS §4): a new PRIMARY on any other task definition is a person's change
-   * (drift), not a rollback. Absent in statuses written before it existed.
+   * (kept from the earlier rollout while that one had not COMPLETED); absent after a create, which
+   * has no earlier deployment to return to ({@link firstRollout}). ECS's circuit breaker rolls back
+   * to the last COMPLETED deployment (ECS-FACTS §4): a new PRIMARY on any other task definition is
+   * a person's change (drift), not a rollback. Absent in statuses written before it existed.
    */
   rolloutFromTaskDefinitionArn?: string;
+  /**
+   * `true` while the rollout of `lastAppliedSpecHash` is the service's first (CreateService, and a
+   * rollout planned before that one COMPLETED): there is no earlier deployment for ECS to roll
+   * back to, so no new PRIMARY is a rollback. Statuses written before it recorded this as
+   * `rolloutFromTaskDefinitionArn: ""`, which is read as `firstRollout: true`.
+   */
+  firstRollout?: true;
   /** ISO time of the pass that recorded `drift`. */
   driftCorrectedAt?: string;
   /** Task definition ARN live at the last observation. */

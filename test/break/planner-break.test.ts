@@ -52,10 +52,18 @@ describe('a rollback is told from a hand change by the task definition ECS retur
     {
       case: 'after a create (nothing to roll back to): a new PRIMARY is a person, corrected',
       live: hand.taskDefinitionArn!,
-      from: '',
+      from: undefined,
+      first: true,
       failed: false,
     },
-  ])('$case', ({ live, from, failed }) => {
+    {
+      case: 'after a create, even on the task definition it was created with: a person, corrected',
+      live: old.taskDefinitionArn!,
+      from: undefined,
+      first: true,
+      failed: false,
+    },
+  ])('$case', ({ live, from, failed, first }: { live: string; from: string | undefined; failed: boolean; first?: boolean }) => {
     // Prepare: our deployment d2 never COMPLETED; a new PRIMARY d3 runs `live`.
     const service = anObservedService({ taskDefinition: live, deployments: [aDeployment({ id: 'd3', taskDefinition: live })] });
     const input = aPlanInput({
@@ -68,6 +76,7 @@ describe('a rollback is told from a hand change by the task definition ECS retur
           appliedDeploymentId: 'd2',
           appliedRolloutState: 'IN_PROGRESS',
           rolloutFromTaskDefinitionArn: from,
+          ...(first ? { firstRollout: true as const } : {}),
         }),
       },
     });
@@ -84,6 +93,25 @@ describe('a rollback is told from a hand change by the task definition ECS retur
       expect(p.actions[1]).toMatchObject({ kind: 'drift' });
       expect(p.statuses[ID].failedSpecHash).toBeUndefined();
     }
+  });
+
+  it('a create records a first rollout (firstRollout), never an empty rolloutFromTaskDefinitionArn; a rollout before it COMPLETED keeps it', () => {
+    // Act
+    const created = plan(aPlanInput({ specs: [spec], observed: anObservedState([anObservedCluster(CLUSTER, [])]) })).statuses[ID];
+    const { service, taskDefinitions } = aConvergedService(aSpec().spec);
+    const next = plan(
+      aPlanInput({
+        specs: [spec],
+        observed: anObservedState([anObservedCluster(CLUSTER, [service])], taskDefinitions),
+        remembered: { [ID]: aStatus({ lastAppliedSpecHash: aSpec().hash, appliedRolloutState: 'IN_PROGRESS', firstRollout: true }) },
+      }),
+    ).statuses[ID];
+
+    // Assess
+    expect(created.firstRollout).toBe(true);
+    expect(created).not.toHaveProperty('rolloutFromTaskDefinitionArn');
+    expect(next.firstRollout).toBe(true);
+    expect(next).not.toHaveProperty('rolloutFromTaskDefinitionArn');
   });
 
   it.each([

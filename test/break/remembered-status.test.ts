@@ -65,6 +65,14 @@ describe('a status attribute edited by hand', () => {
     expect(await h.status(WEB)).toMatchObject({ phase: 'Degraded', failedSpecHash: spec.hash, desiredCount: 2 });
   });
 
+  it('reads a first rollout recorded the old way (rolloutFromTaskDefinitionArn "") as firstRollout, with no empty ARN', () => {
+    expect(parseRememberedStatus({ phase: 'Progressing', rolloutFromTaskDefinitionArn: '' })).toMatchObject({ firstRollout: true });
+    expect(parseRememberedStatus({ phase: 'Progressing', rolloutFromTaskDefinitionArn: '' })).not.toHaveProperty('rolloutFromTaskDefinitionArn');
+    expect(parseRememberedStatus({ phase: 'Progressing', rolloutFromTaskDefinitionArn: 'arn:x', firstRollout: 'yes' })).toEqual(
+      expect.not.objectContaining({ firstRollout: expect.anything() }),
+    );
+  });
+
   it.each([
     { case: 'not a map', value: 'Converged', remembered: false },
     { case: 'unknown phase', value: { phase: 'Happy' }, remembered: false },

@@ -284,7 +284,15 @@ export async function explain(target: WaitTarget, status: ServiceStatus | undefi
     lines.push(`${id}: no status yet: no reconcile pass has run since the spec was written (is the reconciler deployed and its schedule enabled?)`);
   } else {
     const stale = status.specHash !== target.hash ? ' (the status is of an older spec: no pass has read the new one yet)' : '';
-    lines.push(`${id}: phase ${status.phase}, running ${status.runningCount}/${status.desiredCount}, pending ${status.pendingCount}${stale}`);
+    // A service being deleted has no desired count to be "of": its tasks left, never "running 3/0".
+    const left = status.runningCount + status.pendingCount;
+    const counts =
+      target.state === 'absent'
+        ? left === 0
+          ? 'no tasks left'
+          : `${status.runningCount} task${status.runningCount === 1 ? '' : 's'} running, ${status.pendingCount} pending`
+        : `running ${status.runningCount}/${status.desiredCount}, pending ${status.pendingCount}`;
+    lines.push(`${id}: phase ${status.phase}, ${counts}${stale}`);
     for (const c of status.conditions) {
       if (c.status === 'True' && (c.type === 'Ready' || c.type === 'Progressing')) continue;
       if (c.type === 'Progressing' && status.conditions.some((r) => r.type === 'Ready' && r.reason === c.reason && r.message === c.message)) continue;
