@@ -100,7 +100,9 @@ export function ruleFor(rules: readonly FailureRule[], image: string): FailureRu
 
 /**
  * The rule deciding a task's fate from its containers' images: the first essential container
- * whose image matches a non-`ok` rule, else `ok`.
+ * whose image matches a non-`ok` rule; else the first non-essential container whose image
+ * crash-loops (only that container exits: a non-essential container's exit does not stop the
+ * task); else `ok`.
  */
 export function ruleForTask(
   rules: readonly FailureRule[],
@@ -110,6 +112,11 @@ export function ruleForTask(
     if (c.essential === false || !c.image) continue;
     const rule = ruleFor(rules, c.image);
     if (rule.mode !== 'ok') return { rule, image: c.image };
+  }
+  for (const c of containers) {
+    if (c.essential !== false || !c.image) continue;
+    const rule = ruleFor(rules, c.image);
+    if (rule.mode === 'crash-loop') return { rule, image: c.image };
   }
   return { rule: { match: '*', mode: 'ok' }, image: containers[0]?.image ?? '' };
 }

@@ -47,6 +47,9 @@ export const stoppedReason = {
   cannotPull: (image: string) =>
     `CannotPullContainerError: pull image manifest has been retried 5 time(s): failed to resolve ref ${qualifyImage(image)}: ${qualifyImage(image)}: not found`,
   essentialExited: () => 'Essential container in task exited',
+  /** The simulator's wording (ECS's exact text for this case is not in public material). */
+  dependencyTimeout: (container: string, waiting: string, seconds: number) =>
+    `Container ${container} did not start: its dependencies (${waiting}) were not met within its startTimeout of ${seconds} seconds`,
   failedHealthChecks: () => 'Task failed container health checks',
   spot: () => 'Your Spot Task was interrupted.',
   scaling: (deploymentId: string) => `Scaling activity initiated by (deployment ${deploymentId})`,

@@ -23,6 +23,7 @@ import {
   type DeploymentTemplate,
   type LastStatus,
   type SimCluster,
+  type SimContainer,
   type SimDeployment,
   type SimService,
   type SimTask,
@@ -49,6 +50,8 @@ export interface SimTimings {
   spotInterruptAfterSeconds: number;
   /** Seconds RUNNING after which a task without health check counts as healthy for the breaker. */
   stableAfterSeconds: number;
+  /** An init container (others wait for it to COMPLETE / SUCCESS): seconds RUNNING before it exits 0. */
+  initContainerRunSeconds: [number, number];
   /** Placement retry after a placement failure. */
   placementRetrySeconds: number;
   /** Stopped tasks stay describable this long (ECS: at least one hour). */
@@ -69,10 +72,17 @@ export const DEFAULT_TIMINGS: SimTimings = {
   slowStartPendingSeconds: 300,
   spotInterruptAfterSeconds: 120,
   stableAfterSeconds: 30,
+  initContainerRunSeconds: [2, 8],
   placementRetrySeconds: 60,
   stoppedTaskRetentionSeconds: 3600,
   inactiveServiceRetentionSeconds: 3600,
 };
+
+/**
+ * Seconds a container waits for its dependencies when its definition sets no startTimeout (ECS on
+ * Fargate: 3 minutes; ContainerDefinition.startTimeout).
+ */
+export const DEFAULT_START_TIMEOUT_SECONDS = 180;
 
 /** Latest events kept per service (ECS keeps 100). */
 export const MAX_SERVICE_EVENTS = 100;
@@ -613,6 +623,9 @@ export class Scheduler {
     const containersDef = req.taskDefinition.containerDefinitions ?? [];
     const { rule, image } = ruleForTask(this.ctx.rules(), containersDef);
     const hcContainer = containersDef.find((c) => c.essential !== false && c.healthCheck);
+    const waitedToExit = new Set(
+      containersDef.flatMap((c) => (c.dependsOn ?? []).filter((d) => d.condition === 'COMPLETE' || d.condition === 'SUCCESS').map((d) => d.containerName ?? '')),
+    );
     const subnetIndex = req.subnets.length > 0 ? rng.int(0, req.subnets.length - 1) : rng.int(0, 2);
     const region = arns.scope.region;
     const t: SimTask = {
@@ -641,7 +654,12 @@ export class Scheduler {
       createdAt: now,
       containers: containersDef.map((c) => {
         const uuid = rng.uuid();
+        const hc = c.healthCheck;
         return {
+          dependsOn: (c.dependsOn ?? []).map((d) => ({ containerName: d.containerName ?? '', condition: d.condition ?? 'START' })),
+          ...(hc ? { healthyAfter: Math.min(hc.interval ?? 30, (hc.startPeriod ?? 0) + (hc.interval ?? 30)) } : {}),
+          init: c.essential === false && waitedToExit.has(c.name ?? ''),
+          ...(c.startTimeout !== undefined ? { startTimeout: c.startTimeout } : {}),
           name: c.name ?? '',
           image: c.image ?? '',
           uuid,
@@ -724,12 +742,81 @@ export class Scheduler {
     this.after(t, this.draw(this.ctx.timings.activating), () => this.toRunning(t));
   }
 
+  /**
+   * Starts the task's containers in their dependsOn order (Amazon ECS Developer Guide, "Container
+   * dependency"): a container starts once every container it depends on has started (START),
+   * exited (COMPLETE), exited 0 (SUCCESS) or passed its health check (HEALTHY); the task is RUNNING
+   * once all its essential containers run. Without dependsOn, every container starts at once.
+   */
   private toRunning(t: SimTask): void {
-    t.startedAt = this.now();
-    this.setStatus(t, 'RUNNING');
-    for (const c of t.containers) c.lastStatus = 'RUNNING';
-    this.scheduleModeEffects(t);
-    this.kickOwner(t);
+    this.startContainers(t);
+    // A container that cannot resolve its dependencies within its startTimeout fails the task.
+    for (const c of t.containers) {
+      if (c.startedAt !== undefined || !c.essential) continue;
+      const timeout = c.startTimeout ?? DEFAULT_START_TIMEOUT_SECONDS;
+      this.after(t, timeout, () => {
+        if (!isLive(t) || c.startedAt !== undefined) return;
+        const waiting = c.dependsOn.map((d) => `${d.containerName} ${d.condition}`).join(', ');
+        this.stopTask(t, 'TaskFailedToStart', stoppedReason.dependencyTimeout(c.name, waiting, timeout));
+        this.recordFailure(t);
+      });
+    }
+  }
+
+  private startContainers(t: SimTask): void {
+    if (!isLive(t)) return;
+    const byName = new Map(t.containers.map((c) => [c.name, c]));
+    const met = (d: SimContainer['dependsOn'][number]): boolean => {
+      const target = byName.get(d.containerName);
+      if (!target) return true;
+      switch (d.condition) {
+        case 'START':
+          return target.startedAt !== undefined;
+        case 'HEALTHY':
+          return target.healthStatus === 'HEALTHY';
+        case 'COMPLETE':
+          return target.startedAt !== undefined && target.lastStatus === 'STOPPED';
+        case 'SUCCESS':
+          return target.startedAt !== undefined && target.lastStatus === 'STOPPED' && target.exitCode === 0;
+      }
+    };
+    let started = true;
+    while (started) {
+      started = false;
+      for (const c of t.containers) {
+        if (c.startedAt !== undefined || c.lastStatus !== 'PENDING' || !c.dependsOn.every(met)) continue;
+        c.startedAt = this.now();
+        c.lastStatus = 'RUNNING';
+        started = true;
+        t.version++;
+        // Its own health check, for the containers that wait for it to be HEALTHY (the task's
+        // health follows the essential containers', scheduleModeEffects). A container of an
+        // `unhealthy` image never passes.
+        const failing = t.rule.mode === 'unhealthy' && c.image === t.ruleImage;
+        if (c.healthyAfter !== undefined && !failing) {
+          this.after(t, c.healthyAfter, () => {
+            if (c.lastStatus !== 'RUNNING') return;
+            c.healthStatus = 'HEALTHY';
+            t.version++;
+            this.startContainers(t);
+          });
+        }
+        if (c.init) {
+          this.after(t, this.draw(this.ctx.timings.initContainerRunSeconds), () => {
+            c.lastStatus = 'STOPPED';
+            c.exitCode = 0;
+            t.version++;
+            this.startContainers(t);
+          });
+        }
+      }
+    }
+    if (t.lastStatus === 'ACTIVATING' && t.containers.every((c) => !c.essential || c.lastStatus === 'RUNNING')) {
+      t.startedAt = this.now();
+      this.setStatus(t, 'RUNNING');
+      this.scheduleModeEffects(t);
+      this.kickOwner(t);
+    }
   }
 
   /** Schedules what the task's failure mode (and its health check) does while RUNNING. */
@@ -795,14 +882,27 @@ export class Scheduler {
     this.recordFailure(t);
   }
 
+  /**
+   * The crash-looping image's containers exit. An essential one stops the task
+   * (EssentialContainerExited); a non-essential one only stops itself, and the task runs on (ECS:
+   * "If the essential parameter of a container is marked as false, its failure doesn't affect the
+   * rest of the containers in a task").
+   */
   private crash(t: SimTask): void {
     if (!isLive(t)) return;
     const exitCode = t.rule.exitCode ?? 1;
+    let essential = false;
     for (const c of t.containers) {
-      if (c.image === t.ruleImage && c.essential) {
+      if (c.image === t.ruleImage && c.lastStatus === 'RUNNING') {
         c.lastStatus = 'STOPPED';
         c.exitCode = exitCode;
+        essential ||= c.essential;
       }
+    }
+    if (!essential) {
+      t.version++;
+      this.kickOwner(t);
+      return;
     }
     this.stopTask(t, 'EssentialContainerExited', stoppedReason.essentialExited(), { fast: true });
     this.recordFailure(t);

@@ -52,6 +52,19 @@ export interface SimContainer {
   hasHealthCheck: boolean;
   exitCode?: number;
   reason?: string;
+  /** The containers it waits for before it starts (ECS ContainerDependency). */
+  dependsOn: { containerName: string; condition: 'START' | 'COMPLETE' | 'SUCCESS' | 'HEALTHY' }[];
+  /** Seconds after it starts until its own health check passes (it has one). */
+  healthyAfter?: number;
+  /**
+   * An init container: not essential, and another container waits for it to COMPLETE or
+   * SUCCEED; it exits 0 after a while (the simulator runs no code).
+   */
+  init: boolean;
+  /** ContainerDefinition.startTimeout, seconds. */
+  startTimeout?: number;
+  /** Virtual time it started (RUNNING), ms; the start order of the task's containers. */
+  startedAt?: number;
 }
 
 export interface SimTask {
