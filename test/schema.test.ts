@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { FARGATE_CPU_VALUES, SPEC_ATTRIBUTES, SPEC_DEFAULTS, STATUS_ATTRIBUTE, parseSpecItem } from '../lambda/core/spec';
 import { SPEC_SCHEMA_PATH, renderSpecJsonSchema, specJsonSchema } from '../lambda/core/spec-json-schema';
@@ -238,3 +239,41 @@ describe('the JSON Schema agrees with the parser', () => {
     expect([schemaAccepts(item), parserAccepts(item)]).toEqual([true, false]);
   });
 });
+
+// The ECS vocabulary in the schema: the real-world example of docs/spec.md is accepted, and what
+// the declarations refuse in a container, a volume or a service field is refused by the schema too.
+describe('the JSON Schema covers the ECS vocabulary', () => {
+  const page = readFileSync(resolve(import.meta.dirname, '..', 'docs', 'spec.md'), 'utf8');
+  const at = page.indexOf('### Example: a real-world service');
+  const example = parseYaml(/```yaml\n([\s\S]*?)```/.exec(page.slice(at))?.[1] ?? '') as Json;
+  const edited = (edit: (x: any) => void): Json => {
+    const x = structuredClone(example);
+    edit(x);
+    return x;
+  };
+
+  it('accepts the real-world example (sidecars, EFS, two target groups), as the parser does', () => {
+    expect(parserAccepts(example)).toBe(true);
+    expect(schemaAccepts(example)).toBe(true);
+  });
+
+  it.each([
+    { case: 'an unknown container field', edit: (x: any) => (x.containers[0].imagePullPolicy = 'Always') },
+    { case: 'a dependsOn condition ECS does not have', edit: (x: any) => (x.containers[0].dependsOn[0].condition = 'READY') },
+    { case: 'a port name with upper case', edit: (x: any) => (x.containers[0].portMappings[0].name = 'HTTP') },
+    { case: 'a health check interval below 5 s', edit: (x: any) => (x.containers[0].healthCheck.interval = 1) },
+    { case: 'a log driver Fargate does not take', edit: (x: any) => (x.containers[1].logConfiguration.logDriver = 'json-file') },
+    { case: 'privileged (refused on Fargate)', edit: (x: any) => (x.containers[0].privileged = true) },
+    { case: 'an EFS id that is not one', edit: (x: any) => (x.volumes[0].efsVolumeConfiguration.fileSystemId = 'media') },
+    { case: 'ephemeral storage of 20 GiB or less', edit: (x: any) => (x.ephemeralStorage = { sizeInGiB: 20 }) },
+    { case: 'a target group port out of range', edit: (x: any) => (x.loadBalancers[0].containerPort = 70000) },
+    { case: 'a capacity provider that is not Fargate', edit: (x: any) => (x.capacityProviderStrategy[0].capacityProvider = 'EC2') },
+    { case: 'a platform version that is not one', edit: (x: any) => (x.platformVersion = 'newest') },
+    { case: 'propagateTags of another value', edit: (x: any) => (x.propagateTags = 'ALL') },
+  ])('refuses $case, as the parser does', ({ edit }) => {
+    const doc = edited(edit);
+    expect(parserAccepts(doc)).toBe(false);
+    expect(schemaAccepts(doc)).toBe(false);
+  });
+});
+

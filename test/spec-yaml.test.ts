@@ -4,7 +4,9 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
+import { desiredServiceConfig } from '../lambda/core/plan-service';
 import { parseSpecItem, parseSpecsYaml, specToItem } from '../lambda/core/spec';
+import { renderTaskDefinition } from '../lambda/core/taskdef';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../local/embedded-dynamodb';
 
 /** Lines joined with newlines, so that line numbers in a test can be read off the array. */
@@ -311,7 +313,66 @@ describe('the spec example (docs/spec.md)', () => {
   });
 });
 
+// The real-world example of docs/spec.md ("Example: a real-world service"): console item and YAML
+// are the same valid spec, and it renders every container, the EFS volume and both target groups.
+const REAL_WORLD = '### Example: a real-world service (sidecars, EFS, two target groups)';
+
+describe('the real-world spec example (docs/spec.md)', () => {
+  let db: EmbeddedDynamoDb;
+  let client: DynamoDBClient;
+  const TableName = 'specs-real-world';
+
+  beforeAll(async () => {
+    db = await startEmbeddedDynamoDb();
+    client = new DynamoDBClient({ endpoint: db.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    await client.send(new CreateTableCommand(specsTableDefinition(TableName)));
+  });
+
+  afterAll(async () => {
+    client?.destroy();
+    await db?.stop();
+  });
+
+  it('is the same valid spec as a console item read through lib-dynamodb and as YAML, and renders the whole task and both target groups', async () => {
+    // Prepare: the console item, as DynamoDB JSON
+    await client.send(new PutItemCommand({ TableName, Item: JSON.parse(fenced(SPEC_PAGE, REAL_WORLD, 'json')) }));
+
+    // Act
+    const { Item } = await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName, Key: { cluster: 'prod', service: 'shop' } }));
+    const fromTable = parseSpecItem(Item!);
+    const fromYaml = parseSpecsYaml(fenced(SPEC_PAGE, REAL_WORLD, 'yaml'), 'services.yaml');
+
+    // Assess
+    expect(fromYaml.errors).toEqual([]);
+    expect(fromTable.ok ? [] : fromTable.errors).toEqual([]);
+    expect(fromYaml.docs.map((d) => d.result)).toEqual([fromTable]);
+    if (!fromTable.ok) return;
+    const td = renderTaskDefinition(fromTable.spec, { defaults: { subnets: [], securityGroups: [] }, ownerId: 'docs' });
+    expect(td.family).toBe('shop-live');
+    expect(td.containerDefinitions?.map((c) => [c.name, c.essential ?? true])).toEqual([
+      ['app', true],
+      ['log_router', true],
+      ['datadog-agent', false],
+    ]);
+    expect(td.volumes).toEqual([expect.objectContaining({ name: 'media', efsVolumeConfiguration: expect.objectContaining({ fileSystemId: 'fs-0123456789abcdef0' }) })]);
+    const service = desiredServiceConfig(fromTable.spec, { subnets: [], securityGroups: [] });
+    expect(service.loadBalancers.map((l) => [l.containerName, l.containerPort])).toEqual([
+      ['app', 8080],
+      ['app', 9090],
+    ]);
+    expect(service.capacityProviderStrategy.map((c) => c.capacityProvider)).toEqual(['FARGATE', 'FARGATE_SPOT']);
+  });
+});
+
 describe('the README tour spec', () => {
+  it("has a valid sidecar example (the second YAML block of '2. A spec')", () => {
+    const at = README.indexOf('### 2. A spec');
+    const blocks = [...README.slice(at, README.indexOf('### 3.')).matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const sidecars = parseSpecsYaml(blocks[1] ?? '', 'README.md');
+    expect(sidecars.errors).toEqual([]);
+    expect(sidecars.docs.map((d) => (d.result.ok ? d.result.spec.containers?.map((c) => c.name) : d.result.errors))).toEqual([['app', 'log_router']]);
+  });
+
   it('is valid and is examples/web.yaml with its optional attributes left out', () => {
     // Prepare
     const tour = parseSpecsYaml(fenced(README, '### 2. A spec', 'yaml'), 'README.md');

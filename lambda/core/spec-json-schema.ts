@@ -15,13 +15,14 @@ const isAbsent: JsonObject = { required: ['state'], properties: { state: { const
 
 /**
  * Rules across attributes, as JSON Schema conditionals (what zod's `superRefine` checks and
- * `z.toJSONSchema` cannot express): image and desiredCount requirements, the Fargate task size
+ * `z.toJSONSchema` cannot express): image (unless containers) and desiredCount requirements, the Fargate task size
  * pairs. `loadBalancer.containerPort == containerPort` has no
  * JSON Schema form; the parser still checks it.
  */
 function crossAttributeRules(): JsonObject[] {
   const rules: JsonObject[] = [
-    { if: isAbsent, else: { required: ['image'] } },
+    // image, unless the spec is absent or lists its containers (then they are the whole task).
+    { if: { anyOf: [isAbsent, { required: ['containers'] }] }, else: { required: ['image'] } },
     {
       if: { anyOf: [isAbsent, { required: ['autoscaled'], properties: { autoscaled: { const: true } } }] },
       else: { required: ['desiredCount'] },

@@ -235,7 +235,8 @@ export function zodOf(node: Node): z.ZodType {
         let s = zodOf(f.type);
         if (f.refused) {
           const reason = f.refused;
-          s = z.unknown().refine(() => false, { error: (iss) => `${reason}, got ${describeInput(iss.input)}` }) as z.ZodType;
+          // `not: {}` in the JSON Schema: no value is allowed (editors flag the field too).
+          s = z.unknown().refine(() => false, { error: (iss) => `${reason}, got ${describeInput(iss.input)}` }).meta({ not: {}, description: reason }) as z.ZodType;
         }
         if (f.doc) s = s.describe(f.doc);
         putOwn(shape, name, f.required && !f.refused ? s : s.optional());
