@@ -13,6 +13,7 @@ import { DEFAULT_PLAN_OPTIONS, type PlanOptions } from './core/options';
 /** Environment variable names. */
 export const ENV = {
   specsTable: 'SPECS_TABLE',
+  taskDefinitionCacheTable: 'TASK_DEFINITION_CACHE_TABLE',
   managedClusters: 'MANAGED_CLUSTERS',
   defaultSubnets: 'DEFAULT_SUBNETS',
   defaultSecurityGroups: 'DEFAULT_SECURITY_GROUPS',
@@ -88,6 +89,11 @@ const int = (dflt: number, min: number, max: number) =>
 
 const envSchema = z.object({
   [ENV.specsTable]: z.string({ error: 'is required (the DynamoDB table of service specs)' }).min(3, 'must name a DynamoDB table (3+ characters)'),
+  [ENV.taskDefinitionCacheTable]: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
+    .refine((s) => s === undefined || s.length >= 3, 'must name a DynamoDB table (3+ characters), or be unset for no durable task definition cache'),
   [ENV.managedClusters]: csv,
   [ENV.defaultSubnets]: csv,
   [ENV.defaultSecurityGroups]: csv,
@@ -135,6 +141,11 @@ const envSchema = z.object({
 /** The validated configuration of a pass. */
 export interface ReconcilerConfig {
   readonly specsTable: string;
+  /**
+   * The durable task definition description cache's table (issue 12 part 1); undefined: the
+   * descriptions are cached in each container's memory only, and a new container describes again.
+   */
+  readonly taskDefinitionCacheTable?: string;
   readonly dryRun: boolean;
   /** Fraction (0, 1] of ECS's documented API rates the reconciler may use (ECS-FACTS §2). */
   readonly apiBudgetFraction: number;
@@ -170,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   return {
     specsTable: e[ENV.specsTable],
+    ...(e[ENV.taskDefinitionCacheTable] !== undefined ? { taskDefinitionCacheTable: e[ENV.taskDefinitionCacheTable] } : {}),
     dryRun: e[ENV.dryRun],
     apiBudgetFraction: e[ENV.apiBudgetFraction],
     metricsNamespace: e[ENV.metricsNamespace],

@@ -338,6 +338,11 @@ const isToken = (s: string) => Token.isUnresolved(s);
 export class EcsReconciler extends Construct {
   /** The spec table (created, or `existingTable`). */
   public readonly table: dynamodb.ITable;
+  /**
+   * The durable task definition description cache (issue 12): one item per revision in use, read
+   * in bulk by a new container. Only a cache: destroyed with the stack, entries expire by TTL.
+   */
+  public readonly taskDefinitionCacheTable: dynamodb.Table;
   /** The reconciler function. */
   public readonly function: nodejs.NodejsFunction;
   /** The function's role (least privilege; add statements here for extra needs). */
@@ -447,6 +452,21 @@ export class EcsReconciler extends Construct {
       });
     }
 
+    this.taskDefinitionCacheTable = new dynamodb.Table(this, 'TaskDefinitionCache', {
+      partitionKey: { name: 'arn', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: 'expiresAt',
+      // Only a cache of what ECS answers: losing it costs a new container's describes, nothing else.
+      removalPolicy: RemovalPolicy.DESTROY,
+      ...(props.tableEncryptionKey
+        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.tableEncryptionKey }
+        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+    });
+    Validations.of(this.taskDefinitionCacheTable).acknowledge({
+      id: 'AwsSolutions-DDB3',
+      reason: 'A cache of immutable ECS task definition descriptions, rebuilt from ECS when lost: point-in-time recovery would restore nothing of value.',
+    });
+
     // --- Defaults services need: execution role and per-cluster log groups ------------------
     const executionRole = props.executionRole ?? new iam.Role(this, 'TaskExecutionRole', {
       description: 'ecs-reconciler default task execution role (image pulls, awslogs)',
@@ -490,6 +510,7 @@ export class EcsReconciler extends Construct {
     const allowedExecutionRoleArns = [this.executionRole.roleArn, ...extraExecutionRoleArns];
     const environment: Record<string, string> = {
       [ENV.specsTable]: this.table.tableName,
+      [ENV.taskDefinitionCacheTable]: this.taskDefinitionCacheTable.tableName,
       [ENV.managedClusters]: clusterNames.join(','),
       [ENV.defaultAssignPublicIp]: String(assignPublicIp),
       [ENV.defaultExecutionRoleArn]: this.executionRole.roleArn,
@@ -894,6 +915,13 @@ export class EcsReconciler extends Construct {
           'dynamodb:DeleteItem',
         ],
         resources: [this.table.tableArn],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'TaskDefinitionCacheTable',
+        actions: ['dynamodb:Scan', 'dynamodb:BatchWriteItem'],
+        resources: [this.taskDefinitionCacheTable.tableArn],
       }),
     );
 

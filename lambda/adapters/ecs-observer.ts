@@ -46,6 +46,7 @@ import type {
 import { chunk, mapSettledLimit } from './concurrency';
 import { AwsCallError, isClusterNotFound, isProgrammingError } from './errors';
 import { dict } from '../core/dict';
+import type { CacheLoad, DynamoTaskDefinitionCache } from './dynamo-task-definition-cache';
 
 /**
  * Task definitions described so far, by ARN, for the life of the Lambda container (a revision never
@@ -98,6 +99,12 @@ export interface EcsObserverOptions {
   readonly concurrency?: number;
   /** Stopped tasks kept per lagging service, newest first (default 10). */
   readonly maxStoppedTasks?: number;
+  /**
+   * The durable description cache (issue 12 part 1): read in bulk before the first description
+   * this observer serves, written by {@link EcsObserver.keepDescriptions}. None: descriptions are
+   * cached in memory only.
+   */
+  readonly durable?: DynamoTaskDefinitionCache;
 }
 
 /** The resource name at the end of an ECS ARN: `arn:...:service/cluster/web` -> `web`. */
@@ -229,12 +236,61 @@ export class EcsObserver implements EcsReader {
   private readonly concurrency: number;
   private readonly maxStoppedTasks: number;
 
+  private readonly durable: DynamoTaskDefinitionCache | undefined;
+  private warm: Promise<CacheLoad> | undefined;
+  private loadWarning: string | undefined;
+
   constructor(
     private readonly ecs: ECSClient,
     options: EcsObserverOptions = {},
   ) {
     this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.maxStoppedTasks = Math.max(1, options.maxStoppedTasks ?? 10);
+    this.durable = options.durable;
+  }
+
+  /**
+   * Reads the durable cache into the process-wide one, once per observer (a container's life);
+   * concurrent callers share the read. A failed read leaves what was read (it is not retried: the
+   * container describes what it lacks, as without the table).
+   */
+  private warmUp(): Promise<CacheLoad> | undefined {
+    if (!this.durable) return undefined;
+    this.warm ??= this.durable.load().then(({ descriptions, result }) => {
+      for (const [arn, td] of descriptions) if (!taskDefinitionCache.has(arn)) taskDefinitionCache.set(arn, td);
+      if (result.error) this.loadWarning = `read: ${result.error}`;
+      return result;
+    });
+    return this.warm;
+  }
+
+  /** What the durable cache's bulk read found; undefined before it ran or without the cache. */
+  async descriptionCacheLoad(): Promise<CacheLoad | undefined> {
+    return this.warm;
+  }
+
+  /**
+   * Writes to the durable cache the described revisions of `arns` it does not hold yet (or holds
+   * from a week ago or more), at most `CACHE_WRITES_PER_PASS`, and deletes the expired entries the
+   * bulk read found. Never throws for a DynamoDB failure.
+   */
+  async keepDescriptions(arns: readonly string[]): Promise<{ warning?: string }> {
+    if (!this.durable) return {};
+    await this.warmUp();
+    const inUse: [string, TaskDefinition][] = [];
+    for (const arn of arns) {
+      const td = taskDefinitionCache.get(arn);
+      if (td) inUse.push([arn, td]);
+    }
+    this.durable.keep(inUse);
+    const errorsBefore = this.durable.errors;
+    await this.durable.flush();
+    const warnings = [
+      ...(this.loadWarning ? [this.loadWarning] : []),
+      ...(this.durable.errors > errorsBefore ? [`write: ${this.durable.lastError}`] : []),
+    ];
+    this.loadWarning = undefined;
+    return warnings.length > 0 ? { warning: warnings.join('; ') } : {};
   }
 
   /**
@@ -394,6 +450,7 @@ export class EcsObserver implements EcsReader {
    * @throws only programming errors.
    */
   async describeTaskDefinitions(arns: string[], options: DescribeTaskDefinitionsOptions = {}): Promise<Record<string, TaskDefinition>> {
+    await this.warmUp();
     const wanted = [...new Set(arns.filter((a) => a.length > 0))];
     const missing = wanted.filter((a) => !taskDefinitionCache.has(a));
     const shouldDescribe = options.shouldDescribe ?? (() => true);

@@ -6,13 +6,14 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ECSClient, ECSClientConfig } from '@aws-sdk/client-ecs';
-import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReconcilerConfig } from '../config';
 import { runPass, type PassPorts, type PassSummary } from '../core/pass';
 import { systemClock, type Clock, type LogPort, type MetricsSink } from '../core/ports';
 import { createDocumentClient, createEcsClient } from './clients';
 import { DynamoSpecStore } from './dynamo-spec-store';
+import { DynamoTaskDefinitionCache } from './dynamo-task-definition-cache';
 import { EcsActuator } from './ecs-actuator';
 import { EcsObserver } from './ecs-observer';
 import { PowertoolsLog } from './logger';
@@ -85,7 +86,8 @@ export function newHolderId(): string {
 }
 
 /**
- * Wires the ports: DynamoDB spec store on `config.specsTable`, ECS observer and actuator on one
+ * Wires the ports: DynamoDB spec store on `config.specsTable`, the durable task definition cache
+ * on `config.taskDefinitionCacheTable` when configured, ECS observer and actuator on one
  * rate-limited ECSClient (standard retries, `config.apiBudgetFraction` of ECS's rates), Powertools
  * metrics in `config.metricsNamespace` and Powertools logs unless overridden.
  * Endpoints and region come from the SDK's standard configuration unless overridden.
@@ -104,7 +106,10 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     limiter = built.limiter;
   }
   const doc = overrides.doc ?? createDocumentClient(overrides.dynamoClientConfig);
-  const reader = new EcsObserver(ecs, { concurrency: overrides.observerConcurrency });
+  const durable = config.taskDefinitionCacheTable
+    ? new DynamoTaskDefinitionCache(doc as unknown as DynamoDBClient, config.taskDefinitionCacheTable)
+    : undefined;
+  const reader = new EcsObserver(ecs, { concurrency: overrides.observerConcurrency, ...(durable ? { durable } : {}) });
   const ports: PassPorts = {
     specs: new DynamoSpecStore(doc, config.specsTable, { pageSize: overrides.specPageSize }),
     reader,

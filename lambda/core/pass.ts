@@ -353,6 +353,11 @@ async function reconcile(
     for (const oc of o.clusters) toCompare(oc.cluster, Object.values(oc.services));
     return o;
   });
+  if (ports.reader.keepDescriptions && !options.dryRun) {
+    // The durable description cache (issue 12 part 1): what a new container reads first.
+    const kept = await ports.reader.keepDescriptions(queue.inUse);
+    if (kept.warning) log.warn('task definition cache: only a cache, the pass goes on without it', { warning: kept.warning });
+  }
   const observedClusters = observation.clusters;
   const observed: ObservedState = { clusters: dict(observedClusters.map((oc) => [oc.cluster, oc])), taskDefinitions: queue.described };
   for (const oc of observedClusters) {

@@ -213,6 +213,13 @@ export interface EcsReader {
    * `deployments[]` and the remembered status. Never throws for an AWS failure: `{ error }`.
    */
   readServiceDeployments?(cluster: string, service: string): Promise<{ deployments: ObservedServiceDeployment[] } | { error: string }>;
+  /**
+   * Optional: keeps the descriptions of the revisions in use (`arns`, from this pass's
+   * observation) where a new container finds them (the durable description cache), and forgets
+   * those no longer in use. Only a cache: never throws for a failed write.
+   * @returns a warning when the cache could not be read or written this pass.
+   */
+  keepDescriptions?(arns: readonly string[]): Promise<{ warning?: string }>;
 }
 
 /** Outcome of applying one action. */

@@ -426,17 +426,30 @@ describe('IAM (least privilege)', () => {
     );
   });
 
-  it('uses only item actions on the spec table ARN', () => {
+  it('uses only item actions on the spec table ARN, and only Scan and BatchWriteItem on the cache table', () => {
     const { template, reconciler } = aReconciler();
     const dynamo = grants(functionStatements(template, reconciler)).filter((g) => g.action.startsWith('dynamodb:'));
-    expect(dynamo.map((g) => g.action).sort()).toEqual([
+    const on = (table: RegExp) => dynamo.filter((g) => table.test(g.resource)).map((g) => g.action).sort();
+    expect(on(/^\$\{ReconcilerSpecs[0-9A-F]+\.Arn\}$/)).toEqual([
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:Scan',
       'dynamodb:UpdateItem',
     ]);
-    expect(new Set(dynamo.map((g) => g.resource))).toEqual(new Set([expect.stringMatching(/^\$\{ReconcilerSpecs[0-9A-F]+\.Arn\}$/)]));
+    expect(on(/^\$\{ReconcilerTaskDefinitionCache[0-9A-F]+\.Arn\}$/)).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:Scan']);
+    expect(dynamo).toHaveLength(7);
+  });
+
+  it('creates the task definition cache table with a TTL, destroyed with the stack, and names it to the function', () => {
+    const { template } = aReconciler();
+    template.hasResource('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({ KeySchema: [{ AttributeName: 'arn', KeyType: 'HASH' }], TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } }),
+      DeletionPolicy: 'Delete',
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ TASK_DEFINITION_CACHE_TABLE: { Ref: Match.stringLikeRegexp('^ReconcilerTaskDefinitionCache') } }) },
+    });
   });
 
   it('writes logs only to its own log group', () => {

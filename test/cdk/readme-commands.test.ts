@@ -41,7 +41,8 @@ describe('README cdk commands', () => {
     const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
     const stack = buildReconcilerApp(app);
     const template = Template.fromStack(stack);
-    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    // The specs table and the task definition description cache.
+    template.resourceCountIs('AWS::DynamoDB::Table', 2);
     template.resourceCountIs('AWS::Lambda::Function', 1);
   });
 });

@@ -174,9 +174,28 @@ export class SimHarness {
     setup.destroy();
     this.table = `specs-${++this.tables}`;
     await createSpecsTable(this.db.endpoint, this.table);
+    this.env = opts.env ?? {};
+    this.buildRuntime();
+    this.sim.clearCalls();
+  }
+
+  /**
+   * A new container over the same simulator and table: an empty in-memory task definition cache
+   * and a new runtime (new observer, limiter and metrics), with `env` added to the reset's.
+   */
+  newContainer(env: Record<string, string> = {}): void {
+    clearTaskDefinitionCache();
+    this.runtime?.ecs.destroy();
+    this.env = { ...this.env, ...env };
+    this.buildRuntime();
+  }
+
+  private env: Record<string, string> = {};
+
+  private buildRuntime(): void {
     this.metrics = new InMemoryMetricsSink();
     this.log = new RecordingLog();
-    const config = loadConfig({ [ENV.specsTable]: this.table, [ENV.ownerId]: 'sim-test', ...opts.env });
+    const config = loadConfig({ [ENV.specsTable]: this.table, [ENV.ownerId]: 'sim-test', ...this.env });
     const sim = this.sim;
     this.runtime = createRuntime(config, {
       ecsClientConfig: { ...LOCAL, endpoint: sim.endpoint },
@@ -191,7 +210,6 @@ export class SimHarness {
         },
       },
     });
-    this.sim.clearCalls();
   }
 
   async putSpec(item: Record<string, unknown>): Promise<void> {
