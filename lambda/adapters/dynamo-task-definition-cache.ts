@@ -29,6 +29,7 @@ import {
 import type { TaskDefinition } from '../core/types';
 import { chunk, mapSettledLimit } from './concurrency';
 import { AwsCallError, isProgrammingError } from './errors';
+import { own } from '../core/dict';
 
 /** Partition key attribute: the revision's ARN. */
 export const CACHE_KEY = 'arn';
@@ -240,7 +241,7 @@ export class DynamoTaskDefinitionCache {
     if (requests.length === 0) return;
     const results = await mapSettledLimit(chunk(requests, BATCH), WRITE_CONCURRENCY, async (batch) => {
       const out = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.tableName]: batch } }));
-      const left = out.UnprocessedItems?.[this.tableName] ?? [];
+      const left = own(out.UnprocessedItems, this.tableName) ?? [];
       this.written += batch.filter((r) => r.PutRequest).length - left.filter((r) => r.PutRequest).length;
       for (const r of left) this.requeue(r);
     });
