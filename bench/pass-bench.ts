@@ -7,15 +7,19 @@
  * 1. `create`: a fresh stack, N spec items, one unbounded pass from empty (registers a task
  *    definition and creates a service per spec; the whole cost in one pass), then passes a
  *    simulated minute apart until the fleet is steady.
- * 2. `cold`: a new worker (a new Lambda container: empty task definition cache) runs a pass over
- *    the steady fleet, bounded like the Lambda: it describes the task definitions it has time for;
+ * 2. `cold`: a new worker (a new Lambda container: empty in-memory task definition cache, the
+ *    durable cache table as the creating container left it) runs a pass over the steady fleet,
+ *    bounded like the Lambda: it reads the durable cache, then describes what it lacks;
  *    `catchup`: the next passes, a minute apart, until every task definition is described.
  * 3. `steady`: the same worker runs `steadyPasses` more passes a minute apart: the pass of almost
  *    every minute. The simulator's call log counts the last one's ECS calls by action.
  * And once, at a chosen N: `lambda`: passes bounded like the Lambda (50 s timeout) from empty until
  * the fleet is steady, to see how creation spreads over passes.
  */
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { taskDefinitionCacheTableDefinition } from '../lambda/adapters/dynamo-task-definition-cache';
+import { ENV } from '../lambda/config';
 import type { CallCount } from '../local/sim';
 import { localReconcilerEnv, startLocalStack, type LocalStack } from '../local/stack';
 import { BENCH_OWNER_ID, BENCH_START_TIME, BENCH_TABLE, benchClusters, benchSpecItems } from './fixtures';
@@ -32,6 +36,8 @@ const MAX_CONVERGE_PASSES = 12;
 const MAX_CATCHUP_PASSES = 60;
 /** The schedule: one pass a minute (seconds). */
 const SCHEDULE_SECONDS = 60;
+/** The durable task definition cache's table (issue 12 part 1), as the construct creates it. */
+const BENCH_CACHE_TABLE = `${BENCH_TABLE}-td-cache`;
 /** DynamoDB BatchWriteItem takes at most 25 items. */
 const BATCH_WRITE_MAX = 25;
 
@@ -124,6 +130,12 @@ class Fleet {
     });
     const fleet = new Fleet(stack, n);
     try {
+      const ddb = new DynamoDBClient(stack.dynamoClientConfig);
+      try {
+        await ddb.send(new CreateTableCommand(taskDefinitionCacheTableDefinition(BENCH_CACHE_TABLE)));
+      } finally {
+        ddb.destroy();
+      }
       await fleet.putSpecs();
     } catch (err) {
       await stack.close();
@@ -143,9 +155,9 @@ class Fleet {
     }
   }
 
-  /** The reconciler's environment on this stack (local defaults, OWNER_ID, budget 0.5). */
+  /** The reconciler's environment on this stack (local defaults, OWNER_ID, budget 0.5, the durable task definition cache). */
   env(): Record<string, string> {
-    return localReconcilerEnv(this.stack, { OWNER_ID: BENCH_OWNER_ID });
+    return localReconcilerEnv(this.stack, { OWNER_ID: BENCH_OWNER_ID, [ENV.taskDefinitionCacheTable]: BENCH_CACHE_TABLE });
   }
 
   async startWorker(bundle: string, execArgv: string[] = []): Promise<{ worker: BenchWorker; init: PassInitResponse }> {

@@ -10,8 +10,10 @@
  * 3. Passes bounded like the Lambda (50 s timeout) from empty, at one size.
  * 4. Start-up of the built `ecsr` CLI (`--version`, `--help`, `validate`), beside `node -e 0`.
  *
- * Prints tables to stdout and progress to stderr; writes no file. See docs/benchmarks.md.
+ * Prints tables to stdout and progress to stderr, and writes the tables to bench/RESULTS.md
+ * (`--no-results`: print only). See docs/benchmarks.md.
  */
+import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { localReconcilerEnv } from '../local/stack';
@@ -50,10 +52,11 @@ interface BenchOptions {
   pass: boolean;
   cli: boolean;
   cliRuns: number;
+  results: boolean;
 }
 
 const program = new Command('bench')
-  .description('Speed and memory of the planner and of full passes (simulator + dynalite). Prints tables; writes nothing.')
+  .description('Speed and memory of the planner and of full passes (simulator + dynalite). Prints tables and writes them to bench/RESULTS.md.')
   .option('--sizes <list>', 'fleet sizes (services) of the planner and pass benchmarks', sizeList, [10, 100, 500, 1000])
   .option('--pass-sizes <list>', 'fleet sizes of the pass benchmark (default: --sizes)', sizeList)
   .option('--steady-passes <n>', 'warm steady passes measured per size', count, 3)
@@ -63,7 +66,18 @@ const program = new Command('bench')
   .option('--no-planner', 'skip the planner benchmark')
   .option('--no-pass', 'skip the pass benchmarks')
   .option('--cli-runs <n>', 'measured runs per command of the CLI start-up benchmark', count, 20)
-  .option('--no-cli', 'skip the CLI start-up benchmark');
+  .option('--no-cli', 'skip the CLI start-up benchmark')
+  .option('--no-results', `print only; do not write ${'bench/RESULTS.md'}`);
+
+/** Where the run's tables are written as well (issue 12 part 6), unless `--no-results`. */
+const RESULTS_FILE = 'bench/RESULTS.md';
+
+/** Everything printed to stdout, to write {@link RESULTS_FILE} at the end. */
+const printed: string[] = [];
+const print = (line = ''): void => {
+  printed.push(line);
+  process.stdout.write(`${line}\n`);
+};
 
 async function main(): Promise<void> {
   // The SDK warns once per process that releases after January 2027 need Node 22 (STACK.md).
@@ -77,10 +91,10 @@ async function main(): Promise<void> {
   progress('bundling the workers (esbuild, as the construct bundles the Lambda)...');
   const bundles = await bundleWorkers();
   try {
-    console.log(
+    print(
       `ecs-reconciler benchmarks, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} cores`,
     );
-    console.log(`fleet: services dealt over ${benchClusters().length} clusters, 1-3 tasks each; API_BUDGET_FRACTION ${env.API_BUDGET_FRACTION ?? '0.5 (default)'}\n`);
+    print(`fleet: services dealt over ${benchClusters().length} clusters, 1-3 tasks each; API_BUDGET_FRACTION ${env.API_BUDGET_FRACTION ?? '0.5 (default)'}\n`);
 
     if (opts.planner) {
       progress('planner: timing...');
@@ -90,9 +104,9 @@ async function main(): Promise<void> {
         `--min-semi-space-size=${ALLOC_SEMI_SPACE_MIB}`,
         `--max-semi-space-size=${ALLOC_SEMI_SPACE_MIB}`,
       ]);
-      console.log('1. Planner: plan() per call (pure, no I/O)');
-      console.log(plannerTable(timing, alloc));
-      console.log();
+      print('1. Planner: plan() per call (pure, no I/O)');
+      print(plannerTable(timing, alloc));
+      print();
     }
 
     if (opts.pass) {
@@ -105,30 +119,30 @@ async function main(): Promise<void> {
         cappedHeapMiB: opts.cappedHeapMib,
         progress,
       });
-      console.log('2. Full passes (real adapters; simulator over HTTP with ECS throttling; limiter at the budget; dynalite)');
-      console.log('   real s = the reconciler\'s own time here; budget waits s = rate-limiter waits (simulated here, real in AWS)');
-      console.log('   a new container\'s passes are bounded like the Lambda (50 s); TDs pending = task definitions left to describe');
-      console.log(passTable(result.sizes));
-      console.log();
-      console.log('3. Memory of a new container (worker process) and its high-water RSS after the first and steady passes');
-      console.log(memoryTable(result.sizes));
+      print('2. Full passes (real adapters; simulator over HTTP with ECS throttling; limiter at the budget; dynalite)');
+      print('   real s = the reconciler\'s own time here; budget waits s = rate-limiter waits (simulated here, real in AWS)');
+      print('   a new container\'s passes are bounded like the Lambda (50 s); TDs pending = task definitions left to describe');
+      print(passTable(result.sizes));
+      print();
+      print('3. Memory of a new container (worker process) and its high-water RSS after the first and steady passes');
+      print(memoryTable(result.sizes));
       const largest = [...result.sizes].sort((a, b) => b.services - a.services)[0];
       if (largest) {
-        console.log(`   pass by pass, ${largest.services} services:`);
-        console.log(memoryTrendTable(largest));
+        print(`   pass by pass, ${largest.services} services:`);
+        print(memoryTrendTable(largest));
         if (largest.capped) {
-          console.log(`   the same in a container with the V8 heap capped (--max-old-space-size=${largest.capped.heapMiB}):`);
-          console.log(cappedTable(largest.services, largest.capped));
+          print(`   the same in a container with the V8 heap capped (--max-old-space-size=${largest.capped.heapMiB}):`);
+          print(cappedTable(largest.services, largest.capped));
         }
       }
-      console.log();
-      console.log('4. API calls of one pass (ECS: the simulator\'s call log; DynamoDB: the worker\'s client)');
-      console.log(callsTable(result.sizes));
-      console.log();
+      print();
+      print('4. API calls of one pass (ECS: the simulator\'s call log; DynamoDB: the worker\'s client)');
+      print(callsTable(result.sizes));
+      print();
       if (result.lambda) {
-        console.log(`5. From empty, passes bounded like the Lambda (${result.lambda.services} services, 50 s timeout, one pass a minute)`);
-        console.log(lambdaTable(result.lambda));
-        console.log();
+        print(`5. From empty, passes bounded like the Lambda (${result.lambda.services} services, 50 s timeout, one pass a minute)`);
+        print(lambdaTable(result.lambda));
+        print();
       }
       const all = [
         ...result.sizes.flatMap((s) => [...s.passes, ...(s.capped?.passes ?? [])]),
@@ -140,18 +154,27 @@ async function main(): Promise<void> {
         ...(result.lambda && !result.lambda.converged ? [`N=${result.lambda.services} (Lambda-bounded): the fleet did not become steady`] : []),
       ];
       if (findings.length + notSteady.length > 0) {
-        console.log('Findings (errors and services not healthy, first occurrence of each):');
-        for (const line of [...notSteady, ...findings]) console.log(`  ${line}`);
-        console.log();
+        print('Findings (errors and services not healthy, first occurrence of each):');
+        for (const line of [...notSteady, ...findings]) print(`  ${line}`);
+        print();
       }
     }
     if (opts.cli) {
       progress('CLI start-up...');
-      console.log(`6. Start-up of the built CLI: spawn to exit, real time, one at a time (${opts.cliRuns} runs after a warm-up)`);
-      console.log(startupTable(await runStartupBench(opts.cliRuns)));
-      console.log();
+      print(`6. Start-up of the built CLI: spawn to exit, real time, one at a time (${opts.cliRuns} runs after a warm-up)`);
+      print(startupTable(await runStartupBench(opts.cliRuns)));
+      print();
     }
-    progress(`done in ${((performance.now() - began) / 1000).toFixed(0)} s`);
+    const seconds = ((performance.now() - began) / 1000).toFixed(0);
+    progress(`done in ${seconds} s`);
+    if (opts.results) {
+      const args = process.argv.slice(2).join(' ');
+      writeFileSync(
+        RESULTS_FILE,
+        `# Benchmark results\n\nWritten by \`npm run bench${args ? ` -- ${args}` : ''}\` in ${seconds} s (see docs/benchmarks.md for what each table means).\n\n\`\`\`text\n${printed.join('\n')}\n\`\`\`\n`,
+      );
+      progress(`wrote ${RESULTS_FILE}`);
+    }
   } finally {
     await bundles.remove();
   }
