@@ -136,8 +136,20 @@ function changesText(changes: FieldChange[]): string {
   return more > 0 ? `${shown} and ${more} more` : shown;
 }
 
+/** At most this many of an invalid spec's errors go into its status message. */
+const MAX_ERRORS_IN_MESSAGE = 20;
+/** Each error in a status message is cut to this many characters. */
+const MAX_ERROR_CHARS = 400;
+/**
+ * An invalid spec's errors as one message, bounded (at most 20 errors of 400 characters, about
+ * 8 KB; the message is stored twice in the status) so that the status always fits the 32 KiB that
+ * the spec size limit leaves for it (docs/spec.md). The rest are counted: "... and N more".
+ */
 function errorsText(errors: SpecError[]): string {
-  return errors.map((e) => `${e.path || '(item)'}: ${e.message}`).join('; ');
+  const cut = (t: string) => (t.length > MAX_ERROR_CHARS ? `${t.slice(0, MAX_ERROR_CHARS - 1)}…` : t);
+  const shown = errors.slice(0, MAX_ERRORS_IN_MESSAGE).map((e) => cut(`${e.path || '(item)'}: ${e.message}`)).join('; ');
+  const more = errors.length - MAX_ERRORS_IN_MESSAGE;
+  return more > 0 ? `${shown}; and ${more} more` : shown;
 }
 
 function isOwned(svc: ObservedService, options: PlanOptions): boolean {
