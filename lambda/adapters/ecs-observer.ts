@@ -24,6 +24,7 @@ import {
   paginateListServices,
   type ECSClient,
   type Service,
+  type ServiceRevision,
   type Task,
 } from '@aws-sdk/client-ecs';
 import { ECS_LIMITS } from '../core/ecs-limits';
@@ -40,6 +41,7 @@ import type {
   ObservedDeployment,
   ObservedService,
   ObservedServiceDeployment,
+  ObservedServiceRevision,
   StoppedTask,
   TaskDefinition,
 } from '../core/types';
@@ -55,10 +57,10 @@ import type { CacheLoad, DynamoTaskDefinitionCache } from './dynamo-task-definit
 const taskDefinitionCache = new Map<string, TaskDefinition>();
 
 /**
- * Task definition ARN of each service revision described so far (a service revision is immutable:
- * Amazon ECS Developer Guide, "Amazon ECS service revisions").
+ * Each service revision described so far (a service revision is immutable: Amazon ECS Developer
+ * Guide, "Amazon ECS service revisions").
  */
-const serviceRevisionCache = new Map<string, string>();
+const serviceRevisionCache = new Map<string, ObservedServiceRevision>();
 
 /** Service deployments read per service and pass: ListServiceDeployments' default page. */
 export const SERVICE_DEPLOYMENTS_READ = 20;
@@ -120,6 +122,30 @@ function tagMap(tags: { key?: string; value?: string }[] | undefined): Record<st
 }
 
 const EPOCH = new Date(0);
+
+/**
+ * Maps one DescribeServiceRevisions `serviceRevisions[]` entry to the core's
+ * {@link ObservedServiceRevision}: the same fields as a service's, mapped the same way (ECS
+ * answers Service Connect and EBS volumes per deployment, so they are read as a PRIMARY's).
+ */
+export function toObservedServiceRevision(r: ServiceRevision): ObservedServiceRevision {
+  const view = toObservedService({
+    ...r,
+    deployments: [{ status: 'PRIMARY', taskDefinition: r.taskDefinition, serviceConnectConfiguration: r.serviceConnectConfiguration, volumeConfigurations: r.volumeConfigurations }],
+  } as Service);
+  const primary = view.deployments[0];
+  return {
+    taskDefinition: r.taskDefinition ?? '',
+    ...(view.launchType ? { launchType: view.launchType } : {}),
+    ...(view.capacityProviderStrategy ? { capacityProviderStrategy: view.capacityProviderStrategy } : {}),
+    ...(view.platformVersion ? { platformVersion: view.platformVersion } : {}),
+    ...(view.networkConfiguration ? { networkConfiguration: view.networkConfiguration } : {}),
+    ...(view.loadBalancers ? { loadBalancers: view.loadBalancers } : {}),
+    ...(view.serviceRegistries ? { serviceRegistries: view.serviceRegistries } : {}),
+    ...(primary?.serviceConnectConfiguration ? { serviceConnectConfiguration: primary.serviceConnectConfiguration } : {}),
+    ...(primary?.volumeConfigurations ? { volumeConfigurations: primary.volumeConfigurations } : {}),
+  };
+}
 
 /** Maps one DescribeServices `services[]` entry to the core's {@link ObservedService}. */
 export function toObservedService(s: Service): ObservedService {
@@ -506,20 +532,20 @@ export class EcsObserver implements EcsReader {
       for (const batch of chunk(unknown, DESCRIBE_SERVICE_REVISIONS_BATCH)) {
         const revs = await this.ecs.send(new DescribeServiceRevisionsCommand({ serviceRevisionArns: batch }));
         for (const r of revs.serviceRevisions ?? []) {
-          if (r.serviceRevisionArn && r.taskDefinition) serviceRevisionCache.set(r.serviceRevisionArn, r.taskDefinition);
+          if (r.serviceRevisionArn && r.taskDefinition) serviceRevisionCache.set(r.serviceRevisionArn, toObservedServiceRevision(r));
         }
       }
       const deployments = briefs
         .filter((b) => b.serviceDeploymentArn)
         .map((b): ObservedServiceDeployment => {
-          const td = b.targetServiceRevisionArn ? serviceRevisionCache.get(b.targetServiceRevisionArn) : undefined;
+          const rev = b.targetServiceRevisionArn ? serviceRevisionCache.get(b.targetServiceRevisionArn) : undefined;
           return {
             serviceDeploymentArn: b.serviceDeploymentArn as string,
             status: b.status ?? '',
             ...(b.statusReason ? { statusReason: b.statusReason } : {}),
             createdAt: b.createdAt ?? EPOCH,
             ...(b.finishedAt ? { finishedAt: b.finishedAt } : {}),
-            ...(td ? { targetTaskDefinition: td } : {}),
+            ...(rev ? { targetTaskDefinition: rev.taskDefinition, targetRevision: rev } : {}),
           };
         })
         // Newest first, whatever order the page came in.

@@ -34,7 +34,7 @@ import {
   type SpecStore,
 } from './ports';
 import { observe, type ObserveRequest } from './observe';
-import { plan as planActions } from './planner';
+import { plan as planActions, specErrorsText } from './planner';
 import { isOversized } from './spec';
 import { ConditionType, Reason, describeChange, statusChanged } from './status';
 import {
@@ -319,14 +319,26 @@ async function reconcile(
   const read: SpecRead = await ports.specs.readAll();
   if (!read.complete) errors.push(`specs: ${read.error ?? 'incomplete read'}`);
   const invalid = read.specs.filter((s) => !s.ok).length;
-  // An item too large for its status would not show its error there: it goes to the logs and the
-  // summary too (the pass still tries the small Invalid status, which may fit).
+  // Why an item is refused (Invalid, or too large to leave room for its status) goes to the logs
+  // and the summary too, not only to its status: a status that cannot be written (an item at the
+  // size limit, DynamoDB failing, an item without a usable key) must not hide it (issue 9). The
+  // pass still tries the small Invalid status. Bounded like the status: the first
+  // MAX_INVALID_REPORTED items, each with its first errors, the rest counted.
+  let reported = 0;
   for (const r of read.specs) {
-    if (r.ok || !isOversized(r)) continue;
+    if (r.ok) continue;
+    reported += 1;
+    if (reported > MAX_INVALID_REPORTED) continue;
     const id = r.key ? serviceId(r.key) : '(no usable key)';
-    const error = r.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+    const error = specErrorsText(r.errors);
     errors.push(`spec ${id}: ${error}`);
-    log.warn('spec item refused: too large to leave room for its status', { service: id, error });
+    log.warn(isOversized(r) ? 'spec item refused: too large to leave room for its status' : 'spec item invalid: nothing is changed for its service', {
+      service: id,
+      error,
+    });
+  }
+  if (reported > MAX_INVALID_REPORTED) {
+    errors.push(`specs: ${reported - MAX_INVALID_REPORTED} more invalid spec items (counts.invalid is ${reported}; each one's status says why)`);
   }
 
   // 2. Observed state: clusters of specs plus configured ones; services named by specs are
@@ -526,6 +538,9 @@ async function reconcile(
   });
   return summary;
 }
+
+/** Invalid spec items a pass names in its summary's `errors` (and logs), the rest counted. */
+const MAX_INVALID_REPORTED = 50;
 
 /** Services whose deployment history is read at once. */
 const HISTORY_READ_CONCURRENCY = 4;

@@ -28,6 +28,7 @@ import {
   limitToDeploymentController,
   diffService,
   effectiveSubnets,
+  type DesiredServiceConfig,
 } from './plan-service';
 import {
   type ConditionDrafts,
@@ -52,6 +53,7 @@ import {
   type ObservedDeployment,
   type ObservedService,
   type ObservedServiceDeployment,
+  type ObservedServiceRevision,
   type ObservedState,
   type Phase,
   type Plan,
@@ -144,8 +146,9 @@ const MAX_ERROR_CHARS = 400;
  * An invalid spec's errors as one message, bounded (at most 20 errors of 400 characters, about
  * 8 KB; the message is stored twice in the status) so that the status always fits the 32 KiB that
  * the spec size limit leaves for it (docs/spec.md). The rest are counted: "... and N more".
+ * The pass summary reports invalid items with the same text.
  */
-function errorsText(errors: SpecError[]): string {
+export function specErrorsText(errors: SpecError[]): string {
   const cut = (t: string) => (t.length > MAX_ERROR_CHARS ? `${t.slice(0, MAX_ERROR_CHARS - 1)}…` : t);
   const shown = errors.slice(0, MAX_ERRORS_IN_MESSAGE).map((e) => cut(`${e.path || '(item)'}: ${e.message}`)).join('; ');
   const more = errors.length - MAX_ERRORS_IN_MESSAGE;
@@ -179,6 +182,53 @@ function primaryDeployment(svc: ObservedService): ObservedDeployment | undefined
 function rolloutStateOf(svc: ObservedService, d: ObservedDeployment): ServiceStatus['appliedRolloutState'] {
   if (d.rolloutState) return d.rolloutState;
   return svc.deployments.length === 1 && svc.runningCount >= svc.desiredCount ? 'COMPLETED' : 'IN_PROGRESS';
+}
+
+/**
+ * Service settings a service revision fixes (Amazon ECS API reference, "ServiceRevision"):
+ * changing one starts a deployment (ECS-FACTS §7), which ECS's circuit breaker can roll back.
+ */
+const REVISION_FIELDS: ReadonlySet<string> = new Set([
+  'capacityProviderStrategy',
+  'launchType',
+  'networkConfiguration',
+  'loadBalancers',
+  'platformVersion',
+  'serviceRegistries',
+  'serviceConnectConfiguration',
+  'volumeConfigurations',
+]);
+
+/** Whether a service change is one of a service revision's settings ({@link REVISION_FIELDS}). */
+function isRevisionChange(c: FieldChange): boolean {
+  return REVISION_FIELDS.has(c.field.split(/[.[]/)[0]);
+}
+
+/**
+ * The live service as a deployment of `rev` runs it: the revision's settings over the live
+ * service's (a setting the revision does not report keeps the live value).
+ */
+function asRevision(svc: ObservedService, rev: ObservedServiceRevision): ObservedService {
+  const primary = primaryDeployment(svc);
+  return {
+    ...svc,
+    taskDefinition: rev.taskDefinition,
+    launchType: rev.launchType,
+    capacityProviderStrategy: rev.capacityProviderStrategy,
+    platformVersion: rev.platformVersion ?? svc.platformVersion,
+    networkConfiguration: rev.networkConfiguration,
+    loadBalancers: rev.loadBalancers,
+    serviceRegistries: rev.serviceRegistries ?? svc.serviceRegistries,
+    deployments: [
+      {
+        ...(primary ?? { id: '', taskDefinition: rev.taskDefinition, desiredCount: 0, runningCount: 0, pendingCount: 0, failedTasks: 0, createdAt: new Date(0), updatedAt: new Date(0) }),
+        status: 'PRIMARY',
+        taskDefinition: rev.taskDefinition,
+        serviceConnectConfiguration: rev.serviceConnectConfiguration,
+        volumeConfigurations: rev.volumeConfigurations,
+      },
+    ],
+  };
 }
 
 /** Whether an UpdateService with these fields starts a new deployment (ECS-FACTS §7). */
@@ -518,7 +568,7 @@ class Planner {
   private planInvalid(key: ServiceKey, errors: SpecError[], cl: ObservedCluster): ServicePlan {
     const id = serviceId(key);
     const svc = own(cl.services, key.service);
-    const message = `spec item is invalid, nothing is changed for this service: ${errorsText(errors)}`;
+    const message = `spec item is invalid, nothing is changed for this service: ${specErrorsText(errors)}`;
     return {
       actions: [],
       status: this.status({
@@ -769,10 +819,15 @@ class Planner {
     svc: ObservedService,
     rendered: () => TaskDefinition & { family: string },
     tdChanges: FieldChange[] | undefined,
+    desired: DesiredServiceConfig,
+    revisionChanges: FieldChange[],
     rem: ServiceStatus | undefined,
   ): { message: string; serviceDeploymentArn?: string } | undefined {
     if (rem?.failedSpecHash === hash) return { message: this.failedMessage(rem), serviceDeploymentArn: rem.failedServiceDeploymentArn };
-    const rolledBack = tdChanges !== undefined && tdChanges.length > 0 ? this.rolledBackInHistory(hash, svc, rendered, rem) : undefined;
+    // A spec that would start a deployment (another task definition, or other service revision
+    // settings: subnets, security groups, load balancers...) may be one ECS already rolled back.
+    const wantsDeployment = (tdChanges !== undefined && tdChanges.length > 0) || revisionChanges.length > 0;
+    const rolledBack = wantsDeployment ? this.rolledBackInHistory(hash, svc, rendered, desired, revisionChanges, rem) : undefined;
     const appliedThis = rem?.lastAppliedSpecHash === hash;
     const ours = (d: ObservedDeployment): boolean => {
       if (appliedThis && rem?.appliedDeploymentId === d.id) return true;
@@ -827,7 +882,10 @@ class Planner {
 
   /**
    * The newest service deployment of the service's history (ECS's own record, read whatever the
-   * status remembers) whose target task definition is the one this spec renders, when that
+   * status remembers) whose target service revision is the one this spec asks for (its task
+   * definition the rendered one, and its revision settings, {@link REVISION_FIELDS}, the spec's;
+   * a history entry whose revision was not described is judged by its task definition alone, and
+   * only for a spec that differs from the live service in its task definition alone), when that
    * deployment was rolled back (ROLLBACK_REQUESTED, _IN_PROGRESS, _SUCCESSFUL or _FAILED);
    * undefined otherwise. A newer deployment of the same task definition (a retry that has not
    * failed) hides older rollbacks. A rollback memory already blamed on another spec hash
@@ -838,11 +896,16 @@ class Planner {
     hash: string,
     svc: ObservedService,
     rendered: () => TaskDefinition & { family: string },
+    desired: DesiredServiceConfig,
+    revisionChanges: FieldChange[],
     rem: ServiceStatus | undefined,
   ): ObservedServiceDeployment | undefined {
     const latest = svc.serviceDeployments?.find((sd) => {
       const described = sd.targetTaskDefinition !== undefined ? own(this.observed.taskDefinitions, sd.targetTaskDefinition) : undefined;
-      return described !== undefined && this.taskDefinitionChanges(hash, rendered, described).length === 0;
+      if (described === undefined || this.taskDefinitionChanges(hash, rendered, described).length > 0) return false;
+      if (sd.targetRevision === undefined) return revisionChanges.length === 0;
+      const diff = diffService(desired, asRevision(svc, sd.targetRevision));
+      return !diff.changes.some(isRevisionChange) && !diff.unsendable.some(isRevisionChange);
     });
     if (latest === undefined || !ROLLED_BACK.has(latest.status)) return undefined;
     const otherFailure = rem?.failedSpecHash !== undefined && rem.failedSpecHash !== hash;
@@ -866,15 +929,18 @@ class Planner {
     const allTdChanges = liveTd ? this.taskDefinitionChanges(hash, rendered, liveTd) : undefined;
     const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...counts };
 
-    if (svc.serviceDeployments === undefined && allTdChanges !== undefined && allTdChanges.length > 0 && rem?.failedSpecHash !== hash) {
+    const desired = desiredConfigOf(hash, this.renderKey, () => desiredServiceConfig(spec, this.options.defaults));
+    const fullDiff = diffService(desired, svc);
+    const revisionChanges = [...fullDiff.changes, ...fullDiff.unsendable].filter(isRevisionChange);
+    const wantsDeployment = allTdChanges !== undefined && (allTdChanges.length > 0 || revisionChanges.length > 0);
+    if (svc.serviceDeployments === undefined && wantsDeployment && rem?.failedSpecHash !== hash) {
       this.historyWanted.push(key);
     }
-    const failure = this.detectFailedRollout(hash, svc, rendered, allTdChanges, rem);
+    const failure = this.detectFailedRollout(hash, svc, rendered, allTdChanges, desired, revisionChanges, rem);
     if (failure !== undefined) return this.failedStatus(r, svc, counts, failure.message, failure.serviceDeploymentArn);
 
     // Under the CODE_DEPLOY or EXTERNAL deployment controller, what ECS does not let UpdateService
     // change is observed and never sent: it is reported as NotUpdatable instead.
-    const fullDiff = diffService(desiredConfigOf(hash, this.renderKey, () => desiredServiceConfig(spec, this.options.defaults)), svc);
     const limited = limitToDeploymentController(svc.deploymentController?.type, [...(allTdChanges ?? []), ...fullDiff.changes], fullDiff.input);
     const tdChanges = allTdChanges?.filter((c) => limited.changes.includes(c));
     const serviceDiff = { input: limited.input, changes: fullDiff.changes.filter((c) => limited.changes.includes(c)) };

@@ -326,6 +326,26 @@ export interface ObservedServiceDeployment {
   finishedAt?: Date;
   /** Task definition ARN of the target service revision; undefined when it could not be described. */
   targetTaskDefinition?: string;
+  /**
+   * The target service revision's configuration (DescribeServiceRevisions), undefined when it
+   * could not be described: what tells a deployment of service settings alone (subnets, security
+   * groups, load balancers, capacity providers...) from another one of the same task definition.
+   */
+  targetRevision?: ObservedServiceRevision;
+}
+
+/**
+ * What an ECS service revision fixes for one deployment (Amazon ECS API reference,
+ * "ServiceRevision"), in the shapes of {@link ObservedService}; Service Connect and EBS volumes
+ * as DescribeServices reports them per deployment.
+ */
+export interface ObservedServiceRevision
+  extends Pick<
+    ObservedService,
+    'taskDefinition' | 'launchType' | 'capacityProviderStrategy' | 'platformVersion' | 'networkConfiguration' | 'loadBalancers' | 'serviceRegistries'
+  > {
+  serviceConnectConfiguration?: Record<string, unknown>;
+  volumeConfigurations?: Record<string, unknown>[];
 }
 
 /** One ECS service as DescribeServices (include TAGS) returns it, ECS field names. */
