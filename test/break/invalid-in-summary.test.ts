@@ -7,11 +7,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { localDoc } from '../runtime/support';
-import { aSpecItem, runtimeWith, useSimHarness } from './support';
-
-/** lib-dynamodb's UpdateCommand reaches the client's middleware as UpdateItemCommand. */
-const isUpdateItem = (command: string | undefined) => command === 'UpdateItemCommand' || command === 'UpdateCommand';
+import { aSpecItem, runtimeWith, statusWritesFailing, useSimHarness } from './support';
 
 describe('an invalid spec item, in the pass summary and the logs', () => {
   const h = useSimHarness();
@@ -21,16 +17,7 @@ describe('an invalid spec item, in the pass summary and the logs', () => {
     await h.putSpec(aSpecItem({ service: 'bad', desiredCount: -1 }));
     await h.doc.send(new PutCommand({ TableName: h.runtime.config.specsTable, Item: { ...aSpecItem({ service: 'x' }), cluster: 'no such/cluster' } }));
     await h.putSpec(aSpecItem({ service: 'web' }));
-    const doc = localDoc(h.db.endpoint);
-    doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (isUpdateItem(context.commandName)) {
-          throw Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'statusWritesFail' },
-    );
+    const { doc } = statusWritesFailing(h);
 
     // Act
     const s = await runtimeWith(h, { doc }).run({ holder: 'invalid' });

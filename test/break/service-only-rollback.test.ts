@@ -7,32 +7,11 @@
  * could be written. Found by a breaker run (branch breaker-findings, commit 4fc6a3a).
  */
 import { describe, expect, it } from 'vitest';
-import { localDoc } from '../runtime/support';
-import { aSpecItem, aValidSpec, personEcs, runtimeWith, useSimHarness, type SimHarness } from './support';
+import { aSpecItem, aValidSpec, personEcs, runtimeWith, statusWritesFailing, useSimHarness, type SimHarness } from './support';
 import { UpdateServiceCommand } from '@aws-sdk/client-ecs';
 
 const WEB = { cluster: 'apps', service: 'web' };
 const NEW_SUBNET = 'subnet-0123456789abcdef1';
-/** lib-dynamodb's UpdateCommand reaches the client's middleware as UpdateItemCommand. */
-const isUpdateItem = (command: string | undefined) => command === 'UpdateItemCommand' || command === 'UpdateCommand';
-
-/** A document client on the harness's table whose status writes answer 500 when `failing`. */
-function statusWrites(h: SimHarness, failing: boolean) {
-  const doc = localDoc(h.db.endpoint);
-  let refused = 0;
-  doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (failing && isUpdateItem(context.commandName)) {
-        refused += 1;
-        throw Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'statusWritesFail' },
-  );
-  return { doc, refused: () => refused };
-}
-
 /**
  * Makes every task fail to pull (until {@link untilFailedThenHeal}), so that the next deployment
  * fails and the circuit breaker's rollback to the old settings completes once tasks start again.
@@ -66,7 +45,7 @@ describe('a rolled-back change of service settings alone', () => {
     await h.putSpec(aSpecItem());
     await h.converge();
     const before = await h.status(WEB);
-    const writes = statusWrites(h, failing);
+    const writes = statusWritesFailing(h, failing);
     const runtime = runtimeWith(h, { doc: writes.doc });
     const oldNetwork = (await h.describe('apps', 'web'))?.networkConfiguration;
     failNextDeployment(h);

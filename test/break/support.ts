@@ -7,7 +7,7 @@ import { CreateServiceCommand, ECSClient, RegisterTaskDefinitionCommand, paginat
 import { createRuntime, type Runtime, type RuntimeOverrides } from '../../lambda/adapters/runtime';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import type { RetryStrategyV2, RetryToken } from '@smithy/types';
-import { LOCAL, type SimHarness } from '../runtime/support';
+import { LOCAL, localDoc, type SimHarness } from '../runtime/support';
 
 export { aSpecItem, aValidSpec, SimHarness, useSimHarness } from '../runtime/support';
 
@@ -105,3 +105,27 @@ export const instantRetries: RetryStrategyV2 = {
   },
   recordSuccess(): void {},
 };
+
+/** lib-dynamodb's UpdateCommand reaches the client's middleware as UpdateItemCommand. */
+const isUpdateItem = (command: string | undefined) => command === 'UpdateItemCommand' || command === 'UpdateCommand';
+
+/**
+ * A document client on the harness's table whose status writes (UpdateItem) answer 500, as
+ * DynamoDB does for an internal error, while `failing` (default true); `refused()` counts them.
+ * Destroy it after use.
+ */
+export function statusWritesFailing(h: SimHarness, failing = true) {
+  const doc = localDoc(h.db.endpoint);
+  let refused = 0;
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (failing && isUpdateItem(context.commandName)) {
+        refused += 1;
+        throw Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'statusWritesFail' },
+  );
+  return { doc, refused: () => refused };
+}
