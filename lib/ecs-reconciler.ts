@@ -204,7 +204,11 @@ export interface EcsReconcilerProps {
   readonly ownerId?: string;
   /**
    * Prefix of the per-cluster log groups task definitions use when a spec names none
-   * (`LOG_GROUP_PREFIX`); the groups are `<prefix><cluster>`.
+   * (`LOG_GROUP_PREFIX`); the groups are `<prefix><cluster>` with the default owner id and
+   * `<prefix><owner>/<cluster>` with any other (`<owner>`: {@link ownerLogGroupSegment}), so two
+   * reconcilers sharing a cluster (different owner ids) given the same prefix never name the same
+   * group. Different prefixes collide only when one is the other plus an owner segment
+   * (`/x/b/` beside owner `b` under `/x/`); CloudFormation then refuses the second stack's group.
    * @default '/ecs-reconciler/'
    */
   readonly logGroupPrefix?: string;
@@ -322,6 +326,29 @@ const REGISTRY = /^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._/-]+)?$/;
 const LOG_GROUP_PREFIX = /^[A-Za-z0-9_\-/.#]{1,256}$/;
 
 const isToken = (s: string) => Token.isUnresolved(s);
+
+/**
+ * An owner id as one segment of a log group name, injectively (a log group name holds only
+ * letters, digits and `_ - / . #`; CloudWatch Logs API Reference, CreateLogGroup): letters, digits,
+ * `_`, `-` and `.` stay, every other character an owner id may hold (space `+ = : / @`) becomes `#`
+ * and its two upper-case hex digits (`team b@x` -> `team#20b#40x`). An owner id never holds `#`,
+ * so two owner ids never give one segment, and a segment never holds `/`.
+ * @param ownerId a valid owner id (1-256 of letters, digits, spaces and `+ - = . _ : / @`).
+ */
+export function ownerLogGroupSegment(ownerId: string): string {
+  return ownerId.replace(/[^A-Za-z0-9_.-]/g, (c) => `#${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+/**
+ * The prefix task definitions log under, `<logGroupPrefix><cluster>` being the group: the prefix
+ * itself for the default owner id (existing deployments keep `/ecs-reconciler/<cluster>`), else
+ * `<logGroupPrefix><ownerLogGroupSegment(ownerId)>/`. With one prefix, two owner ids never share a
+ * group: a cluster name holds no `/`, so what follows the prefix is either `<cluster>` (default
+ * owner) or `<segment>/<cluster>`, and segments are injective.
+ */
+export function effectiveLogGroupPrefix(logGroupPrefix: string, ownerId: string): string {
+  return ownerId === DEFAULT_PLAN_OPTIONS.ownerId ? logGroupPrefix : `${logGroupPrefix}${ownerLogGroupSegment(ownerId)}/`;
+}
 
 /**
  * The serverless ECS reconciler. Creates:
@@ -1303,14 +1330,15 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
     if (m !== undefined && n !== undefined && m > n) problems.push(`\`alarmOverrides.${id}\`: datapointsToAlarm (${m}) cannot exceed evaluationPeriods (${n}).`);
     if (o.threshold !== undefined && !Number.isFinite(o.threshold)) problems.push(`\`alarmOverrides.${id}.threshold\` must be a number.`);
   }
-  const effectiveLogGroupPrefix =
-    ownerId === DEFAULT_PLAN_OPTIONS.ownerId || isToken(ownerId)
-      ? logGroupPrefix
-      : `${logGroupPrefix}${ownerId.replace(/[^A-Za-z0-9_\-/.#]/g, '-')}/`;
+  if (isToken(ownerId)) {
+    problems.push(
+      '`ownerId` must be a literal string, not a token: it names the per-cluster log groups at synth (`<logGroupPrefix><ownerId>/<cluster>`), which must differ from those of any other reconciler sharing a cluster.',
+    );
+  }
 
   if (problems.length > 0) throw new EcsReconcilerPropsError(problems);
   return {
-    effectiveLogGroupPrefix,
+    effectiveLogGroupPrefix: effectiveLogGroupPrefix(logGroupPrefix, ownerId),
     timeoutSeconds,
     tracing: props.tracing ?? lambda.Tracing.ACTIVE,
     metricsNamespace,

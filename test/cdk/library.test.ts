@@ -5,16 +5,18 @@
  * execution role, Lambda overrides, optional alarms and dashboard with overrides, grant and metric
  * methods, and a clear error for clusters of another account or Region.
  */
-import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { alarmDefinitions } from '../../lambda/core/alarms';
-import { EcsReconciler, EcsReconcilerPropsError, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
+import { DEFAULT_PLAN_OPTIONS } from '../../lambda/core/options';
+import { EcsReconciler, EcsReconcilerPropsError, effectiveLogGroupPrefix, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
 import { reconcilerPropsFromContext } from '../../lib/reconciler-stack';
 import { flat } from '../support/iam-eval';
 
@@ -74,29 +76,62 @@ describe('tracing (part 4)', () => {
 });
 
 describe('log groups of two reconcilers sharing a cluster (part 4)', () => {
-  it('differ by owner id, in the template and in what task definitions log to', () => {
-    // Prepare: two stacks in one app (one account and Region), both managing cluster `web`.
+  /** Builds one stack per reconciler in one app, all managing cluster `web`; returns the app. */
+  function reconcilersSharingWeb(props: Partial<EcsReconcilerProps>[]): App {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const names: unknown[] = [];
-    const prefixes: unknown[] = [];
-    const stacks = ['team-a', 'team b@x'].map((ownerId, i) => {
+    props.forEach((p, i) => {
       const stack = new Stack(app, `Stack${i}`, { env: ENV_EU });
-      new EcsReconciler(stack, 'Reconciler', { clusters: ['web'], defaultSubnets: ['subnet-0a1'], ownerId, alarmEmail: 'ops@example.com' });
-      return stack;
+      new EcsReconciler(stack, 'Reconciler', { clusters: ['web'], defaultSubnets: ['subnet-0a1'], alarmEmail: 'ops@example.com', ...p });
     });
-    for (const stack of stacks) {
-      // Act
-      const t = Template.fromStack(stack);
-      names.push(...Object.values(t.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties.LogGroupName).filter((n) => n !== undefined));
-      prefixes.push(fnEnv(t).LOG_GROUP_PREFIX);
-    }
+    return app;
+  }
+  const taskLogGroups = (t: Template) =>
+    Object.values(t.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties.LogGroupName).filter((n) => n !== undefined);
+
+  it('differ by owner id, in the template and in what task definitions log to', () => {
+    // Prepare
+    const app = reconcilersSharingWeb([{ ownerId: 'team-a' }, { ownerId: 'team b@x' }]);
+    // Act
+    const templates = ['Stack0', 'Stack1'].map((id) => Template.fromStack(app.node.findChild(id) as Stack));
     // Assess
-    expect(names).toEqual(['/ecs-reconciler/team-a/web', '/ecs-reconciler/team-b-x/web']);
-    expect(prefixes).toEqual(['/ecs-reconciler/team-a/', '/ecs-reconciler/team-b-x/']);
+    expect(templates.flatMap(taskLogGroups)).toEqual(['/ecs-reconciler/team-a/web', '/ecs-reconciler/team#20b#40x/web']);
+    expect(templates.map((t) => fnEnv(t).LOG_GROUP_PREFIX)).toEqual(['/ecs-reconciler/team-a/', '/ecs-reconciler/team#20b#40x/']);
   });
+
   it('keep /ecs-reconciler/<cluster> with the default owner id (existing deployments keep their log groups)', () => {
     const names = Object.values(build().template.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties.LogGroupName);
     expect(names).toContain('/ecs-reconciler/web');
+  });
+
+  it('differ with one explicit prefix, also for owner ids a character-replacing mapping would merge', () => {
+    // Prepare: `team b`, `team-b`, `team@b`, `team/b` all became `team-b` before; plus the default owner.
+    const owners = ['team b', 'team-b', 'team@b', 'team/b', undefined];
+    const app = reconcilersSharingWeb(owners.map((ownerId) => ({ logGroupPrefix: '/shared/', ...(ownerId ? { ownerId } : {}) })));
+    // Act
+    const names = owners.flatMap((_, i) => taskLogGroups(Template.fromStack(app.node.findChild(`Stack${i}`) as Stack)));
+    // Assess
+    expect(names).toEqual(['/shared/team#20b/web', '/shared/team-b/web', '/shared/team#40b/web', '/shared/team#2Fb/web', '/shared/web']);
+  });
+
+  it('never collide with one prefix, for any two owner ids and clusters (property)', () => {
+    const ownerChar = fc.constantFrom(...'ab0-_.+=:/@ '.split(''));
+    const ownerId = fc.string({ unit: ownerChar, minLength: 1, maxLength: 6 });
+    const cluster = fc.string({ unit: fc.constantFrom(...'ab0-_'.split('')), minLength: 1, maxLength: 4 });
+    const owner = fc.oneof(ownerId, fc.constant(DEFAULT_PLAN_OPTIONS.ownerId));
+    fc.assert(
+      fc.property(owner, cluster, owner, cluster, (o1, c1, o2, c2) => {
+        fc.pre(o1 !== o2 || c1 !== c2);
+        const a = `${effectiveLogGroupPrefix('/p/', o1)}${c1}`;
+        const b = `${effectiveLogGroupPrefix('/p/', o2)}${c2}`;
+        expect(a).not.toBe(b);
+        expect(a).toMatch(/^[A-Za-z0-9_\-/.#]+$/);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('refuses a token owner id (the log group names must be known at synth)', () => {
+    expect(() => build({}, (s) => ({ ownerId: new CfnParameter(s, 'Owner').valueAsString }))).toThrow(/`ownerId` must be a literal string, not a token/);
   });
 });
 
