@@ -103,6 +103,49 @@ describe('LocalAlarms', () => {
     expect(h.alarms.state('ServiceLagBeyondGrace', 'shop/web')).toBe('OK');
   });
 
+  it('TaskLag only while lagging (issue 11 part 5): silent while healthy stays OK, lag fires after the grace, the one recovery 0 returns to OK, silence after it stays OK', () => {
+    // Prepare: what the pass emits (shouldEmitTaskLag): nothing while healthy, the lag every pass, one 0.
+    const h = harness();
+    const emitted: (number | undefined)[] = [
+      ...Array<undefined>(6).fill(undefined), // healthy: no datapoint at all
+      ...Array<number>(6).fill(2), // lagging past the 5-period grace
+      0, // recovered: once at 0
+      ...Array<undefined>(20).fill(undefined), // healthy again: silent
+    ];
+    const lag = alarmDefinitions().find((d) => d.id === 'ServiceLagBeyondGrace');
+    // Act
+    const states = emitted.map((v, m) => {
+      h.pass(m, v);
+      return h.alarms.state('ServiceLagBeyondGrace');
+    });
+    // Assess
+    expect(lag?.treatMissingData).toBe('notBreaching');
+    expect(states.slice(0, 6).every((s) => s !== 'ALARM')).toBe(true);
+    expect(states.slice(6, 12)).toContain('ALARM');
+    expect(states.at(-1)).toBe('OK');
+    expect(states.slice(14)).toEqual(Array(states.length - 14).fill('OK'));
+    expect(h.alarms.transitions.filter((t) => t.alarm === 'ServiceLagBeyondGrace' && t.to === 'ALARM')).toHaveLength(2); // contributor and alarm, once
+  });
+
+  it('the same silence under a breaching missing-data treatment would page: the treatment is what keeps quiet series cheap and silent', () => {
+    // Prepare
+    const defs = alarmDefinitions().map((d) => (d.id === 'ServiceLagBeyondGrace' ? { ...d, treatMissingData: 'breaching' as const } : d));
+    let now = START;
+    const alarms = new LocalAlarms(defs, { now: () => new Date(now) }, new Date(START));
+    // Act: one lagging pass, its recovery 0, then 10 silent minutes.
+    for (let m = 0; m < 12; m++) {
+      now = START + m * 60_000;
+      if (m === 0) alarms.sink.serviceLag(WEB, 2);
+      if (m === 1) alarms.sink.serviceLag(WEB, 0);
+      alarms.sink.passMetric(METRIC.passSucceeded, 1, 'Count');
+      void alarms.sink.flush();
+      alarms.recordInvocation(new Date(now), false);
+      alarms.evaluate(new Date(now));
+    }
+    // Assess
+    expect(alarms.state('ServiceLagBeyondGrace', 'shop/web')).toBe('ALARM');
+  });
+
   it('fires the heartbeat alarm when passes stop (missing data is breaching)', () => {
     // Prepare
     const h = harness();
