@@ -10,6 +10,23 @@ import { aSpecItem, runtimeWith, useSimHarness } from './support';
 
 const name = (i: number) => `s${String(i).padStart(3, '0')}`;
 
+
+/** A document client of its own whose spec Scan fails (HTTP 500, after the SDK's retries) on every page after the first. */
+function docFailingScanAfterPage1(endpoint: string): ReturnType<typeof localDoc> {
+  const doc = localDoc(endpoint);
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { ExclusiveStartKey?: unknown };
+      if (context.commandName === 'ScanCommand' && input.ExclusiveStartKey) {
+        throw Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'failScanPage2' },
+  );
+  return doc;
+}
+
 describe('partial reads never prune', () => {
   const h = useSimHarness({ resetEach: { clusters: ['apps', 'other'] } });
 
@@ -19,17 +36,7 @@ describe('partial reads never prune', () => {
     for (let i = 0; i < 5; i++) await h.putSpec(aSpecItem({ service: name(i), desiredCount: 1 }));
     await h.converge();
     await h.deleteSpec({ cluster: 'apps', service: name(0) });
-    const doc = localDoc(h.db.endpoint);
-    doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { ExclusiveStartKey?: unknown };
-        if (context.commandName === 'ScanCommand' && input.ExclusiveStartKey) {
-          throw Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failScanPage2' },
-    );
+    const doc = docFailingScanAfterPage1(h.db.endpoint);
     const runtime = runtimeWith(h, { doc, specPageSize: 2 });
     h.sim.advance(60);
     h.sim.clearCalls();
@@ -55,17 +62,7 @@ describe('partial reads never prune', () => {
     await h.converge();
     await h.editSpec({ cluster: 'apps', service: name(0) }, { state: 'absent' });
     const before = await h.status({ cluster: 'apps', service: name(1) });
-    const doc = localDoc(h.db.endpoint);
-    doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { ExclusiveStartKey?: unknown };
-        if (context.commandName === 'ScanCommand' && input.ExclusiveStartKey) {
-          throw Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failScanPage2' },
-    );
+    const doc = docFailingScanAfterPage1(h.db.endpoint);
     const runtime = runtimeWith(h, { doc, specPageSize: 2 });
     h.sim.advance(60);
     h.sim.clearCalls();
