@@ -9,6 +9,7 @@ import {
   ServerException,
   UpdateServiceCommand,
 } from '@aws-sdk/client-ecs';
+import type { FinalizeRequestMiddleware, MetadataBearer } from '@smithy/types';
 import { THROTTLE_BUCKETS } from '../../lambda/core/ecs-limits';
 import { SimulatedEcs, startSimulator, type Simulator } from '../../local/sim';
 import { aTaskDefinition, deploy, ecsClient } from './helpers';
@@ -67,23 +68,41 @@ describe('simulator: throttling, fault injection and the call log', () => {
     });
 
     it('lets the SDK retry a burst to success while the clock moves (throttled attempts are in the call log)', async () => {
-      // Prepare: the SDK's default standard retry (3 attempts, backoff). Once every first attempt
-      // has arrived, virtual time moves 1 s every 100 real ms, so the bucket refills for retries.
+      // Prepare: the SDK's default standard retry (3 attempts, backoff). A middleware inside the
+      // retry loop holds each throttled answer until every first attempt has been answered, then
+      // moves virtual time 1 s (once) before the SDK backs off, so the bucket has refilled by the
+      // retries however long a busy machine stretches the real time between attempts.
       const ecs = ecsClient(sim);
       const burst = THROTTLE_BUCKETS.clusterRead.burst;
-      const ticker = setInterval(() => {
-        if (sim.calls({ action: 'ListClusters' }).length >= burst + 10) sim.advance(1);
-      }, 100);
+      const firstAttempts = burst + 10;
+      let answered = 0;
+      let openGate!: () => void;
+      const allFirstAttemptsAnswered = new Promise<void>((resolve) => (openGate = resolve));
+      let clockMoved = false;
+      const holdThrottledAnswers: FinalizeRequestMiddleware<object, MetadataBearer> =
+        (next) => async (args) => {
+          const outcome = await next(args).then(
+            (output) => ({ output }),
+            (error: unknown) => ({ error }),
+          );
+          if (++answered === firstAttempts) openGate();
+          if (!('error' in outcome)) return outcome.output;
+          if ((outcome.error as Error).name === 'ThrottlingException') {
+            await allFirstAttemptsAnswered;
+            if (!clockMoved) sim.advance(1);
+            clockMoved = true;
+          }
+          throw outcome.error;
+        };
+      ecs.middlewareStack.addRelativeTo(holdThrottledAnswers, { relation: 'after', toMiddleware: 'retryMiddleware', name: 'holdThrottledAnswers' });
 
       // Act
-      const results = await Promise.allSettled(Array.from({ length: burst + 10 }, () => ecs.send(new ListClustersCommand({})))).finally(() =>
-        clearInterval(ticker),
-      );
+      const results = await Promise.allSettled(Array.from({ length: firstAttempts }, () => ecs.send(new ListClustersCommand({}))));
 
       // Assess
       expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
       const counts = sim.callCounts().ListClusters;
-      expect(counts.ok).toBe(burst + 10);
+      expect(counts.ok).toBe(firstAttempts);
       expect(counts.throttled).toBeGreaterThanOrEqual(10);
       expect(sim.calls({ action: 'ListClusters', outcome: 'ThrottlingException' })).toHaveLength(counts.throttled);
     });
