@@ -9,6 +9,8 @@
  *    real time, rate-limit waits, API calls by action, peak RSS and heap.
  * 3. Passes bounded like the Lambda (50 s timeout) from empty, at one size.
  * 4. Start-up of the built `ecsr` CLI (`--version`, `--help`, `validate`), beside `node -e 0`.
+ * 5. The fast path: edit to first ECS call (p50, p99) over moto's DynamoDB Streams, real time
+ *    (`./fast-path-bench.ts`).
  *
  * Prints tables to stdout and progress to stderr, and writes the tables to bench/RESULTS.md
  * (`--no-results`: print only). See docs/benchmarks.md.
@@ -23,6 +25,7 @@ import type { PlannerCaseResult, PlannerRequest } from './protocol';
 import { callsTable, cappedTable, lambdaTable, memoryTable, memoryTrendTable, passFindings, passTable, plannerTable } from './report';
 import { bundleWorkers, BenchWorker } from './workers';
 import { runStartupBench, startupTable } from './cli-startup';
+import { fastPathTable, runFastPathBench } from './fast-path-bench';
 
 /** Young generation of the allocation run (MiB per semi-space): one plan() of 1000 services fits. */
 const ALLOC_SEMI_SPACE_MIB = 256;
@@ -52,6 +55,8 @@ interface BenchOptions {
   pass: boolean;
   cli: boolean;
   cliRuns: number;
+  fastPath: boolean;
+  fastPathEdits: number;
   results: boolean;
 }
 
@@ -67,6 +72,8 @@ const program = new Command('bench')
   .option('--no-pass', 'skip the pass benchmarks')
   .option('--cli-runs <n>', 'measured runs per command of the CLI start-up benchmark', count, 20)
   .option('--no-cli', 'skip the CLI start-up benchmark')
+  .option('--fast-path-edits <n>', 'edits measured by the fast-path latency benchmark', count, 100)
+  .option('--no-fast-path', 'skip the fast-path latency benchmark (moto DynamoDB Streams + simulator)')
   .option('--no-results', `print only; do not write ${'bench/RESULTS.md'}`);
 
 /** Where the run's tables are written as well (issue 12 part 6), unless `--no-results`. */
@@ -163,6 +170,13 @@ async function main(): Promise<void> {
       progress('CLI start-up...');
       print(`6. Start-up of the built CLI: spawn to exit, real time, one at a time (${opts.cliRuns} runs after a warm-up)`);
       print(startupTable(await runStartupBench(opts.cliRuns)));
+      print();
+    }
+    if (opts.fastPath && opts.fastPathEdits > 0) {
+      progress('fast path: moto (DynamoDB Streams) and the simulator, real time...');
+      const fast = await runFastPathBench({ edits: opts.fastPathEdits, services: 20, progress });
+      print('7. Fast path: a spec edit to the first ECS call, real time (moto DynamoDB Streams polled every 250 ms as Lambda does, the simulator)');
+      print(fastPathTable(fast));
       print();
     }
     const seconds = ((performance.now() - began) / 1000).toFixed(0);

@@ -16,6 +16,8 @@ import type { PassSummary } from './core/pass';
 import { LOG_SERVICE_NAME, PowertoolsLog } from './adapters/logger';
 import { PowertoolsMetricsSink } from './adapters/metrics';
 import { createRuntime } from './adapters/runtime';
+import { isDynamoDbStreamEvent, keysOfStreamRecords, type IgnoredRecords } from './adapters/stream-records';
+import { FAST_PATH_LEASE_WAIT_MS } from './core/fast-path';
 
 /** Milliseconds of invocation time kept in reserve: no new action starts with less left. */
 export const RESERVE_MS = 10_000;
@@ -40,31 +42,62 @@ const runtime = createRuntime(config, {
 tracer.captureAWSv3Client(runtime.ecs);
 tracer.captureAWSv3Client(runtime.doc);
 
+/** What the handler returns for a stream batch that names no service (only status writes, lease items...). */
+export interface NothingToReconcile {
+  readonly outcome: 'nothing-to-reconcile';
+  readonly ignored: IgnoredRecords;
+}
+
 /**
- * Runs one reconcile pass (EventBridge schedule; the event's content is not used: the pass is
- * level-triggered). The invocation's remaining time bounds the pass: observation spends at most
+ * Runs one reconcile pass. Two kinds of event:
+ * - the EventBridge schedule (any event that is not a stream batch; its content is not used: the
+ *   pass is level-triggered): the scheduled pass over the whole fleet;
+ * - a batch of the specs table's DynamoDB stream records (the fast path, issue 13): a pass
+ *   restricted to the services the records name (`keysOfStreamRecords`), through the same code,
+ *   waiting at most a third of the invocation's time (and {@link FAST_PATH_LEASE_WAIT_MS}) for a
+ *   lease another pass holds (`lambda/core/fast-path.ts`). It never throws for a held lease: the
+ *   batch is done, and the scheduled pass reads the edited services first.
+ *
+ * The invocation's remaining time bounds the pass: observation spends at most
  * `OBSERVATION_TIME_SHARE` of it (a new container over a large fleet describes the rest of its
  * task definitions in the next passes), no action starts with less than {@link RESERVE_MS} left,
  * and no status write with less than `STATUS_WRITE_RESERVE_MS` left (`lambda/core/pass.ts`).
- * @returns the pass summary (JSON-safe), also when another pass holds the lease.
+ * @returns the pass summary (JSON-safe), also when another pass holds the lease;
+ *   {@link NothingToReconcile} for a stream batch that names no service.
  * @throws only programming errors; failed AWS calls are reported in the summary.
  */
-export const handler = async (_event: unknown, context: Context): Promise<PassSummary> => {
+export const handler = async (event: unknown, context: Context): Promise<PassSummary | NothingToReconcile> => {
   logger.addContext(context);
   const remainingMs = context.getRemainingTimeInMillis();
+  const stream = isDynamoDbStreamEvent(event) ? keysOfStreamRecords(event.Records) : undefined;
+  if (stream && stream.keys.length === 0) {
+    logger.debug('stream batch names no service', { ignored: stream.ignored });
+    return { outcome: 'nothing-to-reconcile', ignored: stream.ignored };
+  }
   // Manual instrumentation (Powertools Tracer docs): one subsegment per pass under Lambda's segment.
   const segment = tracer.getSegment();
-  const subsegment = segment?.addNewSubsegment('## reconcile pass');
+  const subsegment = segment?.addNewSubsegment(stream ? '## fast path pass' : '## reconcile pass');
   if (subsegment) tracer.setSegment(subsegment);
   tracer.annotateColdStart();
   tracer.addServiceNameAnnotation();
   try {
-    const summary = await runtime.run({
+    const options = {
       holder: context.awsRequestId,
       leaseTtlSeconds: Math.ceil(remainingMs / 1000) + LEASE_MARGIN_SECONDS,
       shouldContinue: () => context.getRemainingTimeInMillis() >= RESERVE_MS,
       remainingMs: () => context.getRemainingTimeInMillis(),
-    });
+    };
+    let summary: PassSummary;
+    if (stream) {
+      logger.info('fast path: stream records name services', { keys: stream.keys.length, ignored: stream.ignored });
+      const leaseWaitMs = Math.min(FAST_PATH_LEASE_WAIT_MS, Math.floor(remainingMs / 3));
+      const result = await runtime.runFastPath(stream.keys, { ...options, leaseWaitMs });
+      // keys is not empty here, so the fast path ran.
+      summary = (result as NonNullable<typeof result>).summary;
+      tracer.putAnnotation('leaseWaitMs', (result as NonNullable<typeof result>).waitedMs);
+    } else {
+      summary = await runtime.run(options);
+    }
     tracer.putAnnotation('actions', summary.actions.length);
     tracer.putAnnotation('readsComplete', summary.readsComplete);
     return summary;

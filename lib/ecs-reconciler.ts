@@ -299,6 +299,14 @@ export interface EcsReconcilerProps {
    * @default - this package's `lambda/handler.ts`
    */
   readonly handlerEntry?: string;
+  /**
+   * The fast path (issue 13): the spec table's DynamoDB stream (NEW_AND_OLD_IMAGES) triggers a
+   * pass restricted to the edited services within seconds; the schedule stays and repairs lost
+   * records. With `existingTable`, the table must have a stream (NEW_AND_OLD_IMAGES) and give its
+   * `tableStreamArn`.
+   * @default true for a new table; for `existingTable`, true when it has a stream
+   */
+  readonly fastPath?: boolean;
 }
 
 /** What {@link EcsReconcilerProps.alarmOverrides} may change in one alarm. */
@@ -376,6 +384,8 @@ export class EcsReconciler extends Construct {
   public readonly role: iam.Role;
   /** The schedule that invokes the function. */
   public readonly rule: events.Rule;
+  /** True when the spec table's stream triggers the function (the fast path). */
+  public readonly fastPath: boolean;
   /** The topic every alarm notifies; undefined with `createAlarms: false` and no `alarmTopic`. */
   public readonly topic?: sns.ITopic;
   /** Alarms by id (see `AlarmId` in `lambda/core/alarms.ts`); empty with `createAlarms: false`. */
@@ -474,6 +484,8 @@ export class EcsReconciler extends Construct {
           ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.tableEncryptionKey }
           : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
         ...props.tableProps,
+        // The fast path reads both images to tell a spec edit from the reconciler's own status write.
+        ...(props.fastPath !== false ? { stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES } : {}),
         partitionKey: { name: 'cluster', type: dynamodb.AttributeType.STRING },
         sortKey: { name: 'service', type: dynamodb.AttributeType.STRING },
       });
@@ -625,6 +637,40 @@ export class EcsReconciler extends Construct {
         }),
       ],
     });
+
+    // --- Fast path: the table's stream -----------------------------------------------------
+    const fastPath = props.fastPath ?? (props.existingTable ? props.existingTable.tableStreamArn !== undefined : true);
+    if (fastPath) {
+      if (!this.table.tableStreamArn) {
+        throw new EcsReconcilerPropsError([
+          '`fastPath` needs the spec table\'s stream: give an `existingTable` with a stream (NEW_AND_OLD_IMAGES) and its `tableStreamArn`, or set `fastPath: false`.',
+        ]);
+      }
+      // The mapping and its grants by hand: `DynamoEventSource` grants the table key's kms:Decrypt
+      // without the kms:ViaService condition the function's other key grant has.
+      new lambda.EventSourceMapping(this, 'FastPath', {
+        target: this.function,
+        eventSourceArn: this.table.tableStreamArn,
+        startingPosition: lambda.StartingPosition.LATEST,
+        batchSize: 100,
+        // Records are only hints: a failed batch is tried twice more, then left to the schedule.
+        retryAttempts: 2,
+        maxRecordAge: Duration.minutes(5),
+        bisectBatchOnError: false,
+      });
+      // Lambda's event source mapping reads the stream with the function's role (Lambda Developer
+      // Guide, "Using AWS Lambda with Amazon DynamoDB", execution role permissions).
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'SpecTableStreamRead',
+          actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          resources: [this.table.tableStreamArn],
+        }),
+      );
+      // ListStreams supports no resource-level permission (Service Authorization Reference).
+      this.role.addToPolicy(new iam.PolicyStatement({ sid: 'SpecTableStreamList', actions: ['dynamodb:ListStreams'], resources: ['*'] }));
+    }
+    this.fastPath = fastPath;
 
     // --- Alarms -----------------------------------------------------------------------------
     const createAlarms = props.createAlarms ?? true;

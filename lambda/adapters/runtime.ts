@@ -9,7 +9,9 @@ import type { ECSClient, ECSClientConfig } from '@aws-sdk/client-ecs';
 import type { DynamoDBClient, DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReconcilerConfig } from '../config';
+import { runFastPath, type FastPathResult } from '../core/fast-path';
 import { runPass, type PassPorts, type PassSummary } from '../core/pass';
+import type { ServiceKey } from '../core/types';
 import { systemClock, type Clock, type LogPort, type MetricsSink } from '../core/ports';
 import { createDocumentClient, createEcsClient } from './clients';
 import { DynamoSpecStore } from './dynamo-spec-store';
@@ -68,6 +70,14 @@ export interface RunOptions {
   readonly remainingMs?: () => number;
 }
 
+/** Options of one {@link Runtime.runFastPath}. */
+export interface FastPathRunOptions extends RunOptions {
+  /** Milliseconds to wait for a lease held by another pass (default `FAST_PATH_LEASE_WAIT_MS`). */
+  readonly leaseWaitMs?: number;
+  /** Waits in real time by default. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
 export interface Runtime {
   readonly config: ReconcilerConfig;
   readonly ports: PassPorts;
@@ -78,6 +88,11 @@ export interface Runtime {
   readonly limiter?: EcsRateLimiter;
   /** Runs one pass with the configured options. */
   run(options?: RunOptions): Promise<PassSummary>;
+  /**
+   * Reconciles only `keys` (the fast path, `lambda/core/fast-path.ts`), waiting for a held lease.
+   * @returns undefined when `keys` is empty.
+   */
+  runFastPath(keys: readonly ServiceKey[], options?: FastPathRunOptions): Promise<FastPathResult | undefined>;
 }
 
 /** A lease holder id unique to this process and call: `host:pid:uuid`. */
@@ -119,20 +134,27 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     clock: overrides.clock ?? systemClock,
     ...(overrides.monotonicMs ? { monotonicMs: overrides.monotonicMs } : {}),
   };
+  const passOptions = (options: RunOptions) => ({
+    plan: config.plan,
+    dryRun: options.dryRun ?? config.dryRun,
+    holder: options.holder ?? newHolderId(),
+    leaseTtlSeconds: options.leaseTtlSeconds ?? DEFAULT_LEASE_TTL_SECONDS,
+    ...(options.shouldContinue ? { shouldContinue: options.shouldContinue } : {}),
+    ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
+  });
   return {
     config,
     ports,
     ecs,
     doc,
     ...(limiter ? { limiter } : {}),
-    run: (options: RunOptions = {}) =>
-      runPass(ports, {
-        plan: config.plan,
-        dryRun: options.dryRun ?? config.dryRun,
-        holder: options.holder ?? newHolderId(),
-        leaseTtlSeconds: options.leaseTtlSeconds ?? DEFAULT_LEASE_TTL_SECONDS,
-        ...(options.shouldContinue ? { shouldContinue: options.shouldContinue } : {}),
-        ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
+    run: (options: RunOptions = {}) => runPass(ports, passOptions(options)),
+    runFastPath: (keys, options: FastPathRunOptions = {}) =>
+      runFastPath(ports, keys, {
+        ...passOptions(options),
+        sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+        ...(options.leaseWaitMs !== undefined ? { leaseWaitMs: options.leaseWaitMs } : {}),
+        ...(overrides.monotonicMs ? { monotonicMs: overrides.monotonicMs } : {}),
       }),
   };
 }

@@ -506,7 +506,8 @@ async function reconcile(
     if (lag > 0) metrics.serviceLag(key, lag);
   }
   const durationMs = elapsed();
-  if (read.complete) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
+  // The heartbeat is the scheduled pass's: a fast path (keys) succeeding must not hide stopped passes.
+  if (read.complete && !options.keys) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
   metrics.passMetric(METRIC.passDuration, durationMs, 'Milliseconds');
   metrics.passMetric(METRIC.actionsApplied, counts.actionsApplied, 'Count');
   metrics.passMetric(METRIC.actionsFailed, counts.actionsFailed, 'Count');

@@ -306,7 +306,9 @@ describe('IAM (least privilege)', () => {
     const starred = grants(functionStatements(template, reconciler)).filter((g) => g.resource === '*');
     const allows = starred.filter((g) => g.statement.Effect === 'Allow');
     // X-Ray's write actions support no resource-level permission either (tracing on by default).
+    // dynamodb:ListStreams (the fast path's stream) has no resource-level permission either.
     expect(allows.filter((g) => !g.statement.Condition).map((g) => g.action).sort()).toEqual([
+      'dynamodb:ListStreams',
       'ecs:DescribeTaskDefinition',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
@@ -438,7 +440,10 @@ describe('IAM (least privilege)', () => {
       'dynamodb:UpdateItem',
     ]);
     expect(on(/^\$\{ReconcilerTaskDefinitionCache[0-9A-F]+\.Arn\}$/)).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:Scan']);
-    expect(dynamo).toHaveLength(7);
+    // The fast path: the spec table's stream, read by Lambda's event source mapping.
+    expect(on(/^\$\{ReconcilerSpecs[0-9A-F]+\.StreamArn\}$/)).toEqual(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']);
+    expect(on(/^\*$/)).toEqual(['dynamodb:ListStreams']);
+    expect(dynamo).toHaveLength(11);
   });
 
   it('creates the task definition cache table with a TTL, destroyed with the stack, and names it to the function', () => {

@@ -8,7 +8,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startSimulator, type Simulator } from '../../local/sim';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedded-dynamodb';
 import { ConfigError, ENV } from '../../lambda/config';
-import { aLambdaContext, aSpecItem, createSpecsTable, importHandler, isEcsWrite, localDoc, localHandlerEnv, type HandlerModule } from './support';
+import { aLambdaContext, aSpecItem, aStreamRecord, createSpecsTable, importHandler, isEcsWrite, localDoc, localHandlerEnv, type HandlerModule } from './support';
 
 type HandlerModuleWithTracer = HandlerModule & { tracer: Tracer };
 
@@ -119,4 +119,36 @@ describe('lambda/handler', () => {
     expect(mod.tracer.isTracingEnabled()).toBe(false);
   });
 
+
+  it('a stream batch runs the fast path on the services it names; a status-only batch runs nothing', async () => {
+    // Prepare: `fast` is new; a record names it; another new spec (`quiet`) is named by none.
+    const doc = localDoc(db.endpoint);
+    const fast = aSpecItem({ service: 'fast' });
+    await doc.send(new PutCommand({ TableName: 'handler-specs', Item: fast }));
+    await doc.send(new PutCommand({ TableName: 'handler-specs', Item: aSpecItem({ service: 'quiet' }) }));
+    doc.destroy();
+    const { handler } = await importHandler(env);
+    sim.clearCalls();
+    const key = { cluster: 'apps', service: 'fast' };
+
+    // Act
+    const { result: summary, lines } = await capture(() => handler({ Records: [aStreamRecord('INSERT', key, { new: fast })] }, aLambdaContext(60_000, 'req-fast')));
+    const statusOnly = { Records: [aStreamRecord('MODIFY', key, { old: { ...fast, status: { phase: 'Pending' } }, new: { ...fast, status: { phase: 'Converged' } } })] };
+    const callsBefore = sim.calls().length;
+    const { result: nothing } = await capture(() => handler(statusOnly, aLambdaContext(60_000, 'req-status')));
+
+    // Assess
+    expect(summary.outcome).toBe('completed');
+    expect(summary.holder).toBe('req-fast');
+    expect(summary.actions.map((a) => [a.type, a.service])).toEqual([
+      ['RegisterTaskDefinition', 'fast'],
+      ['CreateService', 'fast'],
+    ]);
+    expect(sim.calls({ action: 'CreateService' }).map((c) => c.request.serviceName)).toEqual(['fast']);
+    const emf = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((j) => j._aws !== undefined);
+    expect(emf.some((j) => j.ActionsApplied === 2)).toBe(true);
+    expect(emf.some((j) => j.PassSucceeded !== undefined)).toBe(false);
+    expect(nothing).toEqual({ outcome: 'nothing-to-reconcile', ignored: { reserved: 0, statusOnly: 1, malformed: 0 } });
+    expect(sim.calls().length).toBe(callsBefore);
+  });
 });

@@ -3,7 +3,8 @@
  * handler): a specs table on dynalite or moto, spec items, call counters on SDK clients.
  */
 import { afterAll, beforeAll, beforeEach, vi } from 'vitest';
-import type { Context } from 'aws-lambda';
+import type { Context, DynamoDBRecord } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CreateClusterCommand, DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
@@ -355,6 +356,35 @@ export function aLambdaContext(remainingMs: number, requestId = 'req-1'): Contex
 }
 
 export type HandlerModule = { handler: (event: unknown, context: Context) => Promise<PassSummary> };
+
+let sequence = 100;
+
+/** A stream record as Lambda delivers it (NEW_AND_OLD_IMAGES); `undefined` image: absent. */
+export function aStreamRecord(
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
+  key: ServiceKey,
+  images: { old?: Record<string, unknown>; new?: Record<string, unknown> },
+): DynamoDBRecord {
+  sequence += 1;
+  const opts = { removeUndefinedValues: true, convertClassInstanceToMap: true };
+  return {
+    eventID: `event-${sequence}`,
+    eventName,
+    eventVersion: '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: 'us-east-1',
+    eventSourceARN: 'arn:aws:dynamodb:us-east-1:123456789012:table/specs/stream/2026-01-01T00:00:00.000',
+    dynamodb: {
+      Keys: marshall({ cluster: key.cluster, service: key.service }) as never,
+      ...(images.old ? { OldImage: marshall(images.old, opts) as never } : {}),
+      ...(images.new ? { NewImage: marshall(images.new, opts) as never } : {}),
+      SequenceNumber: String(sequence),
+      SizeBytes: 100,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+  };
+}
+
 
 /** Imports `lambda/handler` afresh with `env` stubbed, as a new Lambda container reads it. */
 export async function importHandler(env: Record<string, string | undefined>): Promise<HandlerModule> {

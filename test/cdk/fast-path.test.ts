@@ -1,0 +1,67 @@
+/**
+ * The construct's fast path (issue 13 part 1): the spec table's stream (NEW_AND_OLD_IMAGES) and
+ * the event source mapping that runs the function on it; off with `fastPath: false`; an existing
+ * table without a stream is refused when the fast path is asked for.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { EcsReconciler, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
+
+function build(props: Partial<EcsReconcilerProps> = {}, more: (s: Stack) => Partial<EcsReconcilerProps> = () => ({})) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Test');
+  const reconciler = new EcsReconciler(stack, 'Reconciler', { clusters: ['web'], defaultSubnets: ['subnet-0a1'], defaultSecurityGroups: ['sg-0c3'], ...props, ...more(stack) });
+  return { reconciler, template: Template.fromStack(stack) };
+}
+
+const specKeys = (): dynamodb.TableProps => ({
+  partitionKey: { name: 'cluster', type: dynamodb.AttributeType.STRING },
+  sortKey: { name: 'service', type: dynamodb.AttributeType.STRING },
+});
+
+describe('fast path (the spec table stream)', () => {
+  it('a new table streams both images to the function, a bounded retry, newest records first', () => {
+    const { template, reconciler } = build();
+    expect(reconciler.fastPath).toBe(true);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: Match.arrayWith([{ AttributeName: 'cluster', KeyType: 'HASH' }]),
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ReconcilerSpecs'), 'StreamArn'] },
+      FunctionName: { Ref: Match.stringLikeRegexp('^ReconcilerFunction') },
+      StartingPosition: 'LATEST',
+      BatchSize: 100,
+      MaximumRetryAttempts: 2,
+      MaximumRecordAgeInSeconds: 300,
+      BisectBatchOnFunctionError: false,
+    });
+  });
+
+  it('fastPath: false: no stream, no mapping', () => {
+    const { template, reconciler } = build({ fastPath: false });
+    expect(reconciler.fastPath).toBe(false);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: Match.arrayWith([{ AttributeName: 'cluster', KeyType: 'HASH' }]),
+      StreamSpecification: Match.absent(),
+    });
+  });
+
+  it('an existing table with a stream gets the mapping; one without is left on the schedule alone', () => {
+    const withStream = build({}, (s) => ({ existingTable: new dynamodb.Table(s, 'Mine', { ...specKeys(), stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES }) }));
+    withStream.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    const without = build({}, (s) => ({ existingTable: dynamodb.Table.fromTableName(s, 'Imported', 'team-specs') }));
+    expect(without.reconciler.fastPath).toBe(false);
+    without.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+  });
+
+  it('fastPath: true on an existing table without a stream is refused with a sentence', () => {
+    expect(() => build({ fastPath: true }, (s) => ({ existingTable: dynamodb.Table.fromTableName(s, 'Imported', 'team-specs') }))).toThrow(
+      /`fastPath` needs the spec table's stream/,
+    );
+  });
+});
