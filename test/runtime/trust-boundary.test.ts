@@ -98,6 +98,7 @@ describe('allow-lists (ALLOWED_*): a spec outside them is NotAllowed with no ECS
   const ACCOUNT = '123456789012';
   const TG = (n: string) => `arn:aws:elasticloadbalancing:us-east-1:${ACCOUNT}:targetgroup/${n}/0123456789abcdef`;
   const SSM = (p: string) => `arn:aws:ssm:us-east-1:${ACCOUNT}:parameter/${p}`;
+  const ROLE = (n: string) => `arn:aws:iam::${ACCOUNT}:role/${n}`;
   const ALLOWED = {
     [ENV.allowedSubnets]: 'subnet-0123456789abcdef0',
     [ENV.allowedSecurityGroups]: 'sg-0123456789abcdef0',
@@ -106,6 +107,8 @@ describe('allow-lists (ALLOWED_*): a spec outside them is NotAllowed with no ECS
     [ENV.allowedSecrets]: `${SSM('apps/')}*`,
     [ENV.allowedImageRegistries]: 'public.ecr.aws',
     [ENV.allowedEfsFileSystems]: 'fs-0123456789abcdef0',
+    [ENV.allowedTaskRoleArns]: ROLE('apps-task'),
+    [ENV.allowedExecutionRoleArns]: ROLE('apps-exec'),
   };
   const sidecar = (overrides: Record<string, unknown>) => ({ name: 'agent', image: 'public.ecr.aws/datadog/agent:7', essential: false, ...overrides });
 
@@ -139,6 +142,12 @@ describe('allow-lists (ALLOWED_*): a spec outside them is NotAllowed with no ECS
       case: 'repository credentials',
       spec: { containers: [sidecar({ image: 'public.ecr.aws/acme/agent:1', repositoryCredentials: { credentialsParameter: `arn:aws:secretsmanager:us-east-1:${ACCOUNT}:secret:pull-AbCdEf` } })] },
       says: 'containers[0].repositoryCredentials.credentialsParameter arn:aws:secretsmanager:us-east-1:123456789012:secret:pull-AbCdEf is not in the allow-list ALLOWED_SECRETS',
+    },
+    { case: 'task role', spec: { taskRoleArn: ROLE('admin') }, says: `taskRoleArn ${ROLE('admin')} is not in the allow-list ALLOWED_TASK_ROLE_ARNS [${ROLE('apps-task')}]` },
+    {
+      case: 'execution role',
+      spec: { executionRoleArn: ROLE('admin') },
+      says: `executionRoleArn ${ROLE('admin')} is not in the allow-list ALLOWED_EXECUTION_ROLE_ARNS [${ROLE('apps-exec')}]`,
     },
     { case: 'image registry', spec: { image: 'ghcr.io/acme/web:1' }, says: 'image ghcr.io/acme/web:1 (registry ghcr.io) is not in the allow-list ALLOWED_IMAGE_REGISTRIES [public.ecr.aws]' },
     {
