@@ -15,7 +15,9 @@
  *   `ReturnConsumedCapacity: TOTAL` (same units as on-demand billing: 4 KB per read unit,
  *   strongly consistent reads count 1, 1 KB per write unit);
  * - billed Lambda duration: the pass's real time plus the time its ECS rate limiter waited (in
- *   simulated time here, for real in Lambda), rounded up to the millisecond.
+ *   simulated time here, for real in Lambda), rounded up to the millisecond;
+ * - items written to the specs table: each is a record on the table's stream, which (with the
+ *   fast path, the construct's default) invokes the function once more at most.
  *
  * Used by `npm run cost` (`bench/cost.ts`) and by `test/bench/cost.test.ts`.
  */
@@ -23,10 +25,12 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
+import type { Context, DynamoDBRecord } from 'aws-lambda';
+import { LEASE_KEY, PARTITION_KEY, SORT_KEY } from '../lambda/adapters/dynamo-spec-store';
 import { taskDefinitionCacheTableDefinition } from '../lambda/adapters/dynamo-task-definition-cache';
 import { clearTaskDefinitionCache } from '../lambda/adapters/ecs-observer';
 import { LOG_SERVICE_NAME, PowertoolsLog, RecordingLog } from '../lambda/adapters/logger';
+import { keysOfStreamRecords } from '../lambda/adapters/stream-records';
 import { InMemoryMetricsSink, PowertoolsMetricsSink } from '../lambda/adapters/metrics';
 import { ENV } from '../lambda/config';
 import { alarmDefinitions } from '../lambda/core/alarms';
@@ -165,6 +169,16 @@ export interface FleetMeasurement {
   readonly logEventsPerPass: number;
   readonly readUnitsPerPass: number;
   readonly writeUnitsPerPass: number;
+  /**
+   * Items the pass wrote to the specs table (the lease's put and delete; status writes): each is
+   * one record on the table's stream, so with the fast path (the construct's default) one more
+   * invocation at most, which drops the records (reserved and status-only items) and returns.
+   */
+  readonly streamRecordsPerPass: number;
+  /** Billed duration of such an invocation (ms): the handler's record filter, at least 1 ms. */
+  readonly streamInvocationBilledMs: number;
+  /** Log bytes of such an invocation: Lambda's platform lines only (the handler logs it at debug). */
+  readonly streamInvocationLogBytes: number;
   /** Billed duration per pass (ms): real time + rate-limiter waits, rounded up to 1 ms. */
   readonly billedMsPerPass: number;
   /** Of which the rate limiter waited (ms, per pass). */
@@ -256,7 +270,7 @@ export async function measureFleet(opts: MeasureOptions): Promise<FleetMeasureme
       throw new Error('Powertools metrics are disabled (POWERTOOLS_DEV or POWERTOOLS_METRICS_DISABLED is set): nothing would be measured.');
     }
     const runtime = createLocalRuntime(stack, { env, metrics: new PowertoolsMetricsSink(NAMESPACE, metrics), log: new PowertoolsLog(logger) });
-    const units = { read: 0, write: 0 };
+    const units = { read: 0, write: 0, specWrites: 0 };
     countCapacity(runtime.doc, units);
     let ecsCalls = 0;
     runtime.ecs.middlewareStack.add(
@@ -316,6 +330,9 @@ export async function measureFleet(opts: MeasureOptions): Promise<FleetMeasureme
         logEventsPerPass: logEvents / passes,
         readUnitsPerPass: (units.read - before.read) / passes,
         writeUnitsPerPass: (units.write - before.write) / passes,
+        streamRecordsPerPass: (units.specWrites - before.specWrites) / passes,
+        streamInvocationBilledMs: ignoredBatchBilledMs(),
+        streamInvocationLogBytes: utf8Bytes(platformLines('0f1e2d3c-4b5a-4968-8776-000000000000', 1.23, 90)) + LOG_EVENT_OVERHEAD_BYTES * 4,
         billedMsPerPass: billedMs / passes,
         limiterWaitMsPerPass: waited / passes,
         ecsCallsPerPass: (ecsCalls - before.ecs) / passes,
@@ -328,6 +345,22 @@ export async function measureFleet(opts: MeasureOptions): Promise<FleetMeasureme
   } finally {
     await stack.close();
   }
+}
+
+/**
+ * Billed milliseconds of a stream invocation that names no service: the handler's record filter
+ * (`keysOfStreamRecords`) over the records of the lease's put and delete, timed over many runs;
+ * Lambda bills at least 1 ms.
+ */
+function ignoredBatchBilledMs(): number {
+  const key = { [PARTITION_KEY]: { S: LEASE_KEY.cluster }, [SORT_KEY]: { S: LEASE_KEY.service } };
+  const records = (['INSERT', 'REMOVE'] as const).map((eventName) => ({ eventName, dynamodb: { Keys: key } })) as DynamoDBRecord[];
+  const runs = 1000;
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) {
+    if (keysOfStreamRecords(records).keys.length !== 0) throw new Error('the lease records named a service');
+  }
+  return Math.max(1, Math.ceil((performance.now() - t0) / runs));
 }
 
 async function createCacheTable(stack: LocalStack): Promise<void> {
@@ -363,8 +396,12 @@ function checkSteady(s: PassSummary, services: number): void {
   }
 }
 
-/** Adds `ReturnConsumedCapacity: TOTAL` to every DynamoDB call of `client` and sums the units reported. */
-function countCapacity(client: { middlewareStack: DynamoDBClient['middlewareStack'] }, units: { read: number; write: number }): void {
+/**
+ * Adds `ReturnConsumedCapacity: TOTAL` to every DynamoDB call of `client` and sums the units
+ * reported; counts the items written to the specs table (each successful write is one record on
+ * the table's stream, which the fast path's event source mapping hands to the function).
+ */
+function countCapacity(client: { middlewareStack: DynamoDBClient['middlewareStack'] }, units: { read: number; write: number; specWrites: number }): void {
   const READS = new Set(['GetItemCommand', 'ScanCommand', 'QueryCommand', 'BatchGetItemCommand', 'GetCommand', 'BatchGetCommand']);
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -374,7 +411,12 @@ function countCapacity(client: { middlewareStack: DynamoDBClient['middlewareStac
       const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
       const total = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce((n, c) => n + (c.CapacityUnits ?? 0), 0);
       if (READS.has(context.commandName ?? '')) units.read += total;
-      else units.write += total;
+      else {
+        units.write += total;
+        const batch = (input.RequestItems as Record<string, unknown[]> | undefined)?.[TABLE];
+        if (input.TableName === TABLE) units.specWrites += 1;
+        else if (Array.isArray(batch)) units.specWrites += batch.length;
+      }
       return out;
     },
     { step: 'initialize', name: 'costConsumedCapacity' },
@@ -470,7 +512,27 @@ export function monthlyBill(m: FleetMeasurement): BillLine[] {
     },
     { item: 'Dashboard', basis: `1 × $${PRICES.dashboardMonth}`, usd: PRICES.dashboardMonth },
     { item: 'X-Ray traces', basis: `${fmt(n)} traces (one per pass)`, usd: (n / 1e6) * PRICES.xrayPerMillionTraces },
+    streamInvocationsLine(m),
   ];
+}
+
+/**
+ * The fast path's invocations caused by the pass's own writes (the construct's default, `fastPath`):
+ * at most one per stream record (Lambda may batch the lease's put and delete into one), each a
+ * request, its billed duration, Lambda's platform log lines and an X-Ray trace.
+ */
+function streamInvocationsLine(m: FleetMeasurement): BillLine {
+  const invocations = m.streamRecordsPerPass * PASSES_PER_MONTH;
+  const gbSeconds = (m.streamInvocationBilledMs / 1000) * (FUNCTION_MEMORY_MIB / 1024) * invocations;
+  const usd =
+    (invocations / 1e6) * (PRICES.lambdaPerMillionRequests + PRICES.xrayPerMillionTraces) +
+    gbSeconds * PRICES.lambdaArmPerGbSecond +
+    ((m.streamInvocationLogBytes * invocations) / 1e9) * (PRICES.logIngestPerGb + PRICES.logStoragePerGbMonth);
+  return {
+    item: 'Fast-path invocations for the pass\'s own writes',
+    basis: `at most ${m.streamRecordsPerPass} per pass (stream records of the lease and status writes) = ${invocations.toLocaleString('en-US')} invocations of ${m.streamInvocationBilledMs} ms, ${m.streamInvocationLogBytes} log bytes and one trace each`,
+    usd,
+  };
 }
 
 /** Sum of a bill, in dollars. */

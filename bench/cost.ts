@@ -47,11 +47,11 @@ async function main(): Promise<void> {
   out.push('');
   out.push('Measured per steady pass:');
   out.push('');
-  out.push('| services | metric series (TaskLag) | datapoints | log bytes (events) | RRU | WRU | billed ms (of which rate-limit waits) | ECS calls | status writes |');
-  out.push('|---|---|---|---|---|---|---|---|---|');
+  out.push('| services | metric series (TaskLag) | datapoints | log bytes (events) | RRU | WRU | billed ms (of which rate-limit waits) | ECS calls | status writes | stream records |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const { m } of results) {
     out.push(
-      `| ${m.services.toLocaleString('en-US')} | ${m.series.length} (${m.taskLagSeries}) | ${m.datapointsPerPass} | ${Math.round(m.logBytesPerPass).toLocaleString('en-US')} (${m.logEventsPerPass.toFixed(1)}) | ${m.readUnitsPerPass.toFixed(1)} | ${m.writeUnitsPerPass.toFixed(1)} | ${Math.round(m.billedMsPerPass).toLocaleString('en-US')} (${Math.round(m.limiterWaitMsPerPass).toLocaleString('en-US')}) | ${m.ecsCallsPerPass} | ${m.statusesWritten} |`,
+      `| ${m.services.toLocaleString('en-US')} | ${m.series.length} (${m.taskLagSeries}) | ${m.datapointsPerPass} | ${Math.round(m.logBytesPerPass).toLocaleString('en-US')} (${m.logEventsPerPass.toFixed(1)}) | ${m.readUnitsPerPass.toFixed(1)} | ${m.writeUnitsPerPass.toFixed(1)} | ${Math.round(m.billedMsPerPass).toLocaleString('en-US')} (${Math.round(m.limiterWaitMsPerPass).toLocaleString('en-US')}) | ${m.ecsCallsPerPass} | ${m.statusesWritten} | ${m.streamRecordsPerPass} |`,
     );
   }
   out.push('');

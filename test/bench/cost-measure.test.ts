@@ -118,12 +118,15 @@ describe('measureFleet (simulator + dynalite)', () => {
     expect(m.actions).toBe(0);
     expect(m.readUnitsPerPass).toBeGreaterThan(0);
     expect(m.writeUnitsPerPass).toBeGreaterThanOrEqual(2); // the lease: put and delete
+    expect(m.streamRecordsPerPass).toBe(2); // the same two writes, on the table's stream (fast path)
+    expect(m.streamInvocationBilledMs).toBeGreaterThanOrEqual(1);
     expect(m.stdoutBytesPerPass).toBeGreaterThan(300);
     expect(m.logBytesPerPass).toBeGreaterThan(m.stdoutBytesPerPass);
     // The bill follows from the measurement.
     const bill = monthlyBill(m);
     expect(bill.find((l) => l.item === 'Custom metrics')?.usd).toBeCloseTo(7 * PRICES.metricMonth, 6);
     expect(bill.find((l) => l.item === 'Metrics Insights alarm')?.usd).toBe(0);
+    expect(bill.find((l) => l.item.startsWith('Fast-path invocations'))?.usd).toBeGreaterThan(0);
     expect(billTotal(bill)).toBeCloseTo(bill.reduce((s, l) => s + l.usd, 0), 9);
     expect(billTotal(bill)).toBeLessThan(15);
   });
