@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PlanOptions } from '../lambda/core/options';
+import { clearCompareMemo, setCompareMemoEnabled } from '../lambda/core/compare-memo';
 import { plan, type PlanInput } from '../lambda/core/planner';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { statusChanged } from '../lambda/core/status';
@@ -334,6 +335,34 @@ describe('planner properties', () => {
         expect(describeActions(again)).toEqual([]);
         for (const [id, status] of Object.entries(again.statuses)) {
           expect(statusChanged(first.statuses[id], status), `${id}: ${JSON.stringify([first.statuses[id], status])}`).toBe(false);
+        }
+      }),
+      { ...RUNS, numRuns: 100 },
+    );
+  });
+
+  it('(f) hash-first: with every memo warm the plan is the one computed with the memo off, round after round', () => {
+    fc.assert(
+      fc.property(scenarioShape, fc.boolean(), (shape, cold) => {
+        const sc = buildScenario(shape);
+        if (cold) clearCompareMemo();
+        let remembered: PlanInput['remembered'] = {};
+        for (let round = 0; round < 3; round++) {
+          const input = inputAt(sc, round, remembered);
+          plan(input); // warms the memo with this input's digests and configurations
+          const fast = plan(input);
+          setCompareMemoEnabled(false);
+          let slow: Plan;
+          try {
+            slow = plan(input);
+          } finally {
+            setCompareMemoEnabled(true);
+          }
+          // Same members, same undefined members, same key order.
+          expect(fast).toStrictEqual(slow);
+          expect(JSON.stringify(fast)).toBe(JSON.stringify(slow));
+          applyAll(sc, fast);
+          remembered = fast.statuses;
         }
       }),
       { ...RUNS, numRuns: 100 },

@@ -45,8 +45,6 @@ export const CACHE_REFRESH_DAYS = 7;
 export const CACHE_SCAN_SEGMENTS = 4;
 /** BatchWriteItem calls in flight at once. */
 const WRITE_CONCURRENCY = 4;
-/** Entries queued per {@link DynamoTaskDefinitionCache.keep} call at most (40 BatchWriteItem calls). */
-export const CACHE_WRITES_PER_PASS = 1000;
 /** DynamoDB's limit of requests per BatchWriteItem. */
 const BATCH = 25;
 
@@ -212,15 +210,18 @@ export class DynamoTaskDefinitionCache {
    * The revisions in use this pass, with their descriptions: those the table does not hold yet
    * (described or registered by this container) are queued for writing, and those whose entry is
    * {@link CACHE_REFRESH_DAYS} days old or more are written again, so an entry in use never
-   * expires. At most {@link CACHE_WRITES_PER_PASS} a call: a large fleet fills the table over a
-   * few passes instead of spending one pass's time on it.
+   * expires. Every one of them, without a cap: the pass that registered or described a revision
+   * writes it, so that a new container after it finds the whole fleet in the table and compares
+   * every service on its first pass (an earlier cap of 1,000 a pass left a 5,000-service fleet's
+   * new container with 470 revisions to describe). The cost is one BatchWriteItem per 25 new
+   * revisions, 4 in flight (20,000 revisions: 800 calls, a few seconds, once); the table stays
+   * bounded by the revisions in use (a revision out of use expires after {@link CACHE_TTL_DAYS}).
    * @returns the writes queued.
    */
   keep(inUse: Iterable<readonly [string, TaskDefinition]>): number {
     const stale = dayOf(new Date(this.now().getTime() - CACHE_REFRESH_DAYS * DAY_MS));
     let queued = 0;
     for (const [arn, td] of inUse) {
-      if (queued >= CACHE_WRITES_PER_PASS) break;
       if (td.taskDefinitionArn !== arn || this.pending.has(arn)) continue;
       const seen = this.seenOn.get(arn);
       if (seen !== undefined && seen > stale) continue;

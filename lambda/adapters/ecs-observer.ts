@@ -297,7 +297,7 @@ export class EcsObserver implements EcsReader {
 
   /**
    * Writes to the durable cache the described revisions of `arns` it does not hold yet (or holds
-   * from a week ago or more), at most `CACHE_WRITES_PER_PASS`, and deletes the expired entries the
+   * from a week ago or more), all of them, and deletes the expired entries the
    * bulk read found. Never throws for a DynamoDB failure.
    */
   async keepDescriptions(arns: readonly string[]): Promise<{ warning?: string }> {

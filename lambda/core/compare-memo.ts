@@ -13,9 +13,13 @@ import type { DesiredServiceConfig } from './plan-service';
 import { canonicalTaskDefinitionHash } from './taskdef';
 import type { TaskDefinition } from './types';
 
-/** A `Map` that keeps at most `max` entries, dropping the least recently used. */
+/**
+ * A `Map` that keeps at most `max` entries, dropping one not used lately: the oldest entry not
+ * read since it was last given a second chance (the CLOCK approximation of least recently used).
+ * A read only marks its entry, so a read costs one lookup and never reorders the map.
+ */
 export class BoundedMemo<V> {
-  private readonly entries = new Map<string, V>();
+  private readonly entries = new Map<string, { value: V; used: boolean }>();
 
   /** @param max entries kept at most (at least 1). */
   constructor(readonly max: number) {}
@@ -24,23 +28,29 @@ export class BoundedMemo<V> {
     return this.entries.size;
   }
 
-  /** The value under `key` (then the most recently used), or undefined. */
+  /** The value under `key` (then marked used), or undefined. */
   get(key: string): V | undefined {
-    const v = this.entries.get(key);
-    if (v !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, v);
-    }
-    return v;
+    const e = this.entries.get(key);
+    if (e === undefined) return undefined;
+    e.used = true;
+    return e.value;
   }
 
   set(key: string, value: V): void {
     this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > Math.max(1, this.max)) {
-      const oldest = this.entries.keys().next();
+    this.entries.set(key, { value, used: false });
+    const max = Math.max(1, this.max);
+    // Each used entry met at the old end gets a second chance (moved to the new end, unmarked),
+    // so this loop ends after at most `size` moves.
+    while (this.entries.size > max) {
+      const oldest = this.entries.entries().next();
       if (oldest.done) break;
-      this.entries.delete(oldest.value);
+      const [k, e] = oldest.value;
+      this.entries.delete(k);
+      if (e.used && k !== key) {
+        e.used = false;
+        this.entries.set(k, e);
+      }
     }
   }
 
@@ -50,16 +60,18 @@ export class BoundedMemo<V> {
 }
 
 /**
- * Rendered task definitions remembered, by spec hash and rendering options: twice the largest
- * fleet the reconciler is sized for (20,000 services), so that a fleet's old and new spec hashes
- * both fit during a wide spec edit. About 150 bytes an entry.
+ * Specs remembered, by spec hash and rendering options: twice the largest fleet the reconciler is
+ * sized for (20,000 services), so that a fleet's old and new spec hashes both fit during a wide
+ * spec edit. An entry holds the rendered task definition's digest (about 150 bytes) and the
+ * desired service configuration (about 2 KB), each filled on first use.
  */
 export const RENDERED_DIGESTS_MAX = 40_000;
 
+/** Rendering options (`renderingKey`) remembered at most: one in practice, more only in tests. */
+const RENDER_KEYS_MAX = 4;
+
 /** Digest of no task definition: `canonicalTaskDefinitionHash` could not hash it. */
 const NO_DIGEST = '';
-
-const renderedDigests = new BoundedMemo<string>(RENDERED_DIGESTS_MAX);
 
 /**
  * Digests of live task definitions, by the described object itself. A revision is immutable and
@@ -84,6 +96,7 @@ function digestOf(td: TaskDefinition): string {
 
 /** The canonical digest of a described (live) task definition; '' when it has none. */
 export function liveTaskDefinitionDigest(td: TaskDefinition): string {
+  if (!memoEnabled) return digestOf(td);
   let d = liveDigests.get(td);
   if (d === undefined) {
     d = digestOf(td);
@@ -100,19 +113,50 @@ export function renderingKey(options: { defaults: ReconcilerDefaults; ownerId: s
   return createHash('sha256').update(JSON.stringify([options.ownerId, options.defaults])).digest('base64url').slice(0, 16);
 }
 
+/** What is remembered of one spec under one set of rendering options. */
+interface SpecEntry {
+  digest?: string;
+  desired?: DesiredServiceConfig;
+}
+
+/** Per rendering key, the entries by spec hash: one lookup by a string the spec already holds. */
+const specEntries = new Map<string, BoundedMemo<SpecEntry>>();
+
+/** When false, nothing is remembered: every digest and configuration is computed afresh (the slow path). */
+let memoEnabled = true;
+
+/**
+ * Turns the memo on or off (default on). Off, the planner computes every digest and desired
+ * configuration again on every call: the reference the equivalence tests compare the fast path with.
+ */
+export function setCompareMemoEnabled(on: boolean): void {
+  memoEnabled = on;
+}
+
+function specEntry(specHash: string, renderKey: string): SpecEntry {
+  if (!memoEnabled) return {};
+  let memo = specEntries.get(renderKey);
+  if (memo === undefined) {
+    while (specEntries.size >= RENDER_KEYS_MAX) specEntries.delete(specEntries.keys().next().value as string);
+    memo = new BoundedMemo<SpecEntry>(RENDERED_DIGESTS_MAX);
+    specEntries.set(renderKey, memo);
+  }
+  let e = memo.get(specHash);
+  if (e === undefined) {
+    e = {};
+    memo.set(specHash, e);
+  }
+  return e;
+}
+
 /**
  * The canonical digest of the task definition rendered for the spec of `specHash` under the
  * rendering options of `renderKey` ({@link renderingKey}); `render` is called only when the memo
  * does not have it. '' when it has none.
  */
 export function renderedTaskDefinitionDigest(specHash: string, renderKey: string, render: () => TaskDefinition): string {
-  const key = `${specHash}\n${renderKey}`;
-  let d = renderedDigests.get(key);
-  if (d === undefined) {
-    d = digestOf(render());
-    renderedDigests.set(key, d);
-  }
-  return d;
+  const e = specEntry(specHash, renderKey);
+  return (e.digest ??= digestOf(render()));
 }
 
 /**
@@ -124,25 +168,17 @@ export function sameByDigest(specHash: string, renderKey: string, render: () => 
   return want !== NO_DIGEST && want === liveTaskDefinitionDigest(live);
 }
 
-const desiredConfigs = new BoundedMemo<DesiredServiceConfig>(RENDERED_DIGESTS_MAX);
-
 /**
  * The desired service configuration of the spec of `specHash` under the rendering options of
  * `renderKey`, built by `build` only when not remembered. The object is shared between passes
  * (and its canonical field values with it, `./plan-service`): callers never change it.
  */
 export function desiredConfigOf(specHash: string, renderKey: string, build: () => DesiredServiceConfig): DesiredServiceConfig {
-  const key = `${specHash}\n${renderKey}`;
-  let c = desiredConfigs.get(key);
-  if (c === undefined) {
-    c = build();
-    desiredConfigs.set(key, c);
-  }
-  return c;
+  const e = specEntry(specHash, renderKey);
+  return (e.desired ??= build());
 }
 
 /** Forgets every rendered digest and desired configuration (tests; live digests go with their descriptions). */
 export function clearCompareMemo(): void {
-  renderedDigests.clear();
-  desiredConfigs.clear();
+  specEntries.clear();
 }

@@ -139,19 +139,56 @@ export function createServiceFields(desired: DesiredServiceConfig): Partial<Crea
 
 const NONE = '(none)';
 const setText = (xs: readonly string[] | undefined): string => {
-  const sorted = [...new Set(xs ?? [])].sort();
-  return sorted.length > 0 ? sorted.join(',') : NONE;
+  if (xs === undefined || xs.length === 0) return NONE;
+  if (xs.length === 1) return xs[0];
+  if (xs.length === 2) {
+    // Two members, the usual subnets: the same text as the general case, without a Set and a sort.
+    const [a, b] = xs;
+    return a === b ? a : a < b ? `${a},${b}` : `${b},${a}`;
+  }
+  const sorted = [...new Set(xs)].sort();
+  return sorted.join(',');
 };
 const strategyText = (
   xs: readonly { capacityProvider: string; weight?: number; base?: number }[] | undefined,
   launchType?: string,
 ): string => {
   if ((!xs || xs.length === 0) && launchType) return `launchType ${launchType}`;
-  return setText((xs ?? []).map((s) => `${s.capacityProvider}:${s.weight ?? 0}${s.base ? `:base=${s.base}` : ''}`));
+  if (!xs || xs.length === 0) return NONE;
+  return setText(xs.map((s) => `${s.capacityProvider}:${s.weight ?? 0}${s.base ? `:base=${s.base}` : ''}`));
 };
 const lbText = (xs: readonly { targetGroupArn?: string; containerName?: string; containerPort?: number }[] | undefined) =>
-  setText((xs ?? []).map((l) => `${l.targetGroupArn ?? ''}|${l.containerName ?? ''}|${l.containerPort ?? ''}`));
+  !xs || xs.length === 0 ? NONE : setText(xs.map((l) => `${l.targetGroupArn ?? ''}|${l.containerName ?? ''}|${l.containerPort ?? ''}`));
 const breakerText = (b: { enable: boolean; rollback: boolean }) => `enable=${b.enable},rollback=${b.rollback}`;
+
+/** The texts the desired side of {@link diffService} compares, computed once per configuration object. */
+interface DesiredTexts {
+  readonly strategy: string;
+  readonly subnets: string;
+  readonly securityGroups: string;
+  readonly breaker: string;
+  readonly alarms: string;
+  readonly loadBalancers: string;
+}
+
+const desiredTextsMemo = new WeakMap<DesiredServiceConfig, DesiredTexts>();
+
+function desiredTexts(desired: DesiredServiceConfig): DesiredTexts {
+  let t = desiredTextsMemo.get(desired);
+  if (t === undefined) {
+    const net = desired.networkConfiguration.awsvpcConfiguration;
+    t = {
+      strategy: strategyText(desired.capacityProviderStrategy, desired.launchType),
+      subnets: setText(net.subnets),
+      securityGroups: setText(net.securityGroups),
+      breaker: breakerText(desired.deploymentConfiguration.deploymentCircuitBreaker),
+      alarms: alarmsText(desired.deploymentConfiguration.alarms),
+      loadBalancers: lbText(desired.loadBalancers),
+    };
+    desiredTextsMemo.set(desired, t);
+  }
+  return t;
+}
 
 /** Result of comparing a desired service configuration with the live service. */
 export interface ServiceDiff {
@@ -182,8 +219,9 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
     input.desiredCount = desired.desiredCount;
   }
 
+  const texts = desiredTexts(desired);
   const liveStrategy = strategyText(live.capacityProviderStrategy, live.launchType);
-  const wantStrategy = strategyText(desired.capacityProviderStrategy, desired.launchType);
+  const wantStrategy = texts.strategy;
   if (liveStrategy !== wantStrategy) {
     const change = { field: desired.launchType ? 'launchType' : 'capacityProviderStrategy', from: liveStrategy, to: wantStrategy };
     if (desired.launchType) {
@@ -202,8 +240,8 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   const compare = (field: string, from: string, to: string) => {
     if (from !== to) netChanges.push({ field, from, to });
   };
-  compare('networkConfiguration.subnets', setText(liveNet?.subnets), setText(wantNet.subnets));
-  compare('networkConfiguration.securityGroups', setText(liveNet?.securityGroups), setText(wantNet.securityGroups));
+  compare('networkConfiguration.subnets', setText(liveNet?.subnets), texts.subnets);
+  compare('networkConfiguration.securityGroups', setText(liveNet?.securityGroups), texts.securityGroups);
   compare(
     'networkConfiguration.assignPublicIp',
     liveNet?.assignPublicIp ?? ECS_SERVICE_DEFAULTS.assignPublicIp,
@@ -232,15 +270,16 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   if (liveMax !== wantDep.maximumPercent) {
     depChanges.push({ field: 'deploymentConfiguration.maximumPercent', from: String(liveMax), to: String(wantDep.maximumPercent) });
   }
-  if (breakerText(liveBreaker) !== breakerText(wantDep.deploymentCircuitBreaker)) {
+  const liveBreakerText = breakerText(liveBreaker);
+  if (liveBreakerText !== texts.breaker) {
     depChanges.push({
       field: 'deploymentConfiguration.deploymentCircuitBreaker',
-      from: breakerText(liveBreaker),
-      to: breakerText(wantDep.deploymentCircuitBreaker),
+      from: liveBreakerText,
+      to: texts.breaker,
     });
   }
   const liveAlarms = alarmsText(liveDep?.alarms);
-  const wantAlarms = alarmsText(wantDep.alarms);
+  const wantAlarms = texts.alarms;
   if (liveAlarms !== wantAlarms) {
     depChanges.push({ field: 'deploymentConfiguration.alarms', from: liveAlarms, to: wantAlarms });
   }
@@ -257,7 +296,7 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   }
 
   const liveLb = lbText(live.loadBalancers);
-  const wantLb = lbText(desired.loadBalancers);
+  const wantLb = texts.loadBalancers;
   if (liveLb !== wantLb) {
     changes.push({ field: 'loadBalancers', from: liveLb, to: wantLb });
     input.loadBalancers = desired.loadBalancers.map((l) => ({ ...l }));
@@ -268,13 +307,15 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   const primary = live.deployments.find((d) => d.status === 'PRIMARY');
   const liveSource = live as unknown as Record<string, unknown>;
   const primarySource = (primary ?? {}) as unknown as Record<string, unknown>;
-  for (const name of SERVICE_FIELD_NAMES) {
+  const wants = canonicalWants(desired);
+  for (let i = 0; i < SERVICE_FIELD_NAMES.length; i++) {
+    const name = SERVICE_FIELD_NAMES[i];
     const decl: ServiceFieldDecl = SERVICE_FIELDS[name];
     const observed = decl.observedOn === 'service' ? liveSource[name] : primarySource[name];
     const liveValue = observed ?? decl.absentMeans ?? decl.field.default;
     const want = desired.fields[name];
     const a = canonicalOf(decl.field.type, liveValue, SERVICE_CONTEXT);
-    const b = canonicalWant(desired, name, decl);
+    const b = wants[i];
     if (deepEqual(a, b)) continue;
     changes.push({ field: name, from: shownValue(a), to: shownValue(b) });
     (input as Record<string, unknown>)[name] = want === undefined ? clearValue(decl) : structuredClone(want);
@@ -286,21 +327,19 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
 const SERVICE_CONTEXT = { networkMode: 'awsvpc' };
 
 /**
- * Canonical forms of a desired configuration's declared fields, computed once per configuration
- * object: the planner keeps one configuration per spec hash across passes (hash-first, issue 12).
+ * Canonical forms of a desired configuration's declared fields (in `SERVICE_FIELD_NAMES` order),
+ * computed once per configuration object: the planner keeps one configuration per spec hash across
+ * passes (hash-first, issue 12).
  */
-const canonicalWants = new WeakMap<DesiredServiceConfig, Map<ServiceFieldName, CanonicalValue | undefined>>();
+const canonicalWantsMemo = new WeakMap<DesiredServiceConfig, readonly (CanonicalValue | undefined)[]>();
 
-function canonicalWant(desired: DesiredServiceConfig, name: ServiceFieldName, decl: ServiceFieldDecl): CanonicalValue | undefined {
-  let wants = canonicalWants.get(desired);
-  if (!wants) {
-    wants = new Map();
-    canonicalWants.set(desired, wants);
+function canonicalWants(desired: DesiredServiceConfig): readonly (CanonicalValue | undefined)[] {
+  let wants = canonicalWantsMemo.get(desired);
+  if (wants === undefined) {
+    wants = SERVICE_FIELD_NAMES.map((name) => canonicalOf(SERVICE_FIELDS[name].field.type, desired.fields[name], SERVICE_CONTEXT));
+    canonicalWantsMemo.set(desired, wants);
   }
-  if (wants.has(name)) return wants.get(name);
-  const c = canonicalOf(decl.field.type, desired.fields[name], SERVICE_CONTEXT);
-  wants.set(name, c);
-  return c;
+  return wants;
 }
 const NO_ALARMS = { alarmNames: [], enable: false, rollback: false };
 

@@ -41,6 +41,7 @@ import {
   describeChange,
   rememberReason,
   resolveConditions,
+  isoTime,
 } from './status';
 import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from './taskdef';
 import { desiredConfigOf, renderingKey, sameByDigest } from './compare-memo';
@@ -321,11 +322,13 @@ function drafts(
 ): ConditionDrafts {
   const ready = phase === 'Converged' ? 'True' : 'False';
   const progressing = phase === 'Progressing' || phase === 'Deleting' ? 'True' : 'False';
-  return {
+  const out: { -readonly [K in keyof ConditionDrafts]: ConditionDrafts[K] } = {
     ready: { status: ready, reason, message },
     progressing: { status: progressing, reason, message },
-    ...extra,
   };
+  if ('blocked' in extra) out.blocked = extra.blocked;
+  if ('incomplete' in extra) out.incomplete = extra.incomplete;
+  return out;
 }
 
 /** Drafts for "cannot tell this pass": Ready and Progressing Unknown, plus Incomplete. */
@@ -335,10 +338,6 @@ function unknownDrafts(reason: Reason, message: string): ConditionDrafts {
     progressing: { status: 'Unknown', reason, message },
     incomplete: { reason, message },
   };
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
 class Planner {
@@ -409,10 +408,14 @@ class Planner {
     }
     for (const cluster of clusters) {
       const cl = this.cluster(cluster);
-      for (const [name, svc] of Object.entries(cl.services).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-        const id = serviceId({ cluster, service: name });
-        if (byId.has(id)) continue;
-        collect(id, this.planOrphan({ cluster, service: name }, svc, cl));
+      // Only services without a spec are planned here: find them, then sort those.
+      const orphans: string[] = [];
+      for (const name of Object.keys(cl.services)) {
+        if (!byId.has(serviceId({ cluster, service: name }))) orphans.push(name);
+      }
+      orphans.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const name of orphans) {
+        collect(serviceId({ cluster, service: name }), this.planOrphan({ cluster, service: name }, own(cl.services, name) as ObservedService, cl));
       }
     }
 
@@ -452,7 +455,9 @@ class Planner {
     for (const r of byId.values()) {
       if (!r.ok || r.spec.state !== 'present') continue;
       const family = taskDefinitionFamily(r.key);
-      byFamily.set(family, [...(byFamily.get(family) ?? []), r.key]);
+      const keys = byFamily.get(family);
+      if (keys) keys.push(r.key);
+      else byFamily.set(family, [r.key]);
     }
     const refused = new Map<ServiceId, ServiceKey>();
     for (const [family, keys] of byFamily) {
@@ -487,8 +492,16 @@ class Planner {
     );
   }
 
+  private lastRememberedId: ServiceId | undefined;
+  private lastRemembered: ServiceStatus | undefined;
+
+  /** The remembered status of `id`; the last one asked is kept (a service asks several times in a row). */
   private remembered(id: ServiceId): ServiceStatus | undefined {
-    return own(this.input.remembered, id);
+    if (id !== this.lastRememberedId) {
+      this.lastRemembered = own(this.input.remembered, id);
+      this.lastRememberedId = id;
+    }
+    return this.lastRemembered;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -511,31 +524,38 @@ class Planner {
       lag.laggingSince && sameRevision && rem?.reason !== undefined && isStoppedTaskReason(rem.reason) ? rem.reason : undefined;
     const reason =
       deleting ?? stoppedTaskReason(a.service) ?? rememberedRootCause ?? eventReason(a.service) ?? (lag.laggingSince ? rem?.reason : undefined);
-    return stripUndefined<ServiceStatus>({
+    // Built field by field (no spread, no copy without the undefined members): the pass's
+    // hottest allocation, one per service. Key order is that of the ServiceStatus fields.
+    const m = a.memory;
+    const out: Record<string, unknown> = {
       phase: a.phase,
       conditions: resolveConditions(a.conditions, rem?.conditions, this.now),
-      specHash: a.specHash,
-      desiredCount: a.desiredCount,
-      runningCount: a.runningCount,
-      pendingCount: a.pendingCount,
-      laggingSince: lag.laggingSince,
-      lagBeyondGrace: lag.lagBeyondGrace,
-      reason,
-      lastAppliedSpecHash: rem?.lastAppliedSpecHash,
-      failedSpecHash: rem?.failedSpecHash,
-      failedServiceDeploymentArn: rem?.failedServiceDeploymentArn,
-      appliedDeploymentId: rem?.appliedDeploymentId,
-      appliedRolloutState: rem?.appliedRolloutState,
-      rolloutFromTaskDefinitionArn: rem?.rolloutFromTaskDefinitionArn,
-      firstRollout: rem?.firstRollout,
-      taskDefinitionArn: current?.taskDefinition,
-      drift: rem?.drift,
-      driftCorrectedAt: rem?.driftCorrectedAt,
-      lastAction: rem?.lastAction,
-      reasonsFirstSeen: rememberReason(rem?.reasonsFirstSeen, reason, this.now),
-      observedAt: this.now.toISOString(),
-      ...a.memory,
-    });
+    };
+    const put = (k: keyof ServiceStatus, v: unknown) => {
+      if (v !== undefined) out[k] = v;
+    };
+    const memo = <K extends keyof Memory>(k: K): Memory[K] => (m !== undefined && k in m ? m[k] : rem?.[k]);
+    put('specHash', a.specHash);
+    put('desiredCount', a.desiredCount);
+    put('runningCount', a.runningCount);
+    put('pendingCount', a.pendingCount);
+    put('laggingSince', lag.laggingSince);
+    put('lagBeyondGrace', lag.lagBeyondGrace);
+    put('reason', reason);
+    put('lastAppliedSpecHash', memo('lastAppliedSpecHash'));
+    put('failedSpecHash', memo('failedSpecHash'));
+    put('failedServiceDeploymentArn', memo('failedServiceDeploymentArn'));
+    put('appliedDeploymentId', memo('appliedDeploymentId'));
+    put('appliedRolloutState', memo('appliedRolloutState'));
+    put('rolloutFromTaskDefinitionArn', memo('rolloutFromTaskDefinitionArn'));
+    put('firstRollout', memo('firstRollout'));
+    put('taskDefinitionArn', current?.taskDefinition);
+    put('drift', memo('drift'));
+    put('driftCorrectedAt', memo('driftCorrectedAt'));
+    put('lastAction', rem?.lastAction);
+    put('reasonsFirstSeen', rememberReason(rem?.reasonsFirstSeen, reason, this.now));
+    out.observedAt = isoTime(this.now);
+    return out as unknown as ServiceStatus;
   }
 
   private grace(spec: ServiceSpec | undefined): number {
@@ -927,7 +947,15 @@ class Planner {
     const rendered = this.renderer(spec);
     const liveTd = own(this.observed.taskDefinitions, svc.taskDefinition);
     const allTdChanges = liveTd ? this.taskDefinitionChanges(hash, rendered, liveTd) : undefined;
-    const base = { id, specHash: hash, graceSeconds: this.grace(spec), service: svc, ...counts };
+    const base = {
+      id,
+      specHash: hash,
+      graceSeconds: this.grace(spec),
+      service: svc,
+      desiredCount: counts.desiredCount,
+      runningCount: counts.runningCount,
+      pendingCount: counts.pendingCount,
+    };
 
     const desired = desiredConfigOf(hash, this.renderKey, () => desiredServiceConfig(spec, this.options.defaults));
     const fullDiff = diffService(desired, svc);
@@ -942,9 +970,13 @@ class Planner {
     // Under the CODE_DEPLOY or EXTERNAL deployment controller, what ECS does not let UpdateService
     // change is observed and never sent: it is reported as NotUpdatable instead.
     const limited = limitToDeploymentController(svc.deploymentController?.type, [...(allTdChanges ?? []), ...fullDiff.changes], fullDiff.input);
-    const tdChanges = allTdChanges?.filter((c) => limited.changes.includes(c));
-    const serviceDiff = { input: limited.input, changes: fullDiff.changes.filter((c) => limited.changes.includes(c)) };
-    const held = [...fullDiff.unsendable, ...limited.held];
+    // Nothing held back (the ECS controller, or nothing to change): the diffs stand as they are.
+    const tdChanges = limited.held.length === 0 ? allTdChanges : allTdChanges?.filter((c) => limited.changes.includes(c));
+    const serviceDiff =
+      limited.held.length === 0
+        ? { input: limited.input, changes: fullDiff.changes }
+        : { input: limited.input, changes: fullDiff.changes.filter((c) => limited.changes.includes(c)) };
+    const held = fullDiff.unsendable.length === 0 ? limited.held : [...fullDiff.unsendable, ...limited.held];
     const notUpdatable =
       held.length > 0
         ? {
@@ -986,11 +1018,13 @@ class Planner {
     // Service tags from the spec (ECS-FACTS §7: tags are not an UpdateService field; TagResource
     // adds or overwrites them). Tags a person added by hand are left alone; a tag removed from the
     // spec is not removed from the service (the reconciler does not remember which keys it set).
-    const tagChanges = adopting
-      ? []
-      : Object.entries(spec.tags)
-          .filter(([k, v]) => own(svc.tags, k) !== v)
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const tagChanges: [string, string][] = [];
+    if (!adopting) {
+      for (const [k, v] of Object.entries(spec.tags)) {
+        if (own(svc.tags, k) !== v) tagChanges.push([k, v]);
+      }
+      tagChanges.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    }
     const tagLines = tagChanges.map(([k, v]) => describeChange({ field: `tags.${k}`, from: own(svc.tags, k) ?? '(none)', to: v }));
     const tagText = tagLines.join(', ');
     if (tagChanges.length > 0) {
@@ -1084,9 +1118,17 @@ class Planner {
 
     // Nothing to change: the phase follows what ECS reports.
     const memory: Memory =
-      tdChanges !== undefined
-        ? { lastAppliedSpecHash: hash, failedSpecHash: undefined, failedServiceDeploymentArn: undefined, ...observedDeployment }
-        : {};
+      tdChanges === undefined
+        ? {}
+        : 'appliedDeploymentId' in observedDeployment
+          ? {
+              lastAppliedSpecHash: hash,
+              failedSpecHash: undefined,
+              failedServiceDeploymentArn: undefined,
+              appliedDeploymentId: observedDeployment.appliedDeploymentId,
+              appliedRolloutState: observedDeployment.appliedRolloutState,
+            }
+          : { lastAppliedSpecHash: hash, failedSpecHash: undefined, failedServiceDeploymentArn: undefined };
     const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec), svc);
     const inRollout =
       primary?.rolloutState === 'IN_PROGRESS' ||
@@ -1110,16 +1152,23 @@ class Planner {
     } else {
       [phase, reason, message] = ['Converged', Reason.ServiceConverged, countText];
     }
+    // The steady path of almost every service every pass: its arguments written out, not spread.
+    const extra: { incomplete?: ConditionDrafts['incomplete']; blocked?: ConditionDrafts['blocked'] } = {};
+    if (incomplete) extra.incomplete = incomplete;
+    if (notUpdatable) extra.blocked = notUpdatable;
     return {
       actions: [],
       status: this.status({
-        ...base,
+        id: base.id,
+        specHash: base.specHash,
+        graceSeconds: base.graceSeconds,
+        service: base.service,
+        desiredCount: counts.desiredCount,
+        runningCount: counts.runningCount,
+        pendingCount: counts.pendingCount,
         lag,
         phase,
-        conditions: drafts(phase, reason, message, {
-          ...(incomplete ? { incomplete } : {}),
-          ...(notUpdatable ? { blocked: notUpdatable } : {}),
-        }),
+        conditions: drafts(phase, reason, message, extra),
         memory,
       }),
     };

@@ -15,7 +15,24 @@ import type {
   Phase,
   ServiceStatus,
 } from './types';
-import { dictOf } from './dict';
+import { hasOwnKey } from './dict';
+
+let lastIsoMs = NaN;
+let lastIso = '';
+
+/**
+ * `now.toISOString()`, remembered for the last time asked: a pass formats one `now` for each of
+ * its thousands of statuses.
+ * @throws RangeError for an invalid date, as `toISOString` does.
+ */
+export function isoTime(now: Date): string {
+  const ms = now.getTime();
+  if (ms !== lastIsoMs) {
+    lastIso = now.toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
 
 /** Condition types. `Ready` and `Progressing` are always present; the others only when true. */
 export const ConditionType = {
@@ -142,25 +159,22 @@ export interface ConditionDrafts {
  * not change, else `now` (Kubernetes API conventions, "Typical status properties").
  */
 export function resolveConditions(drafts: ConditionDrafts, remembered: Condition[] | undefined, now: Date): Condition[] {
-  const at = now.toISOString();
-  const list: [ConditionType, ConditionDraft | undefined][] = [
-    [ConditionType.Ready, drafts.ready],
-    [ConditionType.Progressing, drafts.progressing],
-    [ConditionType.Blocked, drafts.blocked && { status: 'True', ...drafts.blocked }],
-    [ConditionType.Incomplete, drafts.incomplete && { status: 'True', ...drafts.incomplete }],
-  ];
+  const at = isoTime(now);
   const out: Condition[] = [];
-  for (const [type, draft] of list) {
-    if (!draft) continue;
-    const prev = remembered?.find((c) => c.type === type);
-    out.push({
-      type,
-      status: draft.status,
-      reason: draft.reason,
-      message: draft.message,
-      lastTransitionTime: prev && prev.status === draft.status ? prev.lastTransitionTime : at,
-    });
-  }
+  const add = (type: ConditionType, status: ConditionStatus, reason: Reason, message: string) => {
+    let prev: Condition | undefined;
+    for (const c of remembered ?? []) {
+      if (c.type === type) {
+        prev = c;
+        break;
+      }
+    }
+    out.push({ type, status, reason, message, lastTransitionTime: prev && prev.status === status ? prev.lastTransitionTime : at });
+  };
+  add(ConditionType.Ready, drafts.ready.status, drafts.ready.reason, drafts.ready.message);
+  add(ConditionType.Progressing, drafts.progressing.status, drafts.progressing.reason, drafts.progressing.message);
+  if (drafts.blocked) add(ConditionType.Blocked, 'True', drafts.blocked.reason, drafts.blocked.message);
+  if (drafts.incomplete) add(ConditionType.Incomplete, 'True', drafts.incomplete.reason, drafts.incomplete.message);
   return out;
 }
 
@@ -230,8 +244,8 @@ export function bestReason(service: ObservedService | undefined): string | undef
 
 /** The latest STOPPED task's `stopCode: stoppedReason` (and container reason), if ECS has one. */
 export function stoppedTaskReason(service: ObservedService | undefined): string | undefined {
-  if (!service) return undefined;
-  const stopped = [...(service.stoppedTasks ?? [])].sort(
+  if (!service || service.stoppedTasks === undefined || service.stoppedTasks.length === 0) return undefined;
+  const stopped = [...service.stoppedTasks].sort(
     (a, b) => (b.stoppedAt?.getTime() ?? 0) - (a.stoppedAt?.getTime() ?? 0) || (a.taskArn < b.taskArn ? -1 : 1),
   );
   for (const t of stopped) {
@@ -247,8 +261,17 @@ export function stoppedTaskReason(service: ObservedService | undefined): string 
 /** The newest service event that is not "has reached a steady state". */
 export function eventReason(service: ObservedService | undefined): string | undefined {
   if (!service) return undefined;
-  const events = [...service.events].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-  return events.find((e) => !STEADY_STATE.test(e.message))?.message;
+  // One scan, no copy: the newest wins, the first listed among equally new ones (as a stable sort).
+  let best: ObservedService['events'][number] | undefined;
+  let bestMs = -Infinity;
+  for (const e of service.events) {
+    const ms = e.createdAt.getTime();
+    if ((best === undefined || ms > bestMs) && !STEADY_STATE.test(e.message)) {
+      best = e;
+      bestMs = ms;
+    }
+  }
+  return best?.message;
 }
 
 /** ECS's task stop codes (DescribeTasks `stopCode`), and the fallback word of {@link stoppedTaskReason}. */
@@ -272,12 +295,15 @@ export function rememberReason(
   reason: string | undefined,
   now: Date,
 ): Record<string, string> | undefined {
-  const map: Record<string, string> = dictOf(remembered);
-  if (reason !== undefined && map[reason] === undefined) map[reason] = now.toISOString();
-  const entries = Object.entries(map);
+  const entries: [string, string][] = remembered ? Object.entries(remembered) : [];
+  if (reason !== undefined && !hasOwnKey(remembered, reason)) entries.push([reason, isoTime(now)]);
   if (entries.length === 0) return undefined;
-  entries.sort((a, b) => (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : a[0] < b[0] ? -1 : 1));
-  return Object.fromEntries(entries.slice(0, MAX_REMEMBERED_REASONS));
+  const newestFirst = (a: [string, string], b: [string, string]) => (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : a[0] < b[0] ? -1 : 1);
+  // A remembered map is usually in order already (this function wrote it): then no sort.
+  let sorted = true;
+  for (let i = 1; i < entries.length && sorted; i++) sorted = newestFirst(entries[i - 1], entries[i]) < 0;
+  if (!sorted) entries.sort(newestFirst);
+  return Object.fromEntries(entries.length > MAX_REMEMBERED_REASONS ? entries.slice(0, MAX_REMEMBERED_REASONS) : entries);
 }
 
 /**

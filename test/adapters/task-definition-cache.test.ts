@@ -69,6 +69,21 @@ describe('DynamoTaskDefinitionCache', () => {
     expect(descriptions.get(tds[41].taskDefinitionArn!)).toEqual(tds[41]);
   });
 
+  it('keep writes every revision in use in one pass, however many (no cap): a new container then loads them all', async () => {
+    // More than the 1,000 a pass an earlier version capped writes at.
+    const tds = Array.from({ length: 1_200 }, (_, i) => aDescription(i + 1));
+    const writer = cache();
+    expect(writer.keep(tds.map((td) => [td.taskDefinitionArn!, td] as const))).toBe(1_200);
+    await writer.flush();
+    expect(writer.errors).toBe(0);
+    expect(writer.written).toBe(1_200);
+    // Kept again in the same container: nothing new to write.
+    expect(writer.keep(tds.map((td) => [td.taskDefinitionArn!, td] as const))).toBe(0);
+    const { descriptions, result } = await cache().load();
+    expect(result).toEqual({ loaded: 1_200, ignored: 0, expired: 0 });
+    expect(descriptions.get(tds[1_150].taskDefinitionArn!)).toEqual(tds[1_150]);
+  });
+
   it('an empty table: nothing loaded, no error', async () => {
     expect((await cache().load()).result).toEqual({ loaded: 0, ignored: 0, expired: 0 });
   });
