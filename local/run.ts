@@ -17,9 +17,8 @@ import { isReservedItem } from '../lambda/adapters/dynamo-spec-store';
 import { RecordingLog } from '../lambda/adapters/logger';
 import { loadConfig } from '../lambda/config';
 import { alarmDefinitions } from '../lambda/core/alarms';
-import type { PassAction, PassSummary } from '../lambda/core/pass';
+import type { PassSummary } from '../lambda/core/pass';
 import { parseSpecItem, specToItem } from '../lambda/core/spec';
-import { describeChange } from '../lambda/core/status';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceSpec, type ServiceStatus } from '../lambda/core/types';
 import { alarmLabel, LocalAlarms, stateKeyLabel } from './alarms';
 import {
@@ -40,6 +39,7 @@ import {
 } from './scenario';
 import { createLocalRuntime, localReconcilerEnv, startLocalStack, type LocalStack } from './stack';
 import { renderSummary } from './summary';
+import { actionText, CountSampler, type RunTimeline } from './timeline';
 import { statusReason, type RunView, type ServiceRow, type ViewModel } from './view';
 import { dict, dictOf, own } from '../lambda/core/dict';
 
@@ -87,6 +87,11 @@ export interface LocalRunOptions {
    * reconciler variables the passes run with (for `ecsr plan` / `diff` pointed at the stack).
    */
   readonly onReady?: (stack: LocalStack, reconcilerEnv: Readonly<Record<string, string>>) => void;
+  /**
+   * Called after each pass with the run so far, as `./report` draws it (`ecsr local --report`
+   * rewrites its page with it under `--forever`). The arrays are the run's own: read, not kept.
+   */
+  readonly onPass?: (timeline: RunTimeline) => void;
 }
 
 export interface LocalRunResult {
@@ -97,6 +102,8 @@ export interface LocalRunResult {
   readonly ok: boolean;
   readonly aborted: boolean;
   readonly summary: string;
+  /** The whole run as `./report` draws it. */
+  readonly timeline: RunTimeline;
 }
 
 /** Throws when the scenario's services are not among the specs (the scenario needs the shop). */
@@ -112,12 +119,7 @@ function sleep(ms: number): Promise<void> {
   return ms >= 1 ? new Promise((r) => setTimeout(r, ms)) : new Promise((r) => setImmediate(r));
 }
 
-/** `UpdateService(drift) shop/worker: desiredCount 6 -> 2`, with the outcome when not applied. */
-export function actionText(a: PassAction): string {
-  const what = a.changes && a.changes.length > 0 ? a.changes.map(describeChange).join(', ') : a.reason;
-  const outcome = a.outcome === 'applied' ? '' : ` [${a.outcome}${a.message ? `: ${a.message}` : ''}]`;
-  return `${a.type}${a.kind ? `(${a.kind})` : ''} ${a.cluster}/${a.service}: ${what}${outcome}`;
-}
+export { actionText };
 
 /**
  * Runs the local stack and the loop; resolves when the scenario ends (or, with `forever` or on
@@ -163,6 +165,18 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     const steps: StepRecord[] = [];
     let latest: Record<ServiceId, ServiceStatus> = dict();
     const event = (text: string) => opts.view.event(sim.clock.now(), startedAt, text);
+    // ECS's counts every simulated second (kept when they change), for the report's charts.
+    const sampler = new CountSampler();
+    const timeline = (): RunTimeline => ({
+      startedAt,
+      endedAt: sim.clock.now(),
+      passes,
+      steps,
+      alarms: alarms.transitions,
+      alarmStates: alarms.allStates(),
+      counts: sampler.samples(),
+      specs: Object.keys(loadedHashes),
+    });
 
     const live = (): Record<ServiceId, LiveService> => {
       const out: Record<ServiceId, LiveService> = dict();
@@ -177,8 +191,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       return out;
     };
 
-    const model = (): ViewModel => {
-      const now = live();
+    const model = (now: Record<ServiceId, LiveService> = live()): ViewModel => {
       const ids = [...new Set([...Object.keys(loadedHashes), ...Object.keys(now), ...Object.keys(latest)])].sort();
       const rows: ServiceRow[] = ids.map((id) => {
         const st = own(latest, id);
@@ -256,7 +269,9 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
           steps.push({ id: next.id, at: sim.clock.now(), label: next.label, detail: done.detail, data: done.data });
           event(`STEP ${next.label}: ${done.detail}`);
         }
-        opts.view.frame(model());
+        const services = live();
+        sampler.observe(sim.clock.now(), services);
+        opts.view.frame(model(services));
         await sleep((tickEnd - nowMs) / speed);
       }
     };
@@ -277,7 +292,9 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       // Statuses of this pass only: an orphan's disappears once ECS reports it INACTIVE.
       if (summary) latest = dictOf(summary.statuses);
       const transitions = alarms.evaluate(sim.clock.now(), (contributor) => own(latest, contributor)?.reason);
-      passes.push({ index, at, ...(summary ? { summary } : {}), ...(error ? { error } : {}), live: live() });
+      const services = live();
+      sampler.observe(at, services);
+      passes.push({ index, at, ...(summary ? { summary } : {}), ...(error ? { error } : {}), live: services });
 
       if (error) event(`pass ${number} threw: ${error}`);
       else if (summary && summary.outcome !== 'completed') event(`pass ${number}: ${summary.outcome} ${summary.errors.join('; ')}`);
@@ -300,6 +317,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
         event(`pass ${number}: ${counts.actionsApplied} applied, ${counts.actionsFailed} failed; ${rows}`);
       }
       opts.view.frame(frame);
+      opts.onPass?.(timeline());
     };
 
     for (let minute = 0; opts.forever || minute <= LAST_PASS_MINUTE; minute++) {
@@ -339,6 +357,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       ok: !wasAborted && expectations.every((e) => e.ok),
       aborted: wasAborted,
       summary,
+      timeline: timeline(),
     };
   } finally {
     opts.view.close();

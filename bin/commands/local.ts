@@ -6,7 +6,9 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { DEFAULT_SPEED, runLocal } from '../../local/run';
+import { localRunReport, writeReportFile, type LocalReportInfo } from '../../local/report';
 import { LAST_PASS_MINUTE } from '../../local/scenario';
+import type { RunTimeline } from '../../local/timeline';
 import type { LocalStack } from '../../local/stack';
 import { LiveView, PlainView, terminalWidth } from '../../local/view';
 import { CliError } from './support/errors';
@@ -23,6 +25,7 @@ interface LocalOptions {
   dynamodbPort: number;
   table: string;
   debug?: boolean;
+  report?: string;
 }
 
 /** The specs `ecsr local` loads by default: the example shop (only; the scenario is about it). */
@@ -131,6 +134,7 @@ export function localCommand(): Command {
     .option('--ecs-port <port>', 'port of the ECS simulator (0 picks a free one)', parsePort, 0)
     .option('--dynamodb-port <port>', 'port of dynalite (0 picks a free one)', parsePort, 0)
     .option('--table <name>', 'name of the embedded specs table (point ecsr --table at it with --forever)', 'ecsr-specs')
+    .option('--report <file>', 'write a picture of the run to this HTML page (self-contained): per service, tasks over time with actions, drift, failures and alarms marked; with --forever rewritten after each pass')
     .option('--debug', 'print stack traces of errors')
     .action(
       runAction(async (opts: LocalOptions) => {
@@ -140,6 +144,20 @@ export function localCommand(): Command {
         // A terminal that reports no size (some pseudo-terminals) cannot be redrawn in place.
         const live = Boolean(process.stdout.isTTY) && (process.stdout.rows ?? 0) > 0 && !opts.plain;
         const view = live ? new LiveView(process.stdout) : new PlainView((t) => process.stdout.write(t));
+        const reportInfo: LocalReportInfo = { forever: opts.forever === true, seed: opts.seed, speed: opts.speed, specs: shown(opts.specs) };
+        const writePage = (html: () => string) => {
+          if (opts.report === undefined) return;
+          try {
+            writeReportFile(opts.report, html());
+          } catch (err) {
+            const code = (err as NodeJS.ErrnoException).code;
+            const why = code === 'ENOENT' ? 'its directory does not exist' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : err instanceof Error ? err.message : String(err);
+            throw new CliError(`The report could not be written to ${opts.report}: ${why}.`, 1, [], { cause: err });
+          }
+        };
+        const report = (timeline: RunTimeline, more: Partial<LocalReportInfo>) => writePage(() => localRunReport(timeline, { ...reportInfo, ...more }));
+        // A page that cannot be written fails now, not after the run.
+        writePage(() => '<!doctype html><html lang="en"><meta charset="utf-8"><title>ecsr local</title><p>The run has not made its first pass yet.</p></html>\n');
         const controller = new AbortController();
         const release = interruptHandling(() => controller.abort(), opts.forever === true);
         try {
@@ -156,6 +174,7 @@ export function localCommand(): Command {
             specsTable: opts.table,
             ...(web ? { extraClusters: [web.key.cluster] } : {}),
             signal: controller.signal,
+            ...(opts.forever && opts.report !== undefined ? { onPass: (timeline: RunTimeline) => report(timeline, { running: true }) } : {}),
             onReady: (stack, reconcilerEnv) => {
               if (web) {
                 process.stdout.write(foreverBanner(stack, reconcilerEnv, { file: shown(WEB_EXAMPLE), ...web.key }));
@@ -169,6 +188,8 @@ export function localCommand(): Command {
             },
           });
           process.stdout.write(`\n${result.summary}`);
+          report(result.timeline, { expectations: result.expectations, aborted: result.aborted });
+          if (opts.report !== undefined) process.stdout.write(`Report written to ${opts.report}\n`);
           if (result.aborted) throw new CliError('Interrupted before the scenario ended; no verdict.', 130);
           if (!result.ok) {
             const failed = result.expectations.filter((e) => !e.ok);

@@ -36,6 +36,17 @@ export function toolCommand(tool: ToolName): string | null {
 }
 
 /**
+ * The absolute path of the program that runs `tool` here (for a library that takes an executable
+ * path, such as playwright-core's `executablePath`), or null when it is missing.
+ */
+export function toolPath(tool: ToolName): string | null {
+  const command = toolCommand(tool);
+  if (command === null) return null;
+  const found = (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, command)).find((p) => existsSync(p));
+  return found ?? null;
+}
+
+/**
  * Test options for a `describe` or `it` whose tests need `tools`: tagged with each tool's name,
  * and skipped when one is missing.
  * @throws Error with `CI=true` when one is missing: the file fails to load, naming the tool and
