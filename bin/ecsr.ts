@@ -24,6 +24,7 @@ import { configureUsageErrors } from './commands/support/usage-errors';
 const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['apply', async () => (await import('./commands/apply')).applyCommand],
   ['validate', async () => (await import('./commands/validate')).validateCommand],
+  ['verify', async () => (await import('./commands/verify')).verifyCommand],
   ['get', async () => (await import('./commands/get')).getCommand],
   ['describe', async () => (await import('./commands/describe')).describeCommand],
   ['set', async () => (await import('./commands/set')).setCommand],

@@ -1,6 +1,8 @@
 /**
  * `ecsr apply -f FILE [--wait] [--timeout DURATION]`: validates YAML specs and writes them to the
- * specs table; with `--wait`, waits until the reconciler has rolled them out.
+ * specs table; with `--wait`, waits until the reconciler has rolled them out. Before writing it
+ * runs the checks of `ecsr verify` and warns (`--no-verify`: only the ECS ones; see
+ * `applyWarnings` in `verify.ts`).
  */
 import { Command, Option } from 'commander';
 import { serviceId } from '../../lambda/core/types';
@@ -13,6 +15,9 @@ import { DEFAULT_STABLE_SECONDS, explain, failureSentence, waitForTargets, waitS
 interface ApplyOptions extends AwsOptions, WaitFlags {
   file: string[];
   wait?: boolean;
+  /** false with `--no-verify`. */
+  verify: boolean;
+  verifyTimeout: number;
 }
 
 /** `--timeout`, `--interval` and `--stable-for` (seconds). */
@@ -21,6 +26,9 @@ export interface WaitFlags {
   interval: number;
   stableFor: number;
 }
+
+/** Default of `--verify-timeout` (seconds): how long apply waits for the checks' answers before it writes all the same. */
+export const APPLY_VERIFY_TIMEOUT_SECONDS = 15;
 
 /** Default of `--timeout` (seconds). */
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 600;
@@ -89,13 +97,28 @@ export function applyCommand(): Command {
   const cmd = withWaitOptions(
     new Command('apply')
       .description('Validate YAML specs and write them to the specs table (the spec attributes; the status is kept)')
-      .requiredOption('-f, --file <path>', 'YAML file or directory of *.yaml, or - for stdin (repeatable)', collect),
+      .requiredOption('-f, --file <path>', 'YAML file or directory of *.yaml, or - for stdin (repeatable)', collect)
+      .option('--no-verify', 'skip the checks outside ECS before writing (images, roles, secrets, network, target groups, allow-lists); the cluster and the service are always checked')
+      .addOption(
+        new Option('--verify-timeout <duration>', 'how long the checks may take before the specs are written all the same')
+          .argParser(parseDuration)
+          .default(APPLY_VERIFY_TIMEOUT_SECONDS, `${APPLY_VERIFY_TIMEOUT_SECONDS}s`),
+      ),
     'wait until every service runs its new spec and stays there (rollout COMPLETED, running = desired for --stable-for)',
   );
   return withAwsOptions(cmd).action(
     runAction(async (opts: ApplyOptions) => {
       const specs = loadSpecFiles(opts.file, 'nothing was written');
-      const table = SpecTable.open(tableOf(opts));
+      const tableName = tableOf(opts);
+      // The checks of ecsr verify, as warnings: the specs are written all the same.
+      const { applyWarnings } = await import('./verify');
+      const warnings = await applyWarnings(
+        specs.map((s) => s.spec),
+        tableName,
+        { scope: opts.verify ? 'all' : 'ecs', timeoutMs: opts.verifyTimeout * 1000 },
+      );
+      for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+      const table = SpecTable.open(tableName);
       try {
         for (const s of specs) {
           const outcome = await table.writeSpec(s.spec);

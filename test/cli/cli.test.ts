@@ -10,7 +10,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PassSummary } from '../../lambda/core/pass';
 import { parseSpecItem, parseSpecsYaml, specToItem } from '../../lambda/core/spec';
 import type { ServiceStatus } from '../../lambda/core/types';
-import { createSpecsTable, type LocalStack } from '../../local/stack';
+import { createCluster, createSpecsTable, type LocalStack } from '../../local/stack';
 import { spec, useCliStack } from './harness';
 import { baseEnv, ecsr, ecsrIntoClosedPipe } from './run-cli';
 import { createDocumentClient } from '../../lambda/adapters/clients';
@@ -351,8 +351,9 @@ describe('ecsr against dynalite and the ECS simulator', () => {
   });
 
   it('applies examples/web.yaml as the deploy docs say (apply -f examples/web.yaml --table NAME)', async () => {
-    // Prepare
+    // Prepare: the cluster prod of the example exists (apply warns about one that does not)
     const c = await aCase();
+    await createCluster(stack, 'prod');
     const env = baseEnv({ ...c.env, SPECS_TABLE: undefined });
 
     // Act

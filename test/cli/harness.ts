@@ -7,6 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CreateServiceCommand, ECSClient, RegisterTaskDefinitionCommand, type ECSClientConfig } from '@aws-sdk/client-ecs';
 import { GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { RecordingLog } from '../../lambda/adapters/logger';
@@ -82,4 +83,33 @@ export function useCliStack(prefix: string) {
   }
 
   return { stack: () => stack, aCase };
+}
+
+/** A service made outside the reconciler (no owner tag), as the console or Terraform would. */
+export async function createHandMadeService(config: ECSClientConfig, cluster: string, serviceName: string): Promise<void> {
+  const ecs = new ECSClient(config);
+  try {
+    const td = await ecs.send(
+      new RegisterTaskDefinitionCommand({
+        family: `${cluster}-hand-made`,
+        requiresCompatibilities: ['FARGATE'],
+        networkMode: 'awsvpc',
+        cpu: '256',
+        memory: '512',
+        containerDefinitions: [{ name: 'web', image: 'public.ecr.aws/nginx/nginx:1.27', essential: true }],
+      }),
+    );
+    await ecs.send(
+      new CreateServiceCommand({
+        cluster,
+        serviceName,
+        taskDefinition: td.taskDefinition?.taskDefinitionArn,
+        desiredCount: 1,
+        launchType: 'FARGATE',
+        networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-0a1b2c3d4e5f60001'] } },
+      }),
+    );
+  } finally {
+    ecs.destroy();
+  }
 }

@@ -4,11 +4,10 @@
  * the status and ECS agree the deployment is COMPLETED and the service stayed at desired for the
  * stability window (by ECS's clock); every case that needs a person has its own first sentence.
  */
-import { CreateServiceCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createCluster } from '../../local/stack';
-import { spec, useCliStack } from './harness';
+import { createHandMadeService, spec, useCliStack } from './harness';
 import { ecsr } from './run-cli';
 
 const FAST = ['--interval', '200ms'];
@@ -52,7 +51,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     // Assess
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      new RegExp(`^ecsr apply: Cluster ${missing} does not exist, so ${missing}/web was not created: the reconciler never creates clusters\\. Create it \\(aws ecs create-cluster --cluster-name ${missing}\\)`),
+      new RegExp(`^warning: ${missing}/web: cluster ${missing}: cluster ${missing} does not exist; the reconciler never creates clusters \\(aws ecs create-cluster --cluster-name ${missing}\\)\necsr apply: Cluster ${missing} does not exist, so ${missing}/web was not created: the reconciler never creates clusters\\. Create it \\(aws ecs create-cluster --cluster-name ${missing}\\)`),
     );
     expect(next.actions.map((a) => [a.type, a.outcome])).toContainEqual(['CreateService', 'applied']);
   }, SLOW);
@@ -60,28 +59,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
   it('apply --wait on a service someone else owns says to adopt it', async () => {
     // Prepare: a service of that name created outside the reconciler (no owner tag)
     const c = await aCase();
-    const ecs = new ECSClient(stack().ecsClientConfig);
-    const td = await ecs.send(
-      new RegisterTaskDefinitionCommand({
-        family: 'hand-made',
-        requiresCompatibilities: ['FARGATE'],
-        networkMode: 'awsvpc',
-        cpu: '256',
-        memory: '512',
-        containerDefinitions: [{ name: 'web', image: 'public.ecr.aws/nginx/nginx:1.27', essential: true }],
-      }),
-    );
-    await ecs.send(
-      new CreateServiceCommand({
-        cluster: c.cluster,
-        serviceName: 'web',
-        taskDefinition: td.taskDefinition!.taskDefinitionArn,
-        desiredCount: 1,
-        launchType: 'FARGATE',
-        networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-0a1b2c3d4e5f60001'] } },
-      }),
-    );
-    ecs.destroy();
+    await createHandMadeService(stack().ecsClientConfig, c.cluster, 'web');
     const stop = c.passLoop();
 
     // Act
@@ -91,7 +69,10 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     // Assess
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      new RegExp(`^ecsr apply: ${c.cluster}/web already exists in ECS without this reconciler's owner tag, so the reconciler leaves it alone\\. To take it over, set \`adopt: true\``),
+      new RegExp(`^warning: ${c.cluster}/web: service web: service web exists without the owner tag ecs-reconciler:owner=ecs-reconciler, so the reconciler leaves it alone \\(NotOwned\\): set adopt: true, or run ecsr import ${c.cluster}/web --apply\n`),
+    );
+    expect(r.stderr).toMatch(
+      new RegExp(`^ecsr apply: ${c.cluster}/web already exists in ECS without this reconciler's owner tag, so the reconciler leaves it alone\\. To take it over, set \`adopt: true\``, 'm'),
     );
     expect(r.stderr).toMatch(/condition Blocked=True NotOwned: /);
   }, SLOW);
@@ -107,7 +88,8 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
 
     // Assess
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^ecsr apply: The reconciler refuses ${c.cluster}/web: image public\\.ecr\\.aws\\S* \\(registry public\\.ecr\\.aws\\) is not in the allow-list ALLOWED_IMAGE_REGISTRIES \\[registry\\.example\\.com\\]\\. Use a value the allow-list permits, or add it to the allow-list \\(the ALLOWED_\\* variable`));
+    expect(r.stderr).toMatch(new RegExp(`^warning: ${c.cluster}/web: allow-list image: the reconciler refuses it: image public\\.ecr\\.aws\\S* \\(registry public\\.ecr\\.aws\\) is not in the allow-list ALLOWED_IMAGE_REGISTRIES \\[registry\\.example\\.com\\]\n`));
+    expect(r.stderr).toMatch(new RegExp(`^ecsr apply: The reconciler refuses ${c.cluster}/web: image public\\.ecr\\.aws\\S* \\(registry public\\.ecr\\.aws\\) is not in the allow-list ALLOWED_IMAGE_REGISTRIES \\[registry\\.example\\.com\\]\\. Use a value the allow-list permits, or add it to the allow-list \\(the ALLOWED_\\* variable`, 'm'));
   }, SLOW);
 
   it('wait on an item someone wrote by hand that is invalid names the attribute', async () => {
