@@ -37,6 +37,11 @@ export const ENV = {
   allowedImageRegistries: ALLOW_LIST_ENV.imageRegistries,
   allowedEfsFileSystems: ALLOW_LIST_ENV.efsFileSystems,
   metricsNamespace: 'METRICS_NAMESPACE',
+  eventsQueueUrl: 'EVENTS_QUEUE_URL',
+  events: 'EVENTS',
+  eventsIgnorePrincipals: 'EVENTS_IGNORE_PRINCIPALS',
+  resyncMinutes: 'RESYNC_MINUTES',
+  scheduleMinutes: 'SCHEDULE_MINUTES',
   region: 'AWS_REGION',
 } as const;
 
@@ -135,6 +140,15 @@ const envSchema = z.object({
     'must list ENABLED and/or DISABLED (or NONE)',
   ),
   [ENV.metricsNamespace]: z.string().optional().default(DEFAULT_METRICS_NAMESPACE),
+  [ENV.eventsQueueUrl]: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
+    .refine((s) => s === undefined || /^https?:\/\/\S+$/.test(s), 'must be an SQS queue URL (https://sqs.REGION.amazonaws.com/ACCOUNT/NAME), or be unset for polling'),
+  [ENV.events]: bool(true),
+  [ENV.eventsIgnorePrincipals]: csv,
+  [ENV.resyncMinutes]: int(10, 1, 1440),
+  [ENV.scheduleMinutes]: int(1, 1, 60),
   [ENV.region]: z.string().optional(),
 });
 
@@ -151,6 +165,17 @@ export interface ReconcilerConfig {
   readonly apiBudgetFraction: number;
   readonly metricsNamespace: string;
   readonly plan: PlanOptions;
+  /**
+   * Events mode (issue 12 part 2): the SQS queue the EventBridge rules feed, the resync interval
+   * (`RESYNC_MINUTES`, seconds here), the schedule's interval and the principals whose calls are
+   * not hints. Undefined (no `EVENTS_QUEUE_URL`, or `EVENTS=false`): every pass polls.
+   */
+  readonly events?: {
+    readonly queueUrl: string;
+    readonly resyncSeconds: number;
+    readonly passIntervalSeconds: number;
+    readonly ignorePrincipals: readonly string[];
+  };
 }
 
 /** Thrown by {@link loadConfig}; the message names every bad variable. */
@@ -179,12 +204,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
+  const queueUrl = e[ENV.eventsQueueUrl];
   return {
     specsTable: e[ENV.specsTable],
     ...(e[ENV.taskDefinitionCacheTable] !== undefined ? { taskDefinitionCacheTable: e[ENV.taskDefinitionCacheTable] } : {}),
     dryRun: e[ENV.dryRun],
     apiBudgetFraction: e[ENV.apiBudgetFraction],
     metricsNamespace: e[ENV.metricsNamespace],
+    ...(queueUrl !== undefined && e[ENV.events]
+      ? {
+          events: {
+            queueUrl,
+            resyncSeconds: e[ENV.resyncMinutes] * 60,
+            passIntervalSeconds: e[ENV.scheduleMinutes] * 60,
+            ignorePrincipals: e[ENV.eventsIgnorePrincipals],
+          },
+        }
+      : {}),
     plan: {
       ownerId: e[ENV.ownerId],
       managedClusters: e[ENV.managedClusters],

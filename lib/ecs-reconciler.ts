@@ -24,6 +24,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ssm from 'aws-cdk-lib/aws-ssm';
@@ -34,6 +35,7 @@ import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from '../lambda/core/met
 import { ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
+import { ECS_WRITE_EVENT_NAMES, EVENT_DETAIL_TYPES } from '../lambda/core/events';
 
 /** Default `LOG_GROUP_PREFIX`: task definitions log to `/ecs-reconciler/<cluster>`. */
 export const DEFAULT_LOG_GROUP_PREFIX = '/ecs-reconciler/';
@@ -145,6 +147,22 @@ export interface EcsReconcilerProps {
    * @default Duration.minutes(1)
    */
   readonly schedule?: Duration;
+  /**
+   * Events mode (issue 12, docs/events.md): EventBridge rules deliver ECS's service, deployment and
+   * stopped-task events and the CloudTrail events of ECS writes by others into an SQS queue (with a
+   * dead-letter queue), and each pass re-reads the services they name plus its share of the fleet
+   * (`resyncMinutes`) instead of the whole fleet. False: every pass reads the whole fleet (polling).
+   * The CloudTrail events need a trail with management events in the account (EventBridge receives
+   * them only then).
+   * @default true
+   */
+  readonly events?: boolean;
+  /**
+   * Events mode: every service is re-read at least this often (whole minutes, 1 to 1440, at least
+   * the schedule's), even if every event is lost (`RESYNC_MINUTES`).
+   * @default 10
+   */
+  readonly resyncMinutes?: number;
   /**
    * Lag tolerated for specs that set no `lagGraceSeconds` (`DEFAULT_LAG_GRACE_SECONDS`): a
    * `Duration`, or whole seconds; 0 to 86400 seconds.
@@ -386,6 +404,12 @@ export class EcsReconciler extends Construct {
   public readonly rule: events.Rule;
   /** True when the spec table's stream triggers the function (the fast path). */
   public readonly fastPath: boolean;
+  /** Events mode: the queue the event rules deliver into (undefined with `events: false`). */
+  public readonly eventsQueue?: sqs.Queue;
+  /** Events mode: where messages go after 5 receives without being deleted. */
+  public readonly eventsDeadLetterQueue?: sqs.Queue;
+  /** Events mode: the rules that feed `eventsQueue` (ECS events, CloudTrail writes, heartbeat). */
+  public readonly eventRules: readonly events.Rule[];
   /** The topic every alarm notifies; undefined with `createAlarms: false` and no `alarmTopic`. */
   public readonly topic?: sns.ITopic;
   /** Alarms by id (see `AlarmId` in `lambda/core/alarms.ts`); empty with `createAlarms: false`. */
@@ -568,6 +592,30 @@ export class EcsReconciler extends Construct {
       POWERTOOLS_TRACE_ENABLED: String(settings.tracing !== lambda.Tracing.DISABLED),
       POWERTOOLS_SERVICE_NAME: 'ecs-reconciler',
     };
+    if (settings.events) {
+      const dlq = new sqs.Queue(this, 'EventsDeadLetters', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+      this.eventsDeadLetterQueue = dlq;
+      this.eventsQueue = new sqs.Queue(this, 'Events', {
+        // SSE-SQS: EventBridge can deliver into it without a key policy (a KMS key would need one).
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        // A hint older than the resync interval says nothing the rotation has not re-read.
+        retentionPeriod: Duration.minutes(Math.max(60, settings.resyncMinutes * 2)),
+        // A message the pass received but could not act on comes back for the next pass.
+        visibilityTimeout: Duration.seconds(settings.timeoutSeconds),
+        deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+      });
+      environment[ENV.eventsQueueUrl] = this.eventsQueue.queueUrl;
+      environment[ENV.resyncMinutes] = String(settings.resyncMinutes);
+      environment[ENV.scheduleMinutes] = String(settings.scheduleMinutes);
+      // Its own calls are the plan it applied, not news (the rules cannot exclude them: an
+      // anything-but pattern would also drop calls of IAM users, which carry no session issuer).
+      environment[ENV.eventsIgnorePrincipals] = this.role.roleArn;
+    }
     if (subnets.length > 0) environment[ENV.defaultSubnets] = subnets.join(',');
     if (securityGroups.length > 0) environment[ENV.defaultSecurityGroups] = securityGroups.join(',');
     // IAM lets the function pass only the allow-listed task roles; say the same to the planner, so
@@ -671,6 +719,19 @@ export class EcsReconciler extends Construct {
       this.role.addToPolicy(new iam.PolicyStatement({ sid: 'SpecTableStreamList', actions: ['dynamodb:ListStreams'], resources: ['*'] }));
     }
     this.fastPath = fastPath;
+    // --- Events mode: rules into the queue ------------------------------------------------
+    this.eventRules = this.eventsQueue ? this.buildEventRules(this.eventsQueue, settings.scheduleMinutes) : [];
+    if (this.eventsQueue) {
+      // Least privilege: receive and delete on this queue only (DeleteMessageBatch needs
+      // sqs:DeleteMessage; Amazon SQS Developer Guide, "Amazon SQS API permissions").
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'EventsQueueReceiveDelete',
+          actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
+          resources: [this.eventsQueue.queueArn],
+        }),
+      );
+    }
 
     // --- Alarms -----------------------------------------------------------------------------
     const createAlarms = props.createAlarms ?? true;
@@ -851,6 +912,47 @@ export class EcsReconciler extends Construct {
    * name the missing one). Nothing the code never calls (no ListTagsForResource: DescribeServices and
    * DescribeTaskDefinition return tags with `include: ['TAGS']`).
    */
+  /**
+   * The rules of events mode, each delivering the event itself into `queue` (EventBridge adds the
+   * queue policy for events.amazonaws.com, scoped to each rule's ARN): ECS's service actions and
+   * deployment state changes; stopped tasks of services; the CloudTrail events of the ECS writes
+   * in {@link ECS_WRITE_EVENT_NAMES}; and a heartbeat every schedule interval, which tells the
+   * function that the rules deliver (without it the pass polls). Event shapes: docs/events.md.
+   */
+  private buildEventRules(queue: sqs.Queue, scheduleMinutes: number): events.Rule[] {
+    const target = () => new targets.SqsQueue(queue, { retryAttempts: 2, maxEventAge: Duration.hours(1) });
+    return [
+      new events.Rule(this, 'EcsServiceEvents', {
+        description: 'ecs-reconciler hints: ECS service actions and deployment state changes',
+        eventPattern: { source: ['aws.ecs'], detailType: [EVENT_DETAIL_TYPES.serviceAction, EVENT_DETAIL_TYPES.deploymentStateChange] },
+        targets: [target()],
+      }),
+      new events.Rule(this, 'EcsStoppedTasks', {
+        description: 'ecs-reconciler hints: stopped tasks of services',
+        eventPattern: {
+          source: ['aws.ecs'],
+          detailType: [EVENT_DETAIL_TYPES.taskStateChange],
+          detail: { lastStatus: ['STOPPED'], group: events.Match.prefix('service:') },
+        },
+        targets: [target()],
+      }),
+      new events.Rule(this, 'EcsWrites', {
+        description: 'ecs-reconciler hints: ECS writes recorded by CloudTrail',
+        eventPattern: {
+          source: ['aws.ecs'],
+          detailType: [EVENT_DETAIL_TYPES.apiCall],
+          detail: { eventSource: ['ecs.amazonaws.com'], eventName: [...ECS_WRITE_EVENT_NAMES] },
+        },
+        targets: [target()],
+      }),
+      new events.Rule(this, 'EventsHeartbeat', {
+        description: 'ecs-reconciler: heartbeat into the events queue (proves the rules deliver)',
+        schedule: events.Schedule.rate(Duration.minutes(scheduleMinutes)),
+        targets: [target()],
+      }),
+    ];
+  }
+
   private grantFunctionPermissions(clusterNames: string[], passableRoleArns: string[], ownerId: string, allowAdoption: boolean): void {
     const stack = Stack.of(this);
     const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
@@ -1204,6 +1306,8 @@ function withOverrides(defs: readonly AlarmDefinition[], overrides: Partial<Reco
 }
 
 interface ResolvedSettings {
+  events: boolean;
+  resyncMinutes: number;
   metricsNamespace: string;
   defaultLagGraceSeconds: number;
   scheduleMinutes: number;
@@ -1382,8 +1486,15 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
     );
   }
 
+  const resyncMinutes = props.resyncMinutes ?? 10;
+  if (!Number.isInteger(resyncMinutes) || resyncMinutes < scheduleMinutes || resyncMinutes > 1440) {
+    problems.push(`\`resyncMinutes\` must be whole minutes from the schedule's interval (${scheduleMinutes}) to 1440, got ${resyncMinutes}.`);
+  }
+
   if (problems.length > 0) throw new EcsReconcilerPropsError(problems);
   return {
+    events: props.events ?? true,
+    resyncMinutes,
     effectiveLogGroupPrefix: effectiveLogGroupPrefix(logGroupPrefix, ownerId),
     timeoutSeconds,
     tracing: props.tracing ?? lambda.Tracing.ACTIVE,

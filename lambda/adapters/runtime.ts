@@ -20,6 +20,8 @@ import { EcsActuator } from './ecs-actuator';
 import { EcsObserver } from './ecs-observer';
 import { PowertoolsLog } from './logger';
 import { PowertoolsMetricsSink } from './metrics';
+import { createSqsClient, SqsEventFeed } from './sqs-event-feed';
+import type { SQSClientConfig } from '@aws-sdk/client-sqs';
 import type { EcsRateLimiter, LimiterTime } from './rate-limiter';
 
 /**
@@ -50,6 +52,8 @@ export interface RuntimeOverrides {
   readonly specPageSize?: number;
   /** Calls in flight per cluster observation (default 4). */
   readonly observerConcurrency?: number;
+  /** Extra configuration of the SQS client of the event queue (endpoint, region, credentials). */
+  readonly sqsClientConfig?: SQSClientConfig;
 }
 
 /** Options of one {@link Runtime.run}. */
@@ -133,6 +137,7 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     log: overrides.log ?? new PowertoolsLog(),
     clock: overrides.clock ?? systemClock,
     ...(overrides.monotonicMs ? { monotonicMs: overrides.monotonicMs } : {}),
+    ...(config.events ? { events: new SqsEventFeed(createSqsClient(overrides.sqsClientConfig), config.events.queueUrl) } : {}),
   };
   const passOptions = (options: RunOptions) => ({
     plan: config.plan,
@@ -141,6 +146,15 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     leaseTtlSeconds: options.leaseTtlSeconds ?? DEFAULT_LEASE_TTL_SECONDS,
     ...(options.shouldContinue ? { shouldContinue: options.shouldContinue } : {}),
     ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
+    ...(config.events
+      ? {
+          events: {
+            resyncSeconds: config.events.resyncSeconds,
+            passIntervalSeconds: config.events.passIntervalSeconds,
+            ignorePrincipals: config.events.ignorePrincipals,
+          },
+        }
+      : {}),
   });
   return {
     config,

@@ -36,6 +36,12 @@ export interface ObserveRequest {
   readonly cursor?: ObserveCursor;
   /** False on the few-keys path: only `priority` is read, no cluster is listed (never prunes). */
   readonly rotate: boolean;
+  /**
+   * Events mode (`./resync.ts`): the rotation stops starting clusters once it has read this many
+   * services that have a spec (whole clusters: the cluster it is in is read to the end, so prune
+   * still sees a complete listing). Undefined: read as far as time allows (polling).
+   */
+  readonly budget?: number;
   /** False once no further call may start. */
   readonly shouldContinue: () => boolean;
   /** Each DescribeServices answer as it arrives. */
@@ -60,6 +66,8 @@ export interface Observation {
   readonly cursor?: ObserveCursor;
   /** True when the rotation read every cluster to the end this pass (no name left unread). */
   readonly cycleComplete: boolean;
+  /** Services with a spec the rotation read this pass (priority names it came across included). */
+  readonly rotationRead: number;
 }
 
 interface ClusterAcc {
@@ -128,6 +136,12 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
   // 2. The rotation.
   let cursor: ObserveCursor | undefined;
   let cycleComplete = false;
+  let rotationRead = 0;
+  const specRead = (cluster: string, names: readonly string[]): number => {
+    const spec = new Set(request.specNames.get(cluster) ?? []);
+    const a = acc(cluster);
+    return names.filter((n) => spec.has(n) && a.read.has(n)).length;
+  };
   if (request.rotate && clusters.length > 0) {
     const start = rotationStart(clusters, request.cursor);
     const order = [...clusters.slice(start.index), ...clusters.slice(0, start.index)];
@@ -136,7 +150,7 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
     for (let i = 0; i < order.length && !cut; i++) {
       const cluster = order[i];
       const after = i === 0 ? start.after : undefined;
-      if (!shouldContinue()) {
+      if (!shouldContinue() || (request.budget !== undefined && i > 0 && rotationRead >= request.budget)) {
         cut = { cluster, ...(after !== undefined ? { after } : {}) };
         break;
       }
@@ -154,11 +168,13 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
       const ahead = after === undefined ? names : names.filter((n) => n > after);
       if (after !== undefined) tail = names.filter((n) => n <= after);
       const r = await describe(cluster, ahead);
+      rotationRead += specRead(cluster, ahead);
       if (!r.all) cut = { cluster, ...(r.lastStarted !== undefined ? { after: r.lastStarted } : after !== undefined ? { after } : {}) };
     }
     if (!cut && tail.length > 0) {
       const cluster = order[0];
       const r = await describe(cluster, tail);
+      rotationRead += specRead(cluster, tail);
       if (!r.all) cut = { cluster, ...(r.lastStarted !== undefined ? { after: r.lastStarted } : {}) };
     }
     cycleComplete = !cut;
@@ -194,7 +210,7 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
     });
   }
   const notReached = clusters.filter((c) => !accs.has(c));
-  return { clusters: observed, notReached, errors, read, servicesRead, ...(cursor ? { cursor } : {}), cycleComplete };
+  return { clusters: observed, notReached, errors, read, servicesRead, ...(cursor ? { cursor } : {}), cycleComplete, rotationRead };
 }
 
 function notReadMessage(a: ClusterAcc): string {
@@ -273,5 +289,6 @@ async function observeWholeClusters(reader: EcsReader, request: ObserveRequest, 
     servicesRead,
     ...(request.rotate ? { cursor: request.cursor ?? { cluster: clusters[0] } } : {}),
     cycleComplete: request.rotate,
+    rotationRead: request.rotate ? [...request.specNames.values()].reduce((n, names) => n + names.length, 0) : 0,
   };
 }

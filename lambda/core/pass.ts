@@ -27,6 +27,7 @@ import {
   type Clock,
   type EcsReader,
   type EcsWriter,
+  type EventFeed,
   type LogPort,
   type MetricsSink,
   type ObserveCursor,
@@ -34,6 +35,8 @@ import {
   type SpecStore,
 } from './ports';
 import { observe, type ObserveRequest } from './observe';
+import { familyOf, hintOf } from './events';
+import { nextResyncAt, resyncShare, type ResyncOptions, type ResyncShare } from './resync';
 import { plan as planActions, specErrorsText } from './planner';
 import { isOversized } from './spec';
 import { ConditionType, Reason, describeChange, statusChanged } from './status';
@@ -69,6 +72,18 @@ export interface PassPorts {
    * `performance.now`, so a virtual clock in the local run does not distort PassDuration.
    */
   readonly monotonicMs?: () => number;
+  /**
+   * The event queue (issue 12 part 2). With it and {@link PassOptions.events}, a pass re-reads the
+   * services events name plus the rotation's share of the fleet; without it (or when the queue
+   * cannot be read or is not fed) the pass polls the whole fleet.
+   */
+  readonly events?: EventFeed;
+}
+
+/** Options of events mode (`PassOptions.events`). */
+export interface EventOptions extends ResyncOptions {
+  /** IAM role ARNs whose own ECS calls are not hints (the reconciler's role). */
+  readonly ignorePrincipals?: readonly string[];
 }
 
 export interface PassOptions {
@@ -104,7 +119,22 @@ export interface PassOptions {
    * rotation's cursor is left alone. Undefined: the scheduled pass (rotation, prune).
    */
   readonly keys?: readonly ServiceKey[];
+  /** Events mode's options; undefined: polling (every pass reads as much of the fleet as it can). */
+  readonly events?: EventOptions;
 }
+
+/** Messages a pass receives from the event queue at most (100 ReceiveMessage calls). */
+export const MAX_EVENT_MESSAGES = 1000;
+
+/** Services named by events that a pass reads by name at most; the rest wait for the rotation. */
+export const MAX_EVENT_SERVICES = 1000;
+
+/**
+ * The event queue counts as fed while its newest heartbeat (the construct's schedule rule puts
+ * one a minute) is at most this many pass intervals old, and at least {@link HEARTBEAT_STALE_MIN_SECONDS}.
+ */
+export const HEARTBEAT_STALE_PASSES = 3;
+export const HEARTBEAT_STALE_MIN_SECONDS = 180;
 
 /** Seconds before the lease expires after which the pass starts no new action. */
 export const LEASE_SAFETY_SECONDS = 5;
@@ -216,12 +246,34 @@ export interface PassSummary {
    * `complete` when this pass read every service; `cursor`, where the next pass starts.
    */
   readonly rotation?: { readonly complete: boolean; readonly cursor: ObserveCursor };
+  /** What the event queue gave this pass (absent: no queue configured, dry run, few-keys path). */
+  readonly events?: EventsSummary;
   readonly actions: PassAction[];
   /** The planned actions, in a dry run only. */
   readonly plan?: Action[];
   readonly statuses: Record<ServiceId, ServiceStatus>;
   /** Failures met (spec read, observations, status writes, lease). */
   readonly errors: string[];
+}
+
+/** The event queue in a pass's summary. */
+export interface EventsSummary {
+  /**
+   * `events`: the pass read the services events named plus the rotation's share (`budget`);
+   * `polling`: it read as much of the fleet as time allowed, because `reason`.
+   */
+  readonly mode: 'events' | 'polling';
+  readonly reason?: string;
+  /** Messages received. */
+  readonly received: number;
+  /** Services read by name because of an event (with a spec; duplicates once). */
+  readonly services: number;
+  /** Messages that named nothing to re-read (heartbeats, the reconciler's own calls, foreign services...). */
+  readonly ignored: number;
+  /** Messages deleted from the queue (those whose services were read, and those that named none). */
+  readonly acknowledged: number;
+  /** Services with a spec the rotation had to read at least this pass (events mode). */
+  readonly budget?: number;
 }
 
 const ZERO_COUNTS: PassCounts = {
@@ -346,7 +398,15 @@ async function reconcile(
   //    change are read first, then the rotation goes on from the previous pass's cursor until the
   //    observation's time is spent (lambda/core/observe.ts); only what was read is planned.
   const specs = validSpecsById(read);
-  const request = observationRequest(read, specs, options);
+  const polled = observationRequest(read, specs, options);
+  // Events mode (issue 12 part 2): the services events name are read first with the others that
+  // may need a change, and the rotation reads only its share of the fleet; with no readable, fed
+  // queue the pass polls as before. Events are hints: what the pass plans is what it reads.
+  const drained = await drainEvents(ports.events, options, read, deadlines, now);
+  if (drained?.mode === 'polling') log.warn('event queue not usable: this pass polls the fleet', { reason: drained.summary.reason });
+  const share = options.events && !options.keys ? resyncShare(specCount(polled.specNames), read.cursor?.resyncAt, now, options.events) : undefined;
+  const request: Omit<ObserveRequest, 'shouldContinue' | 'onServices'> =
+    drained?.mode === 'events' && share ? { ...polled, priority: withKeys(polled.priority, drained.keys), budget: share.budget } : polled;
   // Task definitions are described while the clusters are still being read (ECS throttles the two
   // in separate categories), most useful first, until the observation's share of the time is spent;
   // the reader caches each description as it arrives, so the next passes go on from there.
@@ -381,9 +441,25 @@ async function reconcile(
   for (const arn of queue.inUse) {
     if (!hasOwnKey(queue.described, arn) && !queue.deferred.has(arn)) errors.push(`task definition ${arn}: could not be described`);
   }
-  if (!options.dryRun && !options.keys && observation.cursor && ports.specs.writeCursor && !sameCursor(read.cursor, observation.cursor)) {
+  let eventsSummary: EventsSummary | undefined;
+  if (drained) {
+    const acked = drained.messages.filter((m) => m.keys.every((k) => observation.read.get(k.cluster)?.has(k.service) ?? false)).map((m) => m.handle);
+    const ack = acked.length > 0 && ports.events ? await ports.events.acknowledge(acked) : {};
+    if (ack.error) errors.push(`events: ${ack.error}`);
+    eventsSummary = { ...drained.summary, acknowledged: ack.error ? 0 : acked.length, ...(request.budget !== undefined ? { budget: request.budget } : {}) };
+  }
+  const cursor: ObserveCursor | undefined = observation.cursor
+    ? {
+        ...observation.cursor,
+        ...(share && options.events
+          ? { resyncAt: nextResyncAt(share, observation.rotationRead, specCount(polled.specNames), observation.cycleComplete, now, options.events) }
+          : {}),
+        ...(drained?.heartbeatAt ? { heartbeatAt: drained.heartbeatAt } : read.cursor?.heartbeatAt ? { heartbeatAt: read.cursor.heartbeatAt } : {}),
+      }
+    : undefined;
+  if (!options.dryRun && !options.keys && cursor && ports.specs.writeCursor && !sameCursor(read.cursor, cursor)) {
     try {
-      await ports.specs.writeCursor(observation.cursor);
+      await ports.specs.writeCursor(cursor);
     } catch (err) {
       if (isBug(err)) throw err;
       // Safe to lose: the next pass starts at the previous cursor and reads these services again.
@@ -527,7 +603,8 @@ async function reconcile(
     actions,
     ...(options.dryRun ? { plan: plan.actions } : {}),
     statuses: withNotRead(statuses, notRead, remembered),
-    ...(observation.cursor ? { rotation: { complete: observation.cycleComplete, cursor: observation.cursor } } : {}),
+    ...(cursor ? { rotation: { complete: observation.cycleComplete, cursor } } : {}),
+    ...(eventsSummary ? { events: eventsSummary } : {}),
     errors,
   };
   log.info(options.dryRun ? 'dry run completed' : 'pass completed', {
@@ -809,7 +886,100 @@ function observationRequest(
 }
 
 function sameCursor(a: ObserveCursor | undefined, b: ObserveCursor): boolean {
-  return a !== undefined && a.cluster === b.cluster && a.after === b.after;
+  return a !== undefined && a.cluster === b.cluster && a.after === b.after && a.resyncAt === b.resyncAt && a.heartbeatAt === b.heartbeatAt;
+}
+
+function specCount(specNames: ReadonlyMap<string, readonly string[]>): number {
+  let n = 0;
+  for (const names of specNames.values()) n += new Set(names).size;
+  return n;
+}
+
+/** `priority` with `keys` added (each name once per cluster). */
+function withKeys(priority: ReadonlyMap<string, readonly string[]>, keys: readonly ServiceKey[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [c, names] of priority) out.set(c, [...names]);
+  for (const k of keys) {
+    const names = out.get(k.cluster) ?? [];
+    if (!names.includes(k.service)) names.push(k.service);
+    out.set(k.cluster, names);
+  }
+  return out;
+}
+
+/** The event queue's part of one pass (see {@link drainEvents}). */
+interface DrainedEvents {
+  readonly mode: 'events' | 'polling';
+  /** Services with a spec that events name, in arrival order, at most {@link MAX_EVENT_SERVICES}. */
+  readonly keys: ServiceKey[];
+  /** Each message with the services it named (empty: nothing to read, deleted after the pass). */
+  readonly messages: { readonly handle: string; readonly keys: readonly ServiceKey[] }[];
+  /** Newest heartbeat received this pass (ISO). */
+  readonly heartbeatAt?: string;
+  readonly summary: Omit<EventsSummary, 'acknowledged' | 'budget'>;
+}
+
+/**
+ * Receives the event queue's messages (at most {@link MAX_EVENT_MESSAGES}, while observation may
+ * go on) and maps them to services with a spec: a service event names its service; a
+ * RegisterTaskDefinition names the services whose remembered task definition is of that family;
+ * events of services without a spec (foreign, unknown, other clusters) are ignored, as are the
+ * reconciler's own calls. The mode is `events` when the queue was read and is fed (a heartbeat
+ * within {@link HEARTBEAT_STALE_PASSES} pass intervals, this pass or remembered in the cursor);
+ * otherwise `polling`, with the reason. Undefined when there is no queue, in a dry run (receiving
+ * would hide the messages from the scheduled passes) and on the few-keys path.
+ */
+async function drainEvents(
+  feed: EventFeed | undefined,
+  options: PassOptions,
+  read: SpecRead,
+  deadlines: PassDeadlines,
+  now: Date,
+): Promise<DrainedEvents | undefined> {
+  if (!feed || !options.events || options.dryRun || options.keys) return undefined;
+  const got = await feed.receive({ max: MAX_EVENT_MESSAGES, shouldContinue: deadlines.observing });
+  const specKeys = new Map<ServiceId, ServiceKey>();
+  const byFamily = new Map<string, ServiceKey[]>();
+  for (const s of read.specs) {
+    if (!s.key) continue;
+    const id = serviceId(s.key);
+    specKeys.set(id, s.key);
+    const arn = own(read.statuses, id)?.taskDefinitionArn;
+    const family = arn ? familyOf(arn) : undefined;
+    if (family) byFamily.set(family, [...(byFamily.get(family) ?? []), s.key]);
+  }
+  const keys = new Map<ServiceId, ServiceKey>();
+  const messages: { handle: string; keys: ServiceKey[] }[] = [];
+  let heartbeatMs: number | undefined;
+  let ignored = 0;
+  for (const m of got.messages) {
+    const hint = hintOf(m.body, { ignorePrincipals: options.events.ignorePrincipals ?? [] });
+    let named: ServiceKey[] = [];
+    if (hint.kind === 'heartbeat') heartbeatMs = Math.max(heartbeatMs ?? 0, hint.at.getTime());
+    else if (hint.kind === 'service') named = specKeys.has(serviceId(hint.key)) ? [hint.key] : [];
+    else if (hint.kind === 'family') named = byFamily.get(hint.family) ?? [];
+    named = named.filter((k) => keys.has(serviceId(k)) || keys.size < MAX_EVENT_SERVICES);
+    for (const k of named) keys.set(serviceId(k), k);
+    if (named.length === 0) ignored += 1;
+    messages.push({ handle: m.handle, keys: named });
+  }
+  const heartbeatAt = heartbeatMs !== undefined ? new Date(heartbeatMs).toISOString() : undefined;
+  const newest = Math.max(heartbeatMs ?? Number.NEGATIVE_INFINITY, Date.parse(read.cursor?.heartbeatAt ?? '') || Number.NEGATIVE_INFINITY);
+  const staleMs = Math.max(HEARTBEAT_STALE_PASSES * options.events.passIntervalSeconds, HEARTBEAT_STALE_MIN_SECONDS) * 1000;
+  const reason = !got.readable
+    ? `the event queue could not be read (${got.error ?? 'unknown error'})`
+    : !Number.isFinite(newest)
+      ? 'the event queue has delivered no heartbeat yet (are the EventBridge rules deployed?)'
+      : now.getTime() - newest > staleMs
+        ? `the event queue's newest heartbeat is from ${new Date(newest).toISOString()}: the rules do not feed it`
+        : undefined;
+  return {
+    mode: reason ? 'polling' : 'events',
+    keys: reason ? [] : [...keys.values()],
+    messages,
+    ...(heartbeatAt ? { heartbeatAt } : {}),
+    summary: { mode: reason ? 'polling' : 'events', ...(reason ? { reason } : {}), received: got.messages.length, services: keys.size, ignored },
+  };
 }
 
 /** Whether the remembered status of a service not read this pass still counts its lag. */

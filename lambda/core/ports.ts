@@ -72,6 +72,47 @@ export interface PruneConfirmation {
 export interface ObserveCursor {
   readonly cluster: string;
   readonly after?: string;
+  /**
+   * Events mode only (`./resync.ts`): the time, ISO 8601, up to which the rotation has read its
+   * share of the fleet. A pass reads the share owed since then, so every service is re-read
+   * within the resync interval even when passes are missed or cut. Absent: one pass's share.
+   */
+  readonly resyncAt?: string;
+  /** Time (ISO 8601) of the newest heartbeat the event queue delivered: the rules feed it. */
+  readonly heartbeatAt?: string;
+}
+
+/** One message of the event queue: an EventBridge event as JSON, and the handle that deletes it. */
+export interface FeedMessage {
+  readonly handle: string;
+  readonly body: string;
+}
+
+/** What {@link EventFeed.receive} got. */
+export interface ReceivedMessages {
+  /**
+   * False when the queue could not be read at all (missing, access denied, unreachable): the pass
+   * then polls the whole fleet as it would without events.
+   */
+  readonly readable: boolean;
+  readonly messages: readonly FeedMessage[];
+  /** Why the queue could not be read, or why receiving stopped early. */
+  readonly error?: string;
+}
+
+/**
+ * The event queue (issue 12 part 2): EventBridge rules deliver ECS's events and the CloudTrail
+ * events of ECS writes into it. Only hints: a pass re-reads the services they name and still
+ * re-reads the whole fleet within the resync interval.
+ */
+export interface EventFeed {
+  /**
+   * Receives up to `max` messages (SQS ReceiveMessage, 10 a call, no long polling), each call only
+   * while `shouldContinue()` holds, until the queue answers empty. Never throws for an AWS failure.
+   */
+  receive(options: { readonly max: number; readonly shouldContinue: () => boolean }): Promise<ReceivedMessages>;
+  /** Deletes the messages by handle (DeleteMessageBatch, 10 a call). Never throws: `{ error }`. */
+  acknowledge(handles: readonly string[]): Promise<{ readonly error?: string }>;
 }
 
 export interface SpecStore {

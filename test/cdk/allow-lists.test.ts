@@ -83,8 +83,8 @@ describe('allow-list props set their variables', () => {
       allowedEfsFileSystems: [],
     }));
     // Act
-    // (Tokens the template resolves at deploy time are left out: the table name, the execution role.)
-    const { [ENV.defaultExecutionRoleArn]: _role, [ENV.allowedExecutionRoleArns]: _roles, ...literal } = env;
+    // (Tokens the template resolves at deploy time are left out: the table name, the execution role, the events queue.)
+    const { [ENV.defaultExecutionRoleArn]: _role, [ENV.allowedExecutionRoleArns]: _roles, [ENV.eventsQueueUrl]: _queue, ...literal } = env;
     const config = loadConfig({ ...literal, [ENV.specsTable]: 'specs' });
     // Assess
     expect(config.plan.allow.subnets).toEqual(['subnet-0aa']);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateClusterCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specsTableDefinition } from '../../lambda/adapters/dynamo-spec-store';
 import { ENV } from '../../lambda/config';
@@ -156,7 +157,11 @@ describe('cdk synth (child process, as a user runs it)', { ...needs('moto'), tim
       }),
     );
     const [, fn] = resourcesOf('AWS::Lambda::Function')[0];
-    const env = resolveEnvironment((fn.Properties.Environment as { Variables: Json }).Variables, template.Resources);
+    // The events queue, in moto under its logical id (moto's account is 123456789012).
+    const sqs = new SQSClient({ ...LOCAL_CLIENT_CONFIG, endpoint: moto.endpoint });
+    for (const [id] of resourcesOf('AWS::SQS::Queue')) await sqs.send(new CreateQueueCommand({ QueueName: id }));
+    sqs.destroy();
+    const env = resolveEnvironment((fn.Properties.Environment as { Variables: Json }).Variables, template.Resources, (id) => `${moto.endpoint}/123456789012/${id}`);
     const asset = readdirSync(outdir).find((f) => f.startsWith('asset.'))!;
     const bundle = join(outdir, asset, 'index.mjs');
     expect(existsSync(bundle)).toBe(true);
@@ -187,6 +192,9 @@ describe('cdk synth (child process, as a user runs it)', { ...needs('moto'), tim
     const lines = r.stdout.split('\n').filter((l) => l.startsWith('{') || l.startsWith('SUMMARY '));
     const summary = JSON.parse(lines.find((l) => l.startsWith('SUMMARY '))!.slice('SUMMARY '.length));
     expect(summary).toMatchObject({ outcome: 'completed', counts: { actionsApplied: 2, actionsFailed: 0 } });
+    // The bundle read the events queue; no rule feeds it here (no heartbeat), so the pass polled.
+    expect(summary.events).toMatchObject({ mode: 'polling', received: 0 });
+    expect(summary.events.reason).toMatch(/no heartbeat/);
 
     // Assess: EMF blobs in the namespace the alarms query, with the dimensions they group by.
     const emf = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Json).filter((o) => '_aws' in o);
@@ -279,13 +287,14 @@ describe('reconcilerPropsFromContext', () => {
  * Resolves the function's environment as CloudFormation would, for the intrinsics it uses:
  * `Ref` to the table (its name, here `specs`) and `Fn::GetAtt` role ARNs (a fixed account).
  */
-function resolveEnvironment(variables: Json, resources: Record<string, { Type: string }>): Record<string, string> {
+function resolveEnvironment(variables: Json, resources: Record<string, { Type: string }>, queueUrl: (id: string) => string): Record<string, string> {
   const resolve = (v: unknown): string => {
     if (typeof v === 'string') return v;
     const o = v as Json;
     if ('Ref' in o) {
       const type = resources[o.Ref as string]?.Type;
       if (type === 'AWS::DynamoDB::Table') return 'specs';
+      if (type === 'AWS::SQS::Queue') return queueUrl(String(o.Ref));
       throw new Error(`unexpected Ref to ${String(o.Ref)} (${type})`);
     }
     if ('Fn::GetAtt' in o) {

@@ -319,12 +319,12 @@ describe('IAM (least privilege)', () => {
     }
   });
 
-  it('has no action wildcards and no service other than ECS, DynamoDB, IAM PassRole, its own logs and X-Ray', () => {
+  it('has no action wildcards and no service other than ECS, DynamoDB, IAM PassRole, its own logs, X-Ray and its events queue', () => {
     const { template, reconciler } = aReconciler();
     const actions = grants(functionStatements(template, reconciler)).map((g) => g.action);
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     const services = [...new Set(actions.map((a) => a.split(':')[0]))].sort();
-    expect(services).toEqual(['dynamodb', 'ecs', 'iam', 'logs', 'xray']);
+    expect(services).toEqual(['dynamodb', 'ecs', 'iam', 'logs', 'sqs', 'xray']);
     expect(actions.filter((a) => a.startsWith('iam:'))).toEqual(['iam:PassRole']);
   });
 

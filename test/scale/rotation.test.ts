@@ -7,72 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LEASE_SAFETY_SECONDS, OBSERVATION_TIME_SHARE, runPass, type PassOptions, type PassSummary } from '../../lambda/core/pass';
-import type { ObserveCursor, ServiceDescriptions, ServiceListing, ServiceReadOptions, SpecRead } from '../../lambda/core/ports';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import { METRIC } from '../../lambda/core/metric-names';
 import type { ServiceSpec } from '../../lambda/core/types';
-import { aConvergedService, aSpec, anObservedService, NOW, planOptions, type ValidSpec } from '../support/builders';
-import { FakeEcs, ManualClock, MemorySpecStore, memoryPorts } from './support';
-
-/** A fake ECS whose ListServices pages (100) and DescribeServices batches (10) each take `secondsPerCall`. */
-class SlowEcs extends FakeEcs {
-  readonly calls: string[] = [];
-  constructor(
-    private readonly clock: ManualClock,
-    private readonly secondsPerCall = 1,
-  ) {
-    super();
-  }
-
-  async listServices(cluster: string, options: ServiceReadOptions = {}): Promise<ServiceListing> {
-    const services = this.clusters.get(cluster);
-    if (!services) return { exists: false, names: [], complete: true };
-    const active = [...services.values()].filter((s) => s.status === 'ACTIVE').map((s) => s.serviceName).sort();
-    const names: string[] = [];
-    for (let i = 0; i < active.length || i === 0; i += 100) {
-      if (options.shouldContinue && !options.shouldContinue()) return { exists: true, names, complete: false, error: 'cut' };
-      this.calls.push(`ListServices ${cluster}`);
-      this.clock.advanceSeconds(this.secondsPerCall);
-      names.push(...active.slice(i, i + 100));
-    }
-    return { exists: true, names, complete: true };
-  }
-
-  async readServices(cluster: string, names: string[], options: ServiceReadOptions = {}): Promise<ServiceDescriptions> {
-    const services = this.clusters.get(cluster);
-    const out: ServiceDescriptions = { exists: services !== undefined, services: [], described: [], errors: [], warnings: [] };
-    for (let i = 0; i < names.length; i += 10) {
-      if (options.shouldContinue && !options.shouldContinue()) break;
-      const batch = names.slice(i, i + 10);
-      this.calls.push(`DescribeServices ${cluster} ${batch.join(',')}`);
-      this.clock.advanceSeconds(this.secondsPerCall);
-      for (const n of batch) {
-        const s = services?.get(n);
-        if (s) out.services.push(structuredClone(s));
-        out.described.push(n);
-      }
-      options.onServices?.(out.services.slice(-batch.length));
-    }
-    return out;
-  }
-
-  count(prefix: string): number {
-    return this.calls.filter((c) => c.startsWith(prefix)).length;
-  }
-}
-
-/** The memory store, keeping the rotation's cursor as the DynamoDB store does. */
-class CursorStore extends MemorySpecStore {
-  cursor: ObserveCursor | undefined;
-  readonly cursorWrites: ObserveCursor[] = [];
-  override async readAll(): Promise<SpecRead> {
-    return { ...(await super.readAll()), ...(this.cursor ? { cursor: this.cursor } : {}) };
-  }
-  async writeCursor(cursor: ObserveCursor): Promise<void> {
-    this.cursor = cursor;
-    this.cursorWrites.push(cursor);
-  }
-}
+import { aSpec, anObservedService, NOW, planOptions } from '../support/builders';
+import { ManualClock, memoryPorts } from './support';
+import { convergedFleet, CursorStore, SlowEcs } from './rotation-support';
 
 const name = (i: number) => `s${String(i).padStart(3, '0')}`;
 const CLUSTERS = ['alpha', 'bravo', 'charlie'];
@@ -80,17 +20,7 @@ const CLUSTERS = ['alpha', 'bravo', 'charlie'];
 /** `perCluster` converged services in each of {@link CLUSTERS}, with their specs. */
 function fleet(clock: ManualClock, perCluster: number) {
   const ecs = new SlowEcs(clock);
-  const specs: ValidSpec[] = [];
-  for (const cluster of CLUSTERS) {
-    ecs.addCluster(cluster);
-    for (let i = 0; i < perCluster; i++) {
-      const spec = aSpec({ cluster, service: name(i), desiredCount: 1 });
-      const { service, taskDefinitions } = aConvergedService(spec.spec);
-      ecs.putService(cluster, service);
-      for (const td of Object.values(taskDefinitions)) ecs.putTaskDefinition(td);
-      specs.push(spec);
-    }
-  }
+  const specs = convergedFleet(ecs, CLUSTERS, perCluster, name);
   const store = new CursorStore(specs, clock);
   const ports = memoryPorts(store, ecs, clock);
   return { ecs, store, ports, specs };
