@@ -139,6 +139,14 @@ describe('ecsr local --report in headless Chromium', { ...needs('chromium'), tim
     expect(whole).toEqual(['+5m00s ServiceLagBeyondGrace (any service): INSUFFICIENT_DATA -> ALARM', '+7m00s ServicesLaggingBeyondGrace: OK -> ALARM (latest datapoint 1)']);
   });
 
+  it('a marker with the keyboard focus shows its sentence under the chart', async () => {
+    const drift = section('shop/worker').locator('.marker[data-kind="drift"]');
+    await drift.focus();
+    await expect(section('shop/worker').locator('.detail').textContent()).resolves.toBe('+5m00s pass 6: UpdateService(drift) shop/worker: desiredCount 6 -> 2');
+    await drift.blur();
+    await expect(section('shop/worker').locator('.detail').textContent()).resolves.toBe('Converged, 2/2 running');
+  });
+
   it('a marker under the pointer shows its sentence under the chart and highlights its row', async () => {
     const alarm = section('shop/ledger').locator('.marker[data-kind="alarm"]');
     const ref = await alarm.getAttribute('data-ref');
