@@ -6,6 +6,7 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { DEFAULT_SPEED, runLocal } from '../../local/run';
+import { ListenError, listenMessage, SimulatorListenError } from '../../local/sim/server';
 import { localRunReport, writeReportFile, type LocalReportInfo } from '../../local/report';
 import { LAST_PASS_MINUTE } from '../../local/scenario';
 import type { RunTimeline } from '../../local/timeline';
@@ -68,6 +69,20 @@ export function foreverBanner(
     'A pass runs every simulated minute. Stop with Ctrl+C.',
     '',
   ].join('\n');
+}
+
+/**
+ * Runs `start`, turning a server that cannot listen into the one sentence `ecsr sim` gives, naming
+ * this command's option (`--ecs-port`, `--dynamodb-port`).
+ */
+async function listening<T>(ecsPort: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    if (err instanceof SimulatorListenError && err.cause) throw new CliError(listenMessage(err.cause as NodeJS.ErrnoException, '127.0.0.1', ecsPort, '--ecs-port'));
+    if (err instanceof ListenError) throw new CliError(err.message);
+    throw err;
+  }
 }
 
 /** Ctrl+C pressed twice this long apart (real ms) or more stops at once, even in the middle of shutting down. */
@@ -161,32 +176,34 @@ export function localCommand(): Command {
         const controller = new AbortController();
         const release = interruptHandling(() => controller.abort(), opts.forever === true);
         try {
-          const result = await runLocal({
-            specs: loaded.map((s) => ({ spec: s.spec, hash: s.hash })),
-            speed: opts.speed,
-            forever: opts.forever,
-            width: terminalWidth(),
-            view,
-            write: (t) => process.stdout.write(t),
-            seed: opts.seed,
-            ecsPort: opts.ecsPort,
-            dynamodbPort: opts.dynamodbPort,
-            specsTable: opts.table,
-            ...(web ? { extraClusters: [web.key.cluster] } : {}),
-            signal: controller.signal,
-            ...(opts.forever && opts.report !== undefined ? { onPass: (timeline: RunTimeline) => report(timeline, { running: true }) } : {}),
-            onReady: (stack, reconcilerEnv) => {
-              if (web) {
-                process.stdout.write(foreverBanner(stack, reconcilerEnv, { file: shown(WEB_EXAMPLE), ...web.key }));
-              } else {
-                const seconds = Math.round(((LAST_PASS_MINUTE * 60) / opts.speed) * 10) / 10;
-                process.stdout.write(
-                  `ecsr local: ${loaded.length} specs from ${shown(opts.specs)} in table ${stack.table} (dynalite ${stack.db.endpoint}), ` +
-                    `ECS simulator ${stack.sim.endpoint}; ${LAST_PASS_MINUTE + 1} passes, one per simulated minute, at ${opts.speed}x (about ${seconds} s).\n`,
-                );
-              }
-            },
-          });
+          const result = await listening(opts.ecsPort, () =>
+            runLocal({
+              specs: loaded.map((s) => ({ spec: s.spec, hash: s.hash })),
+              speed: opts.speed,
+              forever: opts.forever,
+              width: terminalWidth(),
+              view,
+              write: (t) => process.stdout.write(t),
+              seed: opts.seed,
+              ecsPort: opts.ecsPort,
+              dynamodbPort: opts.dynamodbPort,
+              specsTable: opts.table,
+              ...(web ? { extraClusters: [web.key.cluster] } : {}),
+              signal: controller.signal,
+              ...(opts.forever && opts.report !== undefined ? { onPass: (timeline: RunTimeline) => report(timeline, { running: true }) } : {}),
+              onReady: (stack, reconcilerEnv) => {
+                if (web) {
+                  process.stdout.write(foreverBanner(stack, reconcilerEnv, { file: shown(WEB_EXAMPLE), ...web.key }));
+                } else {
+                  const seconds = Math.round(((LAST_PASS_MINUTE * 60) / opts.speed) * 10) / 10;
+                  process.stdout.write(
+                    `ecsr local: ${loaded.length} specs from ${shown(opts.specs)} in table ${stack.table} (dynalite ${stack.db.endpoint}), ` +
+                      `ECS simulator ${stack.sim.endpoint}; ${LAST_PASS_MINUTE + 1} passes, one per simulated minute, at ${opts.speed}x (about ${seconds} s).\n`,
+                  );
+                }
+              },
+            }),
+          );
           process.stdout.write(`\n${result.summary}`);
           report(result.timeline, { expectations: result.expectations, aborted: result.aborted });
           if (opts.report !== undefined) process.stdout.write(`Report written to ${opts.report}\n`);

@@ -1,5 +1,5 @@
 /**
- * `ecsr reconcile --once [--dry-run] [--json]`: runs one reconcile pass from a workstation, with
+ * `ecsr reconcile [--once] [--dry-run] [--json]`: runs one reconcile pass (`--once`, its only mode, may be left out) from a workstation, with
  * the Lambda's own code (`createRuntime` + `runPass`), against whatever the AWS SDK's
  * configuration points at (profile, region, `AWS_ENDPOINT_URL*`). It takes the same lease as the
  * Lambda, so it never acts at the same time as a scheduled pass.
@@ -52,15 +52,12 @@ export function incompletePass(summary: PassSummary, table: string): CliError | 
 export function reconcileCommand(): Command {
   const cmd = new Command('reconcile')
     .description('Run one reconcile pass now, with the Lambda\'s code, against the configured AWS account (or local endpoints)')
-    .option('--once', 'run one pass and exit (required: the loop itself is the Lambda\'s schedule, or ecsr local)')
+    .option('--once', 'run one pass and exit: the only mode, so optional (the every-minute loop is the Lambda\'s schedule, or ecsr local)')
     .option('--dry-run', 'plan only: no lease, no ECS write, no status write')
     .option('--json', 'print the pass summary (actions with type, cluster, service, outcome; statuses; counts) as JSON')
     .option('--verbose', 'log the pass on stderr');
   return withAwsOptions(cmd).action(
     runAction(async (opts: ReconcileOptions) => {
-      if (!opts.once) {
-        throw new CliError('ecsr reconcile runs a single pass: pass --once (the every-minute loop is the Lambda\'s schedule; ecsr local runs one locally).');
-      }
       const table = tableOf(opts);
       const runtime = cliRuntime(cliConfig(table), { verbose: opts.verbose });
       let summary: PassSummary;

@@ -33,6 +33,36 @@ export class SimulatorListenError extends Error {
   }
 }
 
+/**
+ * A loopback server of the local run could not listen; the message is one sentence naming the
+ * option that chooses its port, e.g. `Port 4100 is already in use on 127.0.0.1; choose another
+ * with --port (0 picks a free one).`
+ */
+export class ListenError extends Error {
+  readonly code: string | undefined;
+  constructor(
+    cause: NodeJS.ErrnoException,
+    readonly host: string,
+    readonly port: number,
+    /** The command line option that chooses the port. */
+    readonly option: string,
+  ) {
+    super(listenMessage(cause, host, port, option), { cause });
+    this.name = 'ListenError';
+    this.code = cause.code;
+  }
+}
+
+/** The one sentence for a listen failure (`EADDRINUSE`, `EACCES`, other). */
+export function listenMessage(e: NodeJS.ErrnoException, host: string, port: number, option = '--port'): string {
+  const where = `${host}:${port}`;
+  return e.code === 'EADDRINUSE'
+    ? `Port ${port} is already in use on ${host}; choose another with ${option} (0 picks a free one).`
+    : e.code === 'EACCES'
+      ? `Not allowed to listen on ${where}; choose a port above 1023 with ${option}.`
+      : `Cannot listen on ${where}: ${e.message}.`;
+}
+
 /** Largest request body accepted (bytes); ECS's own limit is far above anything the simulator needs. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -63,14 +93,7 @@ export class Simulator extends SimulatedEcs {
     server.keepAliveTimeout = 5000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (e: NodeJS.ErrnoException) => {
-        const where = `${this.host}:${port}`;
-        const message =
-          e.code === 'EADDRINUSE'
-            ? `Port ${port} is already in use on ${this.host}; choose another with --port (0 picks a free one).`
-            : e.code === 'EACCES'
-              ? `Not allowed to listen on ${where}; choose a port above 1023.`
-              : `Cannot listen on ${where}: ${e.message}.`;
-        reject(new SimulatorListenError(message, e.code, { cause: e }));
+        reject(new SimulatorListenError(listenMessage(e, this.host, port), e.code, { cause: e }));
       });
       server.listen(port, this.host, () => resolve());
     });

@@ -4,6 +4,7 @@
  * process runs passes (`createLocalRuntime`: the Lambda's runtime on the local stack) and moves the
  * simulated clock a minute at a time. Each case has its own table and cluster.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DescribeServicesCommand, DescribeTaskDefinitionCommand, ECSClient } from '@aws-sdk/client-ecs';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -287,13 +288,13 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     expect(exported.stdout).toMatch(/^---\n# c\d+\/gone\n/);
   });
 
-  it('reconcile --once --json runs one pass with the Lambda code and prints actions and statuses', async () => {
+  it('reconcile (--once optional: its only mode) --json runs one pass with the Lambda code and prints actions and statuses', async () => {
     // Prepare
     const c = await aCase();
     await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
 
     // Act
-    const dry = await ecsr(['reconcile', '--once', '--dry-run', '--json'], { env: c.env });
+    const dry = await ecsr(['reconcile', '--dry-run', '--json'], { env: c.env });
     const writesAfterDryRun = c.writeCalls().length;
     const r = await ecsr(['reconcile', '--once', '--json'], { env: c.env });
 
@@ -322,7 +323,6 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     { case: 'a bad duration', args: ['apply', '-f', 'x.yaml', '--timeout', '10x'], env: {}, code: 1, stderr: /"10x" is not a duration; use e\.g\. 90s, 10m, 1h30m\./ },
     { case: 'a bad service reference', args: ['delete', 'no-slash'], env: {}, code: 1, stderr: /"no-slash" is not CLUSTER\/SERVICE/ },
     { case: 'a missing file', args: ['apply', '-f', '/nonexistent/specs.yaml'], env: {}, code: 1, stderr: /^ecsr apply: Cannot read \/nonexistent\/specs\.yaml: no such file\.\n$/ },
-    { case: 'reconcile without --once', args: ['reconcile'], env: {}, code: 1, stderr: /^ecsr reconcile: ecsr reconcile runs a single pass: pass --once/ },
     { case: 'an invalid reconciler variable', args: ['plan'], env: { MAX_DELETES_PER_PASS: '-1' }, code: 1, stderr: /^ecsr plan: Invalid configuration: MAX_DELETES_PER_PASS must be a whole number from 0 to 1000, got "-1"\.\n$/ },
   ])('fails with one sentence and no stack trace: $case', async ({ args, env, code, stderr }) => {
     // Prepare
@@ -335,6 +335,42 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(stderr);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--endpoint-url, as the AWS CLI spells it, points every client at one endpoint and wins over the variables', async () => {
+    // Prepare: the variables point ECS and DynamoDB at a port where nothing listens; the flag at dynalite
+    const c = await aCase();
+    await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env });
+    const dead = 'http://127.0.0.1:1';
+    const env = baseEnv({ ...c.env, AWS_ENDPOINT_URL_DYNAMODB: dead, AWS_ENDPOINT_URL_ECS: dead, AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined });
+
+    // Act
+    const withFlags = await ecsr(['export', '--endpoint-url', stack.db.endpoint, '--region', stack.region], { env });
+    const withoutFlags = await ecsr(['export', '--region', stack.region], { env });
+
+    // Assess
+    expect(withFlags.stderr).toBe('');
+    expect(withFlags.code).toBe(0);
+    expect(withFlags.stdout).toMatch(new RegExp(`^cluster: ${c.cluster}$`, 'm'));
+    expect(withoutFlags.code).toBe(1);
+    expect(withoutFlags.stderr).toMatch(/^ecsr export: Cannot connect to AWS \(connection refused\)/);
+  });
+
+  it.each([
+    { option: '--ecs-port', sentence: (p: number) => `Port ${p} is already in use on 127.0.0.1; choose another with --ecs-port (0 picks a free one).` },
+    { option: '--dynamodb-port', sentence: (p: number) => `Port ${p} is already in use on 127.0.0.1; choose another with --dynamodb-port (0 picks a free one).` },
+  ])('local $option on a port that is taken says so in one sentence, as sim does', async ({ option, sentence }) => {
+    // Prepare: something listens on the port
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+
+    // Act
+    const r = await ecsr(['local', option, String(port), '--plain'], { env: baseEnv() }).finally(() => taken.close());
+
+    // Assess
+    expect(r.stderr).toBe(`ecsr local: ${sentence(port)}\n`);
+    expect(r.code).toBe(1);
   });
 
   it('--debug adds the stack trace', async () => {

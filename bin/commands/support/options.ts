@@ -1,5 +1,5 @@
 /**
- * Options every `ecsr` command shares (`--table`, `--region`, `--profile`, `--debug`), parsers of
+ * Options every `ecsr` command shares (`--table`, `--region`, `--profile`, `--endpoint-url`, `--debug`), parsers of
  * durations and service references, and the wrapper that turns a command's failure into one
  * sentence and an exit code.
  */
@@ -15,13 +15,16 @@ export interface AwsOptions {
   table?: string;
   region?: string;
   profile?: string;
+  /** `--endpoint-url`: every AWS service's endpoint, as the AWS CLI's option. */
+  endpointUrl?: string;
   debug?: boolean;
 }
 
 /**
  * Adds the shared options to a command: `--table NAME` (default: the `SPECS_TABLE` environment
- * variable), `--region`, `--profile` (the AWS SDK's standard configuration otherwise: `AWS_REGION`,
- * `AWS_PROFILE`, `AWS_ENDPOINT_URL*`, shared config files) and `--debug` (stack traces).
+ * variable), `--region`, `--profile`, `--endpoint-url` (the AWS SDK's standard configuration
+ * otherwise: `AWS_REGION`, `AWS_PROFILE`, `AWS_ENDPOINT_URL*`, shared config files) and `--debug`
+ * (stack traces).
  */
 export function withAwsOptions(cmd: Command, opts: { table?: boolean } = {}): Command {
   if (opts.table !== false) {
@@ -30,14 +33,21 @@ export function withAwsOptions(cmd: Command, opts: { table?: boolean } = {}): Co
   return cmd
     .option('--region <region>', 'AWS Region (default: AWS_REGION or your profile)')
     .option('--profile <name>', 'AWS profile of the shared config files (default: AWS_PROFILE)')
+    .option('--endpoint-url <url>', 'endpoint of every AWS service the command calls, as the AWS CLI spells it (default: AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_<SERVICE>)')
     .option('--debug', 'print stack traces of errors');
 }
 
 /**
- * Makes `--region` and `--profile` the SDK's standard configuration for this process, so that
- * every client (the runtime's included) uses them.
+ * Makes `--region`, `--profile` and `--endpoint-url` the SDK's standard configuration for this
+ * process, so that every client (the runtime's included) uses them. `--endpoint-url` wins over
+ * every endpoint variable, as the AWS CLI's does: it becomes `AWS_ENDPOINT_URL`, and the
+ * per-service `AWS_ENDPOINT_URL_<SERVICE>` variables are dropped for this process.
  */
 export function applyAwsOptions(opts: AwsOptions): void {
+  if (opts.endpointUrl) {
+    for (const k of Object.keys(process.env)) if (k.startsWith('AWS_ENDPOINT_URL_')) delete process.env[k];
+    process.env.AWS_ENDPOINT_URL = opts.endpointUrl;
+  }
   if (opts.profile) process.env.AWS_PROFILE = opts.profile;
   if (opts.region) {
     process.env.AWS_REGION = opts.region;
