@@ -29,6 +29,7 @@ import {
 } from '@aws-sdk/client-ecs';
 import { ECS_LIMITS } from '../core/ecs-limits';
 import type {
+  Clock,
   DescribeTaskDefinitionsOptions,
   EcsReader,
   ObserveClusterOptions,
@@ -48,6 +49,7 @@ import type {
 import { chunk, mapSettledLimit } from './concurrency';
 import { AwsCallError, isClusterNotFound, isProgrammingError } from './errors';
 import { dict } from '../core/dict';
+import { EcsClockRecorder } from './ecs-clock';
 import type { CacheLoad, DynamoTaskDefinitionCache } from './dynamo-task-definition-cache';
 
 /**
@@ -107,6 +109,12 @@ export interface EcsObserverOptions {
    * cached in memory only.
    */
   readonly durable?: DynamoTaskDefinitionCache;
+  /**
+   * The reconciler's clock: when given, ECS's clock is read from the `Date` header of every ECS
+   * response on this client (`./ecs-clock`) and {@link EcsObserver.ecsClockOffsetMs} reports the
+   * offset. None: ECS's timestamps are taken as the reconciler's time.
+   */
+  readonly clock?: Clock;
 }
 
 /** The resource name at the end of an ECS ARN: `arn:...:service/cluster/web` -> `web`. */
@@ -266,10 +274,13 @@ export class EcsObserver implements EcsReader {
   private warm: Promise<CacheLoad> | undefined;
   private loadWarning: string | undefined;
 
+  private readonly serverClock: EcsClockRecorder | undefined;
+
   constructor(
     private readonly ecs: ECSClient,
     options: EcsObserverOptions = {},
   ) {
+    this.serverClock = options.clock ? new EcsClockRecorder(ecs, options.clock) : undefined;
     this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.maxStoppedTasks = Math.max(1, options.maxStoppedTasks ?? 10);
     this.durable = options.durable;
@@ -515,6 +526,11 @@ export class EcsObserver implements EcsReader {
       }
       throw new AwsCallError(`ECS DescribeTaskDefinition ${family}`, err);
     }
+  }
+
+  /** ECS's clock minus the reconciler's (ms), when the observer was given the reconciler's clock. */
+  ecsClockOffsetMs(): number | undefined {
+    return this.serverClock?.offsetMs();
   }
 
   /**

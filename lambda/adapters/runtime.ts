@@ -128,14 +128,15 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
   const durable = config.taskDefinitionCacheTable
     ? new DynamoTaskDefinitionCache(doc as unknown as DynamoDBClient, config.taskDefinitionCacheTable)
     : undefined;
-  const reader = new EcsObserver(ecs, { concurrency: overrides.observerConcurrency, ...(durable ? { durable } : {}) });
+  const clock = overrides.clock ?? systemClock;
+  const reader = new EcsObserver(ecs, { concurrency: overrides.observerConcurrency, clock, ...(durable ? { durable } : {}) });
   const ports: PassPorts = {
     specs: new DynamoSpecStore(doc, config.specsTable, { pageSize: overrides.specPageSize }),
     reader,
     writer: new EcsActuator(ecs, reader),
     metrics: overrides.metrics ?? new PowertoolsMetricsSink(config.metricsNamespace),
     log: overrides.log ?? new PowertoolsLog(),
-    clock: overrides.clock ?? systemClock,
+    clock,
     ...(overrides.monotonicMs ? { monotonicMs: overrides.monotonicMs } : {}),
     ...(config.events ? { events: new SqsEventFeed(createSqsClient(overrides.sqsClientConfig), config.events.queueUrl) } : {}),
   };

@@ -431,7 +431,12 @@ async function reconcile(
     if (kept.warning) log.warn('task definition cache: only a cache, the pass goes on without it', { warning: kept.warning });
   }
   const observedClusters = observation.clusters;
-  const observed: ObservedState = { clusters: dict(observedClusters.map((oc) => [oc.cluster, oc])), taskDefinitions: queue.described };
+  const ecsClockOffsetMs = ports.reader.ecsClockOffsetMs?.();
+  const observed: ObservedState = {
+    clusters: dict(observedClusters.map((oc) => [oc.cluster, oc])),
+    taskDefinitions: queue.described,
+    ...(ecsClockOffsetMs ? { ecsClockOffsetMs } : {}),
+  };
   for (const oc of observedClusters) {
     for (const w of oc.warnings ?? []) errors.push(`cluster ${oc.cluster}: ${w}`);
   }

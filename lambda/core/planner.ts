@@ -510,7 +510,7 @@ class Planner {
 
   private status(a: StatusArgs): ServiceStatus {
     const rem = this.remembered(a.id);
-    const lag = a.lag ?? computeLag(a.desiredCount, a.runningCount, rem, this.now, a.graceSeconds, a.service);
+    const lag = a.lag ?? computeLag(a.desiredCount, a.runningCount, rem, this.now, a.graceSeconds, a.service, this.observed.ecsClockOffsetMs);
     const current = a.service && !isGone(a.service) ? a.service : undefined;
     // While a service is being deleted, its newest ECS event ("has started 3 tasks", "deployment
     // completed") explains nothing: the deletion itself is the reason.
@@ -1129,7 +1129,7 @@ class Planner {
               appliedRolloutState: observedDeployment.appliedRolloutState,
             }
           : { lastAppliedSpecHash: hash, failedSpecHash: undefined, failedServiceDeploymentArn: undefined };
-    const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec), svc);
+    const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec), svc, this.observed.ecsClockOffsetMs);
     const inRollout =
       primary?.rolloutState === 'IN_PROGRESS' ||
       svc.deployments.some((d) => d.status === 'ACTIVE' && d.rolloutState !== 'FAILED');

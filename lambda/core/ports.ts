@@ -254,6 +254,12 @@ export interface EcsReader {
    * `deployments[]` and the remembered status. Never throws for an AWS failure: `{ error }`.
    */
   readServiceDeployments?(cluster: string, service: string): Promise<{ deployments: ObservedServiceDeployment[] } | { error: string }>;
+
+  /**
+   * ECS's clock minus the reconciler's (ms), from ECS's latest responses (their `Date` header);
+   * undefined when unknown. Optional: without it ECS's timestamps are read as the reconciler's.
+   */
+  ecsClockOffsetMs?(): number | undefined;
   /**
    * Optional: keeps the descriptions of the revisions in use (`arns`, from this pass's
    * observation) where a new container finds them (the durable description cache), and forgets

@@ -190,6 +190,7 @@ export interface Lag {
  * Lag bookkeeping: a service lags while `runningCount < desiredCount` (tasks). `laggingSince` is
  * kept from memory while the lag lasts, set to `now` when it starts and cleared when it ends.
  * @param graceSeconds lag tolerated before `lagBeyondGrace` (seconds, >= 0).
+ * @param ecsClockOffsetMs ECS's clock minus the reconciler's (ms; `ObservedState.ecsClockOffsetMs`).
  */
 export function computeLag(
   desiredCount: number,
@@ -198,10 +199,13 @@ export function computeLag(
   now: Date,
   graceSeconds: number,
   service?: ObservedService,
+  ecsClockOffsetMs = 0,
 ): Lag {
   if (runningCount >= desiredCount) return { lagBeyondGrace: false };
   const rememberedMs = remembered?.laggingSince !== undefined ? Date.parse(remembered.laggingSince) : NaN;
-  const derivedMs = lagStartFromEcs(service, now);
+  // ECS's timestamps are ECS's clock: compared with ECS's now, then moved to the reconciler's time
+  // (`laggingSince` and the grace are the reconciler's), so a skewed clock neither starts nor hides a lag.
+  const derivedMs = lagStartFromEcs(service, new Date(now.getTime() + ecsClockOffsetMs)) - ecsClockOffsetMs;
   // The remembered start wins; ECS's records fill in only when the status was lost.
   const sinceMs = !Number.isNaN(rememberedMs) ? rememberedMs : !Number.isNaN(derivedMs) ? derivedMs : now.getTime();
   const elapsedSeconds = (now.getTime() - sinceMs) / 1000;

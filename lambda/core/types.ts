@@ -434,6 +434,11 @@ export interface ObservedState {
    * ran out (not a failure: a later pass describes them). Absent means none.
    */
   taskDefinitionsPending?: string[];
+  /**
+   * ECS's clock minus the reconciler's, in ms (from ECS's `Date` headers); absent or 0 when they
+   * agree or it is unknown. ECS's timestamps are read in the reconciler's time with it.
+   */
+  ecsClockOffsetMs?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
