@@ -631,7 +631,8 @@ const HISTORY_READ_CONCURRENCY = 4;
 /**
  * `observed` with the deployment history ({@link ObservedService.serviceDeployments}) of `keys`
  * and the task definitions their history targets (described, cached by the reader). A failed read
- * leaves that service without history (planned as before) and is reported in `errors`.
+ * is reported in `errors` and marks the service (`serviceDeploymentsError`): the planner then does
+ * not start a deployment that what DescribeServices shows may be a rollback of.
  */
 async function readDeploymentHistory(
   reader: EcsReader,
@@ -645,16 +646,15 @@ async function readDeploymentHistory(
   const clusters = dictOf(observed.clusters);
   const targets: string[] = [];
   for (const { key, out } of found) {
-    if ('error' in out) {
-      errors.push(`deployment history ${serviceId(key)}: ${out.error}`);
-      continue;
-    }
+    if ('error' in out) errors.push(`deployment history ${serviceId(key)}: ${out.error}`);
     const oc = own(clusters, key.cluster);
     const svc = own(oc?.services, key.service);
     if (!oc || !svc) continue;
     const services = dictOf(oc.services);
-    services[key.service] = { ...svc, serviceDeployments: out.deployments };
+    // An unreadable history is marked: the planner then falls back to what DescribeServices shows.
+    services[key.service] = 'error' in out ? { ...svc, serviceDeploymentsError: out.error } : { ...svc, serviceDeployments: out.deployments };
     clusters[key.cluster] = { ...oc, services };
+    if ('error' in out) continue;
     for (const sd of out.deployments) if (sd.targetTaskDefinition) targets.push(sd.targetTaskDefinition);
   }
   const taskDefinitions = dictOf(observed.taskDefinitions);

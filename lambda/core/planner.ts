@@ -120,6 +120,13 @@ function taskDefinitionChanges(rendered: TaskDefinition & { family: string }, li
   return changes;
 }
 
+/** A circuit breaker rollback deployment's rolloutStateReason (Amazon ECS Developer Guide, "Deployment circuit breaker"). */
+const ROLLING_BACK_REASON = /circuit breaker: rolling back/i;
+/** ECS's service event when its circuit breaker starts a rollback. */
+const ROLLING_BACK_EVENT = /\) rolling back to deployment /i;
+/** How far the rollback event may be from the rollback deployment's createdAt (ms). */
+const ROLLBACK_EVENT_WINDOW_MS = 60_000;
+
 /** ECS service deployment statuses of a rolled-back deployment (ServiceDeployment.status). */
 const ROLLED_BACK: ReadonlySet<string> = new Set(['ROLLBACK_REQUESTED', 'ROLLBACK_IN_PROGRESS', 'ROLLBACK_SUCCESSFUL', 'ROLLBACK_FAILED']);
 
@@ -897,7 +904,37 @@ class Planner {
         serviceDeploymentArn: sd.serviceDeploymentArn,
       };
     }
+    if (wantsDeployment && svc.serviceDeploymentsError !== undefined) return this.unexplainedRollback(svc, rem);
     return undefined;
+  }
+
+  /**
+   * With the deployment history unreadable (`serviceDeploymentsError`), what DescribeServices
+   * shows must do: when the service's PRIMARY deployment is one ECS's circuit breaker started as a
+   * rollback (its `rolloutStateReason`, or a "rolling back to deployment" event at its creation)
+   * and no status written since then explains it (memory of a failure, hence of a retry, is older
+   * than the rollback or absent), the spec that would start a deployment counts as failed: it may
+   * be the very spec rolled back, and re-applying it would start a doomed deployment every pass.
+   * The cost: with the status lost too, a new spec waits until the history or the status can be
+   * written again.
+   */
+  private unexplainedRollback(svc: ObservedService, rem: ServiceStatus | undefined): { message: string } | undefined {
+    const primary = primaryDeployment(svc);
+    if (!primary) return undefined;
+    const startedAt = primary.createdAt.getTime();
+    const byReason = ROLLING_BACK_REASON.test(primary.rolloutStateReason ?? '');
+    const event = svc.events.find((e) => ROLLING_BACK_EVENT.test(e.message) && Math.abs(e.createdAt.getTime() - startedAt) <= ROLLBACK_EVENT_WINDOW_MS);
+    if (!byReason && !event) return undefined;
+    const rememberedAt = rem ? Date.parse(rem.observedAt) : NaN;
+    const rollbackAt = startedAt - (this.observed.ecsClockOffsetMs ?? 0);
+    if (Number.isFinite(rememberedAt) && rememberedAt > rollbackAt) return undefined;
+    return {
+      message:
+        `ECS's circuit breaker rolled this service back (PRIMARY deployment ${primary.id} of ${svc.taskDefinition}, ` +
+        `${event ? `event "${event.message}"` : primary.rolloutStateReason}) and its deployment history cannot be read ` +
+        `(${svc.serviceDeploymentsError}); this spec, which would start another deployment, is not applied, so as not to ` +
+        'start a doomed one again (the reconciler needs ecs:ListServiceDeployments and ecs:DescribeServiceRevisions to tell which spec failed)',
+    };
   }
 
   /**
@@ -961,7 +998,7 @@ class Planner {
     const fullDiff = diffService(desired, svc);
     const revisionChanges = [...fullDiff.changes, ...fullDiff.unsendable].filter(isRevisionChange);
     const wantsDeployment = allTdChanges !== undefined && (allTdChanges.length > 0 || revisionChanges.length > 0);
-    if (svc.serviceDeployments === undefined && wantsDeployment && rem?.failedSpecHash !== hash) {
+    if (svc.serviceDeployments === undefined && svc.serviceDeploymentsError === undefined && wantsDeployment && rem?.failedSpecHash !== hash) {
       this.historyWanted.push(key);
     }
     const failure = this.detectFailedRollout(hash, svc, rendered, allTdChanges, desired, revisionChanges, rem);

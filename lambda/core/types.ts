@@ -398,6 +398,8 @@ export interface ObservedService {
    * the failure ({@link Plan.deploymentHistoryWanted}); undefined when not read.
    */
   serviceDeployments?: ObservedServiceDeployment[];
+  /** Why the deployment history was wanted but could not be read this pass (e.g. AccessDenied). */
+  serviceDeploymentsError?: string;
 }
 
 /** What the observer saw of one cluster. */
