@@ -73,7 +73,7 @@ describe('a rolled-back change of service settings alone', () => {
       expect(writes.refused()).toBeGreaterThan(0);
       expect(await h.status(WEB)).toEqual(before);
       // Bounded: the history is read at most once a pass, for the one service that differs (a
-      // denied read: up to the SDK's 3 attempts, see lost-status-no-history.test.ts).
+      // denied read: up to the SDK's 3 attempts, see lost-status.test.ts).
       expect(h.sim.calls({ action: 'ListServiceDeployments' }).length).toBeLessThanOrEqual(denied ? 36 : 12);
     } else {
       expect(await h.status(WEB)).toMatchObject({ phase: 'Degraded', failedSpecHash: failedHash });
