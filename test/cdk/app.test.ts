@@ -115,6 +115,12 @@ describe('cdk synth (child process, as a user runs it)', { ...needs('moto'), tim
     expect(run.status).toBe(0);
   });
 
+  it('prints no "feature flags are not configured" notice: cdk.json pins them', () => {
+    expect(run.status).toBe(0);
+    // The CLI's notice reads "85 feature flags are not configured. Run 'cdk flags ...'".
+    expect(run.stderr + run.stdout).not.toMatch(/feature flags? (?:are|is) not configured/i);
+  });
+
   it('writes a template built from the context values', () => {
     const [, fn] = resourcesOf('AWS::Lambda::Function')[0];
     const env = (fn.Properties.Environment as { Variables: Json }).Variables;
@@ -218,6 +224,17 @@ describe('cdk synth (child process, as a user runs it)', { ...needs('moto'), tim
     expect(directives(pass!).Dimensions.flat()).toEqual([]);
     expect(directives(pass!).Metrics.map((m) => m.Name)).toEqual(expect.arrayContaining(watched));
     expect(pass).toMatchObject({ PassSucceeded: 1, ActionsFailed: 0, InvalidSpecs: 0 });
+  });
+});
+
+describe('cdk.json feature flags', () => {
+  it('pins every flag the installed aws-cdk-lib recommends for new projects, at its recommended value', () => {
+    // The file `cdk init` copies into a new project's cdk.json.
+    const recommended = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'aws-cdk-lib', 'recommended-feature-flags.json'), 'utf8')) as Record<string, unknown>;
+    const context = (JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+    expect(Object.keys(recommended).length).toBeGreaterThan(50);
+    const unpinned = Object.entries(recommended).filter(([flag, value]) => JSON.stringify(context[flag]) !== JSON.stringify(value)).map(([flag]) => flag);
+    expect(unpinned).toEqual([]);
   });
 });
 

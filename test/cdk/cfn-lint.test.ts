@@ -21,12 +21,14 @@ import { EcsReconciler } from '../../lib/ecs-reconciler';
 import { EcsReconcilerStack } from '../../lib/reconciler-stack';
 import { needs, toolCommand } from '../support/tools';
 import { lintableTemplates, type CfnLintFinding, unacknowledged } from '../support/cfn-lint';
+import { cdkJsonContext } from '../support/cdk-json';
 
 describe('cfn-lint on the synthesized templates', needs('cfn-lint'), () => {
   const dir = mkdtempSync(join(tmpdir(), 'ecsr-cfn-lint-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  // cdk.json's feature flags: the templates `cdk deploy` builds.
+  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
   new EcsReconcilerStack(app, 'QuickStart', { reconciler: { createCluster: true, alarmEmail: 'ops@example.com' } });
   new EcsReconcilerStack(app, 'Existing', {
     reconciler: {

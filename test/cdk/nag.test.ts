@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildReconcilerApp } from '../../lib/app';
 import type { EcsReconcilerProps } from '../../lib/ecs-reconciler';
 import { EcsReconcilerStack } from '../../lib/reconciler-stack';
+import { cdkJsonContext } from '../support/cdk-json';
 
 /** AwsSolutionsChecks that records which acknowledgements actually silenced a finding. */
 class RecordingChecks extends AwsSolutionsChecks {
@@ -71,7 +72,7 @@ const configurations: { case: string; props: (app: App) => EcsReconcilerProps }[
 describe('cdk-nag AwsSolutions', () => {
   it.each(configurations)('has zero unacknowledged findings: $case', ({ props }) => {
     // Prepare
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
     const stack = new EcsReconcilerStack(app, 'EcsReconciler', { reconciler: props(app) });
     // Act
     const report = new AwsSolutionsChecks().validateScope(stack);
@@ -82,7 +83,7 @@ describe('cdk-nag AwsSolutions', () => {
 
   it.each(configurations)('every acknowledgement silences a real finding and carries a reason: $case', ({ props }) => {
     // Prepare
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
     const stack = new EcsReconcilerStack(app, 'EcsReconciler', { reconciler: props(app) });
     const checks = new RecordingChecks();
     // Act
@@ -97,7 +98,7 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('acknowledges the IAM wildcards one finding at a time, never the whole rule', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
     const stack = new EcsReconcilerStack(app, 'EcsReconciler', { reconciler: { clusters: ['web'] } });
     const ids = [...acknowledgements(stack).keys()];
     expect(ids).not.toContain('AwsSolutions-IAM5');
@@ -121,7 +122,7 @@ describe('app wiring (bin/app.ts)', () => {
     dirs.push(outdir);
     return new App({
       outdir,
-      context: { 'aws:cdk:bundling-stacks': [], clusters: 'web', subnets: 'subnet-0a1', securityGroups: 'sg-0c3' },
+      context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], clusters: 'web', subnets: 'subnet-0a1', securityGroups: 'sg-0c3' },
     });
   }
 
