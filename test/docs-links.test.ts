@@ -1,7 +1,9 @@
 /**
- * The documentation's relative links work in a clone: every `[text](path#anchor)` in README.md and
- * docs/*.md names a file of the repository and, with an anchor, a heading of that file (GitHub's
- * slug rule: lower case, punctuation other than `-` and `_` dropped, spaces become `-`).
+ * The documentation works in a clone: every `[text](path#anchor)` of every markdown file of the
+ * repository (README.md, docs/*.md, bench/RESULTS.md, the fixtures' READMEs...) names a file inside
+ * the repository and, with an anchor, a heading of that file (GitHub's slug rule: lower case,
+ * punctuation other than `-` and `_` dropped, spaces become `-`); and no page sends the reader to
+ * the team's workspace notes (ECS-FACTS, ARCHITECTURE.md, STACK.md...), which a clone does not have.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -9,7 +11,25 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+/** Directories that hold no documentation of the repository (dependencies, builds, synth output). */
+const SKIPPED = new Set(['node_modules', 'dist', 'cdk.out', 'coverage', '.git']);
+
+/** Every markdown file of the repository, relative to its root. */
+function markdownFiles(dir = ''): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = dir === '' ? e.name : `${dir}/${e.name}`;
+    if (e.isDirectory()) return SKIPPED.has(e.name) ? [] : markdownFiles(path);
+    return e.name.endsWith('.md') ? [path] : [];
+  });
+}
+
+const PAGES = markdownFiles().sort();
+
+/**
+ * Names of the workspace's notes outside the repository: a reference to one is a dead end in a
+ * clone (say what the fact is, or link the AWS document it comes from).
+ */
+const OUTSIDE = /ECS-FACTS|\bARCHITECTURE\.md|\bSTACK\.md|\bSTYLE\.md|DESIGN-ROUND\d|shared\/docs|\/work\//;
 
 /** GitHub's anchor of a heading text. */
 function slug(heading: string): string {
@@ -36,7 +56,7 @@ function links(text: string): string[] {
 
 describe('documentation links', () => {
   it('finds the pages and their links', () => {
-    expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'docs/spec.md', 'docs/cli.md', 'docs/status.md', 'docs/operations.md', 'docs/deploy.md', 'docs/simulator.md', 'docs/benchmarks.md']));
+    expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'bench/RESULTS.md', 'docs/spec.md', 'docs/cli.md', 'docs/status.md', 'docs/operations.md', 'docs/deploy.md', 'docs/simulator.md', 'docs/benchmarks.md']));
     expect(links(readFileSync(join(ROOT, 'README.md'), 'utf8')).length).toBeGreaterThan(5);
   });
 
@@ -49,5 +69,19 @@ describe('documentation links', () => {
       else if (anchor !== undefined && target.endsWith('.md') && !anchors(target).has(anchor)) broken.push(`${link}: no heading #${anchor}`);
     }
     expect(broken).toEqual([]);
+  });
+
+  it.each(PAGES)('%s: names no file outside the repository', (page) => {
+    const outside = readFileSync(join(ROOT, page), 'utf8')
+      .split('\n')
+      .map((line, i) => `${page}:${i + 1}: ${line.trim()}`)
+      .filter((line) => OUTSIDE.test(line.slice(line.indexOf(': ') + 2)));
+    expect(outside).toEqual([]);
+  });
+
+  it('the check for outside names can fail', () => {
+    expect(OUTSIDE.test('see ECS-FACTS §10')).toBe(true);
+    expect(OUTSIDE.test('[arch](../shared/docs/ARCHITECTURE.md)')).toBe(true);
+    expect(OUTSIDE.test('the architecture test (test/architecture.test.ts)')).toBe(false);
   });
 });
