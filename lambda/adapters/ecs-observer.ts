@@ -10,9 +10,14 @@
  *   `serviceName`) and DescribeTasks (100 per call). These reasons are best effort: a failure
  *   leaves that service's `stoppedTasks` undefined and is reported in `warnings`, never as a
  *   partial observation (which would block creates and prunes in the whole cluster).
- * DescribeTaskDefinition runs once per task definition ARN for the life of the process: revisions
- * are immutable, so each description is kept in a module-level cache as soon as it arrives (a pass
- * cut short by its deadline, or an invocation that times out, keeps what it described).
+ * DescribeTaskDefinition runs once per task definition ARN while the description is in use:
+ * revisions are immutable, so each description is kept in a module-level cache as soon as it
+ * arrives (a pass cut short by its deadline, or an invocation that times out, keeps what it
+ * described). The cache is bounded: a description no pass asked for in
+ * {@link TASK_DEFINITION_CACHE_IDLE_SECONDS} (an old revision after a rollout) is dropped, and at
+ * most {@link MAX_CACHED_TASK_DEFINITIONS} are kept, the least recently used dropped first; the
+ * service revision cache likewise. A dropped description that is wanted again is described again
+ * (or read from the durable cache by a new container).
  */
 import {
   DescribeServiceRevisionsCommand,
@@ -53,16 +58,89 @@ import { EcsClockRecorder } from './ecs-clock';
 import type { CacheLoad, DynamoTaskDefinitionCache } from './dynamo-task-definition-cache';
 
 /**
- * Task definitions described so far, by ARN, for the life of the Lambda container (a revision never
- * changes once registered: Amazon ECS Developer Guide, "Task definition states").
+ * Seconds a cached description (task definition or service revision) is kept without being asked
+ * for. Every scheduled pass asks for the revision of each service it reads and of each service at
+ * rest it remembers, so a description in use is asked for every minute; one idle this long belongs
+ * to a revision no service runs any more (a rollout replaced it).
  */
-const taskDefinitionCache = new Map<string, TaskDefinition>();
+export const TASK_DEFINITION_CACHE_IDLE_SECONDS = 3600;
 
 /**
- * Each service revision described so far (a service revision is immutable: Amazon ECS Developer
- * Guide, "Amazon ECS service revisions").
+ * Descriptions kept at most per cache, whatever their use: 20,000 services over a rollout (each with
+ * its revision and the one it replaces) and some room. About 2.5 KiB of heap each: at most ~90 MiB.
  */
-const serviceRevisionCache = new Map<string, ObservedServiceRevision>();
+export const MAX_CACHED_TASK_DEFINITIONS = 36_000;
+
+/** Seconds between two sweeps of the idle descriptions. */
+const SWEEP_EVERY_SECONDS = 60;
+
+/**
+ * A bounded map of immutable descriptions by ARN: least recently used first (a `get` moves the entry
+ * to the end), each with the time it was last asked for.
+ */
+class DescriptionCache<T> {
+  private readonly entries = new Map<string, { value: T; usedAtMs: number }>();
+  private lastSweepMs = Number.NEGATIVE_INFINITY;
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(arn: string): boolean {
+    return this.entries.has(arn);
+  }
+
+  /** The description, marked used at `nowMs`. */
+  get(arn: string, nowMs: number): T | undefined {
+    const e = this.entries.get(arn);
+    if (!e) return undefined;
+    this.entries.delete(arn);
+    e.usedAtMs = nowMs;
+    this.entries.set(arn, e);
+    return e.value;
+  }
+
+  set(arn: string, value: T, nowMs: number): void {
+    this.entries.delete(arn);
+    this.entries.set(arn, { value, usedAtMs: nowMs });
+    while (this.entries.size > MAX_CACHED_TASK_DEFINITIONS) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
+
+  /** Drops the descriptions idle for {@link TASK_DEFINITION_CACHE_IDLE_SECONDS} (at most once a minute of `nowMs`). */
+  sweep(nowMs: number): void {
+    if (nowMs - this.lastSweepMs < SWEEP_EVERY_SECONDS * 1000 && nowMs >= this.lastSweepMs) return;
+    this.lastSweepMs = nowMs;
+    const before = nowMs - TASK_DEFINITION_CACHE_IDLE_SECONDS * 1000;
+    // Least recently used first: stop at the first one used since.
+    for (const [arn, e] of this.entries) {
+      if (e.usedAtMs >= before) break;
+      this.entries.delete(arn);
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.lastSweepMs = Number.NEGATIVE_INFINITY;
+  }
+}
+
+/**
+ * Task definitions described so far, by ARN, for the life of the Lambda container while in use
+ * (a revision never changes once registered: Amazon ECS Developer Guide, "Task definition states").
+ */
+const taskDefinitionCache = new DescriptionCache<TaskDefinition>();
+
+/**
+ * Each service revision described so far, while in use (a service revision is immutable: Amazon ECS
+ * Developer Guide, "Amazon ECS service revisions").
+ */
+const serviceRevisionCache = new DescriptionCache<ObservedServiceRevision>();
+
+/** The reconciler's time as the last observer call saw it (epoch ms): the caches' clock. */
+let cacheNowMs = Date.now();
 
 /** Service deployments read per service and pass: ListServiceDeployments' default page. */
 export const SERVICE_DEPLOYMENTS_READ = 20;
@@ -81,7 +159,7 @@ export function clearTaskDefinitionCache(): void {
  * container that registered a revision never describes it. Ignored without an ARN.
  */
 export function rememberTaskDefinition(td: TaskDefinition): void {
-  if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td);
+  if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td, cacheNowMs);
 }
 
 /**
@@ -96,6 +174,11 @@ export function taskDefinitionOf(out: { taskDefinition?: unknown; tags?: { key?:
 /** Number of task definitions in the process-wide cache. */
 export function taskDefinitionCacheSize(): number {
   return taskDefinitionCache.size;
+}
+
+/** Number of service revisions in the process-wide cache. */
+export function serviceRevisionCacheSize(): number {
+  return serviceRevisionCache.size;
 }
 
 export interface EcsObserverOptions {
@@ -275,12 +358,14 @@ export class EcsObserver implements EcsReader {
   private loadWarning: string | undefined;
 
   private readonly serverClock: EcsClockRecorder | undefined;
+  private readonly clock: Clock | undefined;
 
   constructor(
     private readonly ecs: ECSClient,
     options: EcsObserverOptions = {},
   ) {
     this.serverClock = options.clock ? new EcsClockRecorder(ecs, options.clock) : undefined;
+    this.clock = options.clock;
     this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.maxStoppedTasks = Math.max(1, options.maxStoppedTasks ?? 10);
     this.durable = options.durable;
@@ -294,11 +379,18 @@ export class EcsObserver implements EcsReader {
   private warmUp(): Promise<CacheLoad> | undefined {
     if (!this.durable) return undefined;
     this.warm ??= this.durable.load().then(({ descriptions, result }) => {
-      for (const [arn, td] of descriptions) if (!taskDefinitionCache.has(arn)) taskDefinitionCache.set(arn, td);
+      // Marked used now: one that no pass asks for is dropped once idle for TASK_DEFINITION_CACHE_IDLE_SECONDS.
+      for (const [arn, td] of descriptions) if (!taskDefinitionCache.has(arn)) taskDefinitionCache.set(arn, td, this.now());
       if (result.error) this.loadWarning = `read: ${result.error}`;
       return result;
     });
     return this.warm;
+  }
+
+  /** The reconciler's time (the caches' clock), remembered for {@link rememberTaskDefinition}. */
+  private now(): number {
+    cacheNowMs = this.clock ? this.clock.now().getTime() : Date.now();
+    return cacheNowMs;
   }
 
   /** What the durable cache's bulk read found; undefined before it ran or without the cache. */
@@ -307,16 +399,23 @@ export class EcsObserver implements EcsReader {
   }
 
   /**
-   * Writes to the durable cache the described revisions of `arns` it does not hold yet (or holds
-   * from a week ago or more), all of them, and deletes the expired entries the
-   * bulk read found. Never throws for a DynamoDB failure.
+   * Called once a pass has asked for every revision it uses (`arns`, and those it expected from
+   * memory): drops from the process-wide caches what no pass asked for in
+   * {@link TASK_DEFINITION_CACHE_IDLE_SECONDS}; then writes to the durable cache the described
+   * revisions of `arns` it does not hold yet (or holds from a week ago or more), all of them, and
+   * deletes the expired entries the bulk read found. Never throws for a DynamoDB failure.
    */
   async keepDescriptions(arns: readonly string[]): Promise<{ warning?: string }> {
+    // The pass has asked for every revision it uses by now: what was not asked for in a while goes.
+    const now = this.now();
+    for (const arn of arns) taskDefinitionCache.get(arn, now);
+    taskDefinitionCache.sweep(now);
+    serviceRevisionCache.sweep(now);
     if (!this.durable) return {};
     await this.warmUp();
     const inUse: [string, TaskDefinition][] = [];
     for (const arn of arns) {
-      const td = taskDefinitionCache.get(arn);
+      const td = taskDefinitionCache.get(arn, now);
       if (td) inUse.push([arn, td]);
     }
     this.durable.keep(inUse);
@@ -488,22 +587,26 @@ export class EcsObserver implements EcsReader {
    */
   async describeTaskDefinitions(arns: string[], options: DescribeTaskDefinitionsOptions = {}): Promise<Record<string, TaskDefinition>> {
     await this.warmUp();
+    const now = this.now();
     const wanted = [...new Set(arns.filter((a) => a.length > 0))];
-    const missing = wanted.filter((a) => !taskDefinitionCache.has(a));
+    const out: Record<string, TaskDefinition> = dict();
+    const missing: string[] = [];
+    for (const a of wanted) {
+      const td = taskDefinitionCache.get(a, now);
+      if (td) out[a] = td;
+      else missing.push(a);
+    }
     const shouldDescribe = options.shouldDescribe ?? (() => true);
     const results = await mapSettledLimit(missing, this.concurrency, async (arn) => {
       if (!shouldDescribe(arn)) return;
       const td = await this.describeOne(arn);
       if (!td) return;
-      taskDefinitionCache.set(arn, td);
-      if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td);
+      const at = this.now();
+      taskDefinitionCache.set(arn, td, at);
+      if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td, at);
+      out[arn] = td;
     });
     for (const r of results) if (r.status === 'rejected' && isProgrammingError(r.reason)) throw r.reason;
-    const out: Record<string, TaskDefinition> = dict();
-    for (const a of wanted) {
-      const td = taskDefinitionCache.get(a);
-      if (td) out[a] = td;
-    }
     return out;
   }
 
@@ -516,7 +619,7 @@ export class EcsObserver implements EcsReader {
   async latestActiveTaskDefinition(family: string): Promise<TaskDefinition | undefined> {
     try {
       const td = await this.describeOne(family);
-      if (td) rememberTaskDefinition(td);
+      if (td?.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td, this.now());
       return td && td.status !== 'INACTIVE' ? td : undefined;
     } catch (err) {
       // ECS answers ClientException "Unable to describe task definition." for an unknown family.
@@ -548,13 +651,14 @@ export class EcsObserver implements EcsReader {
       for (const batch of chunk(unknown, DESCRIBE_SERVICE_REVISIONS_BATCH)) {
         const revs = await this.ecs.send(new DescribeServiceRevisionsCommand({ serviceRevisionArns: batch }));
         for (const r of revs.serviceRevisions ?? []) {
-          if (r.serviceRevisionArn && r.taskDefinition) serviceRevisionCache.set(r.serviceRevisionArn, toObservedServiceRevision(r));
+          if (r.serviceRevisionArn && r.taskDefinition) serviceRevisionCache.set(r.serviceRevisionArn, toObservedServiceRevision(r), this.now());
         }
       }
+      const now = this.now();
       const deployments = briefs
         .filter((b) => b.serviceDeploymentArn)
         .map((b): ObservedServiceDeployment => {
-          const rev = b.targetServiceRevisionArn ? serviceRevisionCache.get(b.targetServiceRevisionArn) : undefined;
+          const rev = b.targetServiceRevisionArn ? serviceRevisionCache.get(b.targetServiceRevisionArn, now) : undefined;
           return {
             serviceDeploymentArn: b.serviceDeploymentArn as string,
             status: b.status ?? '',

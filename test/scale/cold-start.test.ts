@@ -8,7 +8,14 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ListTaskDefinitionsCommand, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { createEcsClient } from '../../lambda/adapters/clients';
-import { clearTaskDefinitionCache, EcsObserver, taskDefinitionCacheSize } from '../../lambda/adapters/ecs-observer';
+import {
+  clearTaskDefinitionCache,
+  EcsObserver,
+  MAX_CACHED_TASK_DEFINITIONS,
+  rememberTaskDefinition,
+  TASK_DEFINITION_CACHE_IDLE_SECONDS,
+  taskDefinitionCacheSize,
+} from '../../lambda/adapters/ecs-observer';
 import { OBSERVATION_TIME_SHARE, LEASE_SAFETY_SECONDS, type PassSummary } from '../../lambda/core/pass';
 import { ConditionType, Reason } from '../../lambda/core/status';
 import type { ServiceStatus } from '../../lambda/core/types';
@@ -224,5 +231,47 @@ describe('a new container over several clusters', () => {
     expect(log.indexOf('DescribeTaskDefinition')).toBeLessThan(log.indexOf('DescribeServices'));
     expect(s.counts.taskDefinitionsPending).toBe(0);
     expect(s.errors).toEqual([]);
+  });
+});
+
+describe('the in-memory description cache is bounded (issue 12: peak RSS)', () => {
+  const h = useSimHarness({ resetEach: false });
+  const FEW = 12;
+
+  beforeAll(async () => {
+    clearTaskDefinitionCache();
+    await h.reset();
+    for (let i = 0; i < FEW; i++) await h.putSpec(aSpecItem({ service: name(i), desiredCount: 1 }));
+    await h.converge(20);
+  });
+
+  it('drops the revisions a rollout replaced once no pass asked for them in an hour, keeps those in use, and describes nothing again', async () => {
+    // Prepare: a rollout of half the services (new revisions registered and cached), to the end.
+    for (let i = 0; i < FEW / 2; i++) await h.editSpec({ cluster: 'apps', service: name(i) }, { image: 'public.ecr.aws/nginx/nginx:1.28.0' });
+    await h.converge(20);
+    const withReplaced = taskDefinitionCacheSize();
+    expect(withReplaced).toBeGreaterThanOrEqual(FEW + FEW / 2);
+
+    // Act: an hour and a minute later (the container stayed warm), one pass.
+    h.sim.advance(TASK_DEFINITION_CACHE_IDLE_SECONDS + 60);
+    h.sim.clearCalls();
+    const s = await h.pass('after-an-hour');
+
+    // Assess: only the revisions the services run are left, and none had to be described again.
+    expect(s.counts.actionsPlanned).toBe(0);
+    expect(taskDefinitionCacheSize()).toBe(FEW);
+    expect(h.sim.calls({ action: 'DescribeTaskDefinition' })).toEqual([]);
+    h.sim.advance(60);
+    h.sim.clearCalls();
+    await h.pass('next');
+    expect(h.sim.calls({ action: 'DescribeTaskDefinition' })).toEqual([]);
+  });
+
+  it(`keeps at most ${MAX_CACHED_TASK_DEFINITIONS} descriptions, the least recently used dropped first`, () => {
+    clearTaskDefinitionCache();
+    const td = (i: number) => ({ taskDefinitionArn: `arn:aws:ecs:us-east-1:123456789012:task-definition/f${i}:1`, family: `f${i}` });
+    for (let i = 0; i <= MAX_CACHED_TASK_DEFINITIONS; i++) rememberTaskDefinition(td(i));
+    expect(taskDefinitionCacheSize()).toBe(MAX_CACHED_TASK_DEFINITIONS);
+    clearTaskDefinitionCache();
   });
 });
