@@ -30,6 +30,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config';
+import { DEFAULT_FLEET_SIZE, heapFlag, memoryForFleet } from './function-memory';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, alarmDefinitions, lagPeriods, perServiceQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
 import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from '../lambda/core/metric-names';
 import { ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
@@ -236,8 +237,17 @@ export interface EcsReconcilerProps {
    */
   readonly logRetention?: logs.RetentionDays;
   /**
-   * Memory of the function in MiB (128-10240).
-   * @default 256
+   * About how many services the reconciler manages: sizes the function's memory when `memorySize`
+   * is not given (up to 5,000: 256 MiB; up to 20,000: 512 MiB; more: 1024 MiB, as measured by
+   * `npm run bench`, docs/deploy.md "Memory by fleet size").
+   * @default 5000
+   */
+  readonly fleetSize?: number;
+  /**
+   * Memory of the function in MiB (128-10240). V8's heap limit is set to half of it
+   * (`NODE_OPTIONS=--max-old-space-size`), so that garbage is collected before the function's
+   * memory is reached.
+   * @default - by `fleetSize` (256 MiB up to 5,000 services)
    */
   readonly memorySize?: number;
   /**
@@ -587,7 +597,8 @@ export class EcsReconciler extends Construct {
       [ENV.apiBudgetFraction]: String(settings.apiBudgetFraction),
       [ENV.allowedExecutionRoleArns]: allowedExecutionRoleArns.join(','),
       [ENV.metricsNamespace]: settings.metricsNamespace,
-      NODE_OPTIONS: '--enable-source-maps',
+      // V8 sizes its heap from the machine's memory: told the function's, it collects in time (lib/function-memory.ts).
+      NODE_OPTIONS: `--enable-source-maps ${heapFlag(settings.memorySize)}`,
       // Powertools Tracer: off when the function is not traced, so it never waits for a daemon.
       POWERTOOLS_TRACE_ENABLED: String(settings.tracing !== lambda.Tracing.DISABLED),
       POWERTOOLS_SERVICE_NAME: 'ecs-reconciler',
@@ -1443,7 +1454,11 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
   if (!LOG_GROUP_PREFIX.test(logGroupPrefix)) {
     problems.push(`\`logGroupPrefix\` "${logGroupPrefix}" is not a valid log group name prefix: use letters, digits and _ - / . #.`);
   }
-  const memorySize = props.memorySize ?? 256;
+  const fleetSize = props.fleetSize ?? DEFAULT_FLEET_SIZE;
+  if (!Number.isInteger(fleetSize) || fleetSize < 1) {
+    problems.push(`\`fleetSize\` must be a whole number of services, 1 or more, got ${fleetSize}.`);
+  }
+  const memorySize = props.memorySize ?? memoryForFleet(fleetSize);
   if (!Number.isInteger(memorySize) || memorySize < 128 || memorySize > 10_240) {
     problems.push(`\`memorySize\` must be whole MiB from 128 to 10240, got ${memorySize}.`);
   }

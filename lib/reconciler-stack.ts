@@ -62,6 +62,7 @@ export const CONTEXT_KEYS = {
   ownerId: 'ownerId',
   allowAdoption: 'allowAdoption',
   memorySize: 'memorySize',
+  fleetSize: 'fleetSize',
   reserveConcurrency: 'reserveConcurrency',
   tracing: 'tracing',
   stackName: 'stackName',
@@ -161,6 +162,7 @@ export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerPro
     ownerId: str(k.ownerId),
     allowAdoption: bool(k.allowAdoption),
     memorySize: num(k.memorySize),
+    fleetSize: num(k.fleetSize),
     reserveConcurrency: bool(k.reserveConcurrency),
     ...(bool(k.tracing) === false ? { tracing: lambda.Tracing.DISABLED } : {}),
   };

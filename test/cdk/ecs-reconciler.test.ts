@@ -204,7 +204,7 @@ describe('function', () => {
       [ENV.allowedTaskRoleArns]: ACCOUNT_ROLE,
       [ENV.allowedImageRegistries]: 'public.ecr.aws,123456789012.dkr.ecr.eu-west-1.amazonaws.com',
       [ENV.metricsNamespace]: 'Team/Reconciler',
-      NODE_OPTIONS: '--enable-source-maps',
+      NODE_OPTIONS: '--enable-source-maps --max-old-space-size=128',
     });
     expect(text[ENV.specsTable]).toMatch(/^\$\{ReconcilerSpecs[0-9A-F]+\}$/);
     expect(text[ENV.defaultExecutionRoleArn]).toMatch(/^\$\{ReconcilerTaskExecutionRole[0-9A-F]+\.Arn\}$/);
@@ -785,6 +785,8 @@ describe('constructor validation', () => {
     { case: 'budget above 1', props: someProps({ apiBudgetFraction: 1.5 }), says: 'apiBudgetFraction' },
     { case: 'owner id with !', props: someProps({ ownerId: 'team!' }), says: 'ownerId' },
     { case: 'memory too small', props: someProps({ memorySize: 64 }), says: 'memorySize' },
+    { case: 'fractional fleet size', props: someProps({ fleetSize: 1.5 }), says: 'fleetSize' },
+    { case: 'empty fleet', props: someProps({ fleetSize: 0 }), says: 'fleetSize' },
     { case: 'quick start without public IPs', props: { createCluster: true, assignPublicIp: false }, says: 'need public IPs to pull images' },
     { case: 'bad log group prefix', props: someProps({ logGroupPrefix: 'a b' }), says: 'logGroupPrefix' },
   ])('rejects $case with a sentence saying what to change', ({ props, says }) => {

@@ -12,11 +12,15 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { alarmDefinitions } from '../../lambda/core/alarms';
 import { DEFAULT_PLAN_OPTIONS } from '../../lambda/core/options';
 import { EcsReconciler, EcsReconcilerPropsError, effectiveLogGroupPrefix, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
+import { heapLimitMiB, MEMORY_BY_FLEET } from '../../lib/function-memory';
 import { reconcilerPropsFromContext } from '../../lib/reconciler-stack';
 import { flat } from '../support/iam-eval';
 
@@ -202,6 +206,34 @@ describe('execution role (part 6)', () => {
     expect(roles.some((r) => r.includes('ecs-tasks.amazonaws.com'))).toBe(false);
     expect(fnEnv(template).DEFAULT_EXECUTION_ROLE_ARN).toBe(arn);
     expect(fnEnv(template).ALLOWED_EXECUTION_ROLE_ARNS).toBe(arn);
+  });
+});
+
+describe('function memory by fleet size (issue 12: peak RSS at most 256 MB at 5,000 services, 512 MB at 20,000)', () => {
+  it.each([
+    { fleetSize: undefined, memory: 256, heap: 128 },
+    { fleetSize: 5_000, memory: 256, heap: 128 },
+    { fleetSize: 5_001, memory: 512, heap: 256 },
+    { fleetSize: 20_000, memory: 512, heap: 256 },
+    { fleetSize: 50_000, memory: 1024, heap: 512 },
+  ])('fleetSize $fleetSize: $memory MiB, V8 heap limit $heap MiB', ({ fleetSize, memory, heap }) => {
+    const { template } = build(fleetSize === undefined ? {} : { fleetSize });
+    expect(fnProps(template)).toMatchObject({ MemorySize: memory });
+    expect(fnEnv(template).NODE_OPTIONS).toBe(`--enable-source-maps --max-old-space-size=${heap}`);
+  });
+
+  it('an explicit memorySize wins over fleetSize, and the heap limit follows it', () => {
+    const { template } = build({ fleetSize: 20_000, memorySize: 768 });
+    expect(fnProps(template)).toMatchObject({ MemorySize: 768 });
+    expect(fnEnv(template).NODE_OPTIONS).toBe('--enable-source-maps --max-old-space-size=384');
+  });
+
+  it('the table the construct uses is the one docs/deploy.md prints', () => {
+    const doc = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../docs/deploy.md'), 'utf8');
+    for (const m of MEMORY_BY_FLEET) {
+      const fleet = Number.isFinite(m.upToServices) ? `up to ${m.upToServices.toLocaleString('en-US')}` : 'more';
+      expect(doc).toContain(`| ${fleet} | ${m.memorySize} | ${heapLimitMiB(m.memorySize)} |`);
+    }
   });
 });
 
