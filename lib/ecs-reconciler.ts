@@ -36,7 +36,7 @@ import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from '../lambda/core/met
 import { ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
-import { ECS_WRITE_EVENT_NAMES, EVENT_DETAIL_TYPES } from '../lambda/core/events';
+import { EVENT_RULES, type EventPattern } from '../lambda/core/events';
 
 /** Default `LOG_GROUP_PREFIX`: task definitions log to `/ecs-reconciler/<cluster>`. */
 export const DEFAULT_LOG_GROUP_PREFIX = '/ecs-reconciler/';
@@ -927,35 +927,17 @@ export class EcsReconciler extends Construct {
    * The rules of events mode, each delivering the event itself into `queue` (EventBridge adds the
    * queue policy for events.amazonaws.com, scoped to each rule's ARN): ECS's service actions and
    * deployment state changes; stopped tasks of services; the CloudTrail events of the ECS writes
-   * in {@link ECS_WRITE_EVENT_NAMES}; and a heartbeat every schedule interval, which tells the
+   * in `ECS_WRITE_EVENT_NAMES` (patterns: `EVENT_RULES` in `lambda/core/events.ts`, which the local
+   * run's bus matches too); and a heartbeat every schedule interval, which tells the
    * function that the rules deliver (without it the pass polls). Event shapes: docs/events.md.
    */
   private buildEventRules(queue: sqs.Queue, scheduleMinutes: number): events.Rule[] {
     const target = () => new targets.SqsQueue(queue, { retryAttempts: 2, maxEventAge: Duration.hours(1) });
     return [
-      new events.Rule(this, 'EcsServiceEvents', {
-        description: 'ecs-reconciler hints: ECS service actions and deployment state changes',
-        eventPattern: { source: ['aws.ecs'], detailType: [EVENT_DETAIL_TYPES.serviceAction, EVENT_DETAIL_TYPES.deploymentStateChange] },
-        targets: [target()],
-      }),
-      new events.Rule(this, 'EcsStoppedTasks', {
-        description: 'ecs-reconciler hints: stopped tasks of services',
-        eventPattern: {
-          source: ['aws.ecs'],
-          detailType: [EVENT_DETAIL_TYPES.taskStateChange],
-          detail: { lastStatus: ['STOPPED'], group: events.Match.prefix('service:') },
-        },
-        targets: [target()],
-      }),
-      new events.Rule(this, 'EcsWrites', {
-        description: 'ecs-reconciler hints: ECS writes recorded by CloudTrail',
-        eventPattern: {
-          source: ['aws.ecs'],
-          detailType: [EVENT_DETAIL_TYPES.apiCall],
-          detail: { eventSource: ['ecs.amazonaws.com'], eventName: [...ECS_WRITE_EVENT_NAMES] },
-        },
-        targets: [target()],
-      }),
+      ...Object.entries(EVENT_RULES).map(
+        ([id, rule]) =>
+          new events.Rule(this, id, { description: rule.description, eventPattern: cdkEventPattern(rule.pattern), targets: [target()] }),
+      ),
       new events.Rule(this, 'EventsHeartbeat', {
         description: 'ecs-reconciler: heartbeat into the events queue (proves the rules deliver)',
         schedule: events.Schedule.rate(Duration.minutes(scheduleMinutes)),
@@ -1526,4 +1508,13 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
     memorySize,
   };
+}
+
+/**
+ * An EventBridge pattern as JSON (`EVENT_RULES`) in CDK's `EventPattern` shape: `detail-type` is
+ * CDK's `detailType`; the other fields, and the operators inside them, render as written.
+ */
+export function cdkEventPattern(pattern: EventPattern): events.EventPattern {
+  const { 'detail-type': detailType, ...rest } = pattern as Record<string, unknown>;
+  return { ...rest, ...(detailType !== undefined ? { detailType: detailType as string[] } : {}) } as events.EventPattern;
 }

@@ -37,7 +37,7 @@ import {
   type ScenarioStep,
   type StepRecord,
 } from './scenario';
-import { createLocalRuntime, localReconcilerEnv, startLocalStack, type LocalStack } from './stack';
+import { createLocalRuntime, LOCAL_EVENTS_DLQ, localReconcilerEnv, startLocalStack, type LocalStack } from './stack';
 import { renderSummary } from './summary';
 import { actionText, CountSampler, type RunTimeline } from './timeline';
 import { statusReason, type RunView, type ServiceRow, type ViewModel } from './view';
@@ -66,6 +66,14 @@ export interface LocalRunOptions {
   readonly write: (text: string) => void;
   /** Simulator seed (default 1). */
   readonly seed?: number;
+  /**
+   * Events mode (default true): the simulator's events go through the construct's rules into a
+   * local SQS queue the passes read with the Lambda's own adapter; false (`--no-events`) polls
+   * the whole fleet every pass, the floor events mode falls back to.
+   */
+  readonly events?: boolean;
+  /** Loopback port of the local SQS server (events mode). */
+  readonly sqsPort?: number;
   readonly ecsPort?: number;
   readonly dynamodbPort?: number;
   /** Name of the embedded specs table (default `ecsr-specs`). */
@@ -138,6 +146,8 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     startTime,
     ecsPort: opts.ecsPort,
     dynamodbPort: opts.dynamodbPort,
+    events: opts.events ?? true,
+    ...(opts.sqsPort !== undefined ? { sqsPort: opts.sqsPort } : {}),
     ...(opts.specsTable ? { specsTable: opts.specsTable } : {}),
   });
   const { sim } = stack;
@@ -282,6 +292,8 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       const at = sim.clock.now();
       let summary: PassSummary | undefined;
       let error: string | undefined;
+      // The construct's heartbeat rule fires once per schedule interval, just before the pass.
+      stack.events?.heartbeat(at);
       try {
         summary = await runtime.run({ holder: `ecsr-local:pass-${number}` });
       } catch (err) {
@@ -346,6 +358,9 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       items,
       live: live(),
       loadedHashes,
+      observation: stack.events
+        ? { mode: 'events', bus: { ...stack.events.bus.counts }, deadLettered: stack.events.sqs.depth(LOCAL_EVENTS_DLQ).visible }
+        : { mode: 'polling' },
     };
     const wasAborted = aborted() && !opts.forever;
     const expectations = opts.forever || wasAborted ? [] : checkExpectations(record, EXPECTATIONS);

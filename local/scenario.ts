@@ -19,6 +19,7 @@ import type { PassAction, PassSummary } from '../lambda/core/pass';
 import { taskDefinitionFamily } from '../lambda/core/taskdef';
 import { serviceId as id, type ServiceId, type ServiceKey, type ServiceStatus } from '../lambda/core/types';
 import type { AlarmTransition } from './alarms';
+import type { BusCounts } from './eventbridge';
 import type { CallRecord } from './sim';
 import { dict, own } from '../lambda/core/dict';
 
@@ -95,7 +96,17 @@ export interface RunRecord {
   readonly live: Record<ServiceId, LiveService>;
   /** Spec hash of each example spec as loaded, by `cluster/service`. */
   readonly loadedHashes: Record<ServiceId, string>;
+  /**
+   * How the run observed ECS: `events` (the simulator's events through the construct's rules into
+   * the local queue; what the bus did) or `polling` (`--no-events`). Absent: not recorded.
+   */
+  readonly observation?: RunObservation;
 }
+
+/** The observation mode a run asked for, and what its event bus did. */
+export type RunObservation =
+  | { readonly mode: 'events'; readonly bus: BusCounts; readonly deadLettered: number }
+  | { readonly mode: 'polling' };
 
 // ---------------------------------------------------------------------------------------------
 // Steps
@@ -231,6 +242,35 @@ export const EXPECTATIONS: readonly Expectation[] = [
       if (run.passes.length === 0) return notOk('no pass ran');
       if (bad.length > 0) return notOk(`pass ${bad[0].index + 1} ${bad[0].error ?? bad[0].summary?.outcome}`);
       return ok(`${run.passes.length} passes completed`);
+    },
+  },
+  {
+    id: 'observation',
+    description: 'every pass observed ECS in the mode the run asked for',
+    check: (run) => {
+      const want = run.observation?.mode;
+      if (!want) return ok('not recorded');
+      const wrong = run.passes.filter((p) => p.summary && (p.summary.events?.mode ?? 'polling') !== want);
+      if (wrong.length > 0) {
+        const p = wrong[0];
+        return notOk(`pass ${p.index + 1} ${p.summary?.events?.mode ?? 'polling'}${p.summary?.events?.reason ? ` (${p.summary.events.reason})` : ''}, not ${want}`);
+      }
+      if (want === 'polling') return ok('polling (--no-events): every pass read the whole fleet');
+      // The hand edits reach the reconciler as events: the pass after each reads a service for one.
+      const told = (stepId: StepId) => {
+        const at = step(run, stepId)?.at;
+        const next = at ? passesFrom(run, at)[0] : undefined;
+        return (next?.summary?.events?.services ?? 0) > 0;
+      };
+      const edits = ['stopWebTasks', 'scaleWorker'] as const;
+      if (edits.some((s) => !step(run, s))) return notOk('the step did not run');
+      const missed = edits.filter((s) => !told(s));
+      if (missed.length > 0) return notOk(`the pass after ${missed.join(', ')} read no service for an event`);
+      const received = run.passes.reduce((n, p) => n + (p.summary?.events?.received ?? 0), 0);
+      const bus = run.observation?.mode === 'events' ? run.observation.bus : undefined;
+      return ok(
+        `events: ${received} messages received over ${run.passes.length} passes (${bus?.put ?? 0} events on the bus, ${bus?.delivered ?? 0} delivered by the rules, ${bus?.unmatched ?? 0} matched no rule); the hand edits were named by events`,
+      );
     },
   },
   {

@@ -12,11 +12,41 @@ import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
 import { createRuntime, type Runtime } from '../lambda/adapters/runtime';
 import { ENV, loadConfig } from '../lambda/config';
 import type { LogPort, MetricsSink } from '../lambda/core/ports';
+import { EVENT_RULES } from '../lambda/core/events';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from './embedded-dynamodb';
+import { LocalEventBridge } from './eventbridge';
 import { startSimulator, type Simulator } from './sim';
+import { assumedRoleIdentity } from './sim/events';
+import { LocalSqs } from './sqs';
 
 /** Dummy credentials: the local servers accept any signature. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' } as const;
+
+/**
+ * The reconciler's own credentials in the local stack: the simulator records its calls as the
+ * role {@link LOCAL_RECONCILER_ROLE_NAME}'s (CloudTrail's `sessionIssuer.arn`), as it would the
+ * Lambda's role, so the reconciler can tell its own writes from a person's (`EVENTS_IGNORE_PRINCIPALS`).
+ */
+export const LOCAL_RECONCILER_CREDENTIALS = { accessKeyId: 'ASIAECSRLOCALRECONCILER', secretAccessKey: 'test' } as const;
+export const LOCAL_RECONCILER_ROLE_NAME = 'ecsr-local-reconciler';
+/** The events queue of the local stack, its dead-letter queue and the heartbeat rule's name. */
+export const LOCAL_EVENTS_QUEUE = 'ecsr-events';
+export const LOCAL_EVENTS_DLQ = 'ecsr-events-dlq';
+export const LOCAL_HEARTBEAT_RULE = 'ecsr-local-events-heartbeat';
+
+/**
+ * Events mode of the local stack: the local EventBridge bus (the construct's rules) delivering the
+ * simulator's events into the local SQS queue the reconciler reads through its own adapter.
+ */
+export interface LocalEvents {
+  readonly sqs: LocalSqs;
+  readonly bus: LocalEventBridge;
+  readonly queueUrl: string;
+  /** The role ARN whose calls are the reconciler's (EVENTS_IGNORE_PRINCIPALS). */
+  readonly reconcilerRoleArn: string;
+  /** The heartbeat rule fires (the construct's `EventsHeartbeat`, once per schedule interval). */
+  heartbeat(at: Date): void;
+}
 
 export interface LocalStackOptions {
   /** Specs table name (default `ecsr-specs`). */
@@ -32,6 +62,13 @@ export interface LocalStackOptions {
   readonly dynamodbPort?: number;
   /** ECS request throttling in the simulator (default true, ECS's documented buckets). */
   readonly throttling?: boolean;
+  /**
+   * Events mode (default false): a local SQS server and EventBridge bus carry the simulator's
+   * events to the reconciler, as the construct's rules and queue do ({@link LocalEvents}).
+   */
+  readonly events?: boolean;
+  /** Loopback port of the local SQS server (events mode); 0 (default) picks a free one. */
+  readonly sqsPort?: number;
 }
 
 export interface LocalStack {
@@ -40,6 +77,8 @@ export interface LocalStack {
   readonly table: string;
   readonly region: string;
   readonly clusters: readonly string[];
+  /** Events mode, when started with `events: true`. */
+  readonly events?: LocalEvents;
   /** A document client on dynalite (for writing specs as a person would). */
   readonly doc: DynamoDBDocumentClient;
   /** SDK configuration of a client pointed at the simulator / dynalite. */
@@ -77,15 +116,29 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     throw err;
   }
   const region = sim.region;
+  sim.setCaller(LOCAL_RECONCILER_CREDENTIALS.accessKeyId, {
+    identity: assumedRoleIdentity(sim.accountId, LOCAL_RECONCILER_ROLE_NAME, 'ecsr-local', LOCAL_RECONCILER_CREDENTIALS.accessKeyId, sim.clock.now()),
+    userAgent: 'ecs-reconciler (aws-sdk-js)',
+    sourceIPAddress: '127.0.0.1',
+  });
   const ecsClientConfig = { endpoint: sim.endpoint, region, credentials: LOCAL_CREDENTIALS };
   const dynamoClientConfig = { endpoint: db.endpoint, region, credentials: LOCAL_CREDENTIALS };
   const doc = createDocumentClient(dynamoClientConfig);
+  let events: LocalEvents | undefined;
+  let unsubscribe = () => {};
   const close = async () => {
+    unsubscribe();
     doc.destroy();
+    await events?.sqs.close();
     await sim.close();
     await db.stop();
   };
   try {
+    if (opts.events) {
+      events = await startLocalEvents(sim, opts.sqsPort ?? 0);
+      const bus = events.bus;
+      unsubscribe = sim.events.subscribe((e) => void bus.put(e as unknown as Record<string, unknown>));
+    }
     await createSpecsTable({ dynamoClientConfig }, table);
     for (const clusterName of clusters) await createCluster({ ecsClientConfig }, clusterName);
   } catch (err) {
@@ -101,9 +154,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     doc,
     ecsClientConfig,
     dynamoClientConfig,
+    ...(events ? { events } : {}),
     env: {
       AWS_ENDPOINT_URL_ECS: sim.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+      ...(events ? { AWS_ENDPOINT_URL_SQS: events.sqs.endpoint } : {}),
       AWS_REGION: region,
       AWS_DEFAULT_REGION: region,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -111,6 +166,24 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       SPECS_TABLE: table,
     },
     close,
+  };
+}
+
+/** Starts the local SQS server with the events queue and the bus with the construct's rules into it. */
+async function startLocalEvents(sim: Simulator, port: number): Promise<LocalEvents> {
+  const sqs = new LocalSqs({ accountId: sim.accountId, region: sim.region, nowMs: () => sim.clock.nowMs() });
+  await sqs.start(port, '--sqs-port');
+  // As the construct's queue: visibility = the function timeout, 5 receives then the DLQ.
+  sqs.createQueue(LOCAL_EVENTS_DLQ);
+  const queueUrl = sqs.createQueue(LOCAL_EVENTS_QUEUE, { visibilityTimeoutSeconds: 50, maxReceiveCount: 5, deadLetterQueue: LOCAL_EVENTS_DLQ });
+  const bus = new LocalEventBridge({ account: sim.accountId, region: sim.region });
+  for (const [name, rule] of Object.entries(EVENT_RULES)) bus.addRule({ name, pattern: rule.pattern, target: (body) => void sqs.send(LOCAL_EVENTS_QUEUE, body) });
+  return {
+    sqs,
+    bus,
+    queueUrl,
+    reconcilerRoleArn: `arn:aws:iam::${sim.accountId}:role/${LOCAL_RECONCILER_ROLE_NAME}`,
+    heartbeat: (at) => bus.schedule(LOCAL_HEARTBEAT_RULE, at, (body) => void sqs.send(LOCAL_EVENTS_QUEUE, body)),
   };
 }
 
@@ -131,12 +204,14 @@ export const LOCAL_DEFAULTS = {
  * (PRUNE, DEFAULT_LAG_GRACE_SECONDS, OWNER_ID, ...); `SPECS_TABLE` and `AWS_REGION` are always the
  * stack's.
  */
-export function localReconcilerEnv(stack: Pick<LocalStack, 'table' | 'region' | 'clusters'>, env: Record<string, string | undefined> = {}): Record<string, string> {
+export function localReconcilerEnv(stack: Pick<LocalStack, 'table' | 'region' | 'clusters' | 'events'>, env: Record<string, string | undefined> = {}): Record<string, string> {
   const out: Record<string, string> = {
     [ENV.defaultSubnets]: LOCAL_DEFAULTS.subnets,
     [ENV.defaultSecurityGroups]: LOCAL_DEFAULTS.securityGroups,
     [ENV.defaultExecutionRoleArn]: LOCAL_DEFAULTS.executionRoleArn,
     [ENV.managedClusters]: stack.clusters.join(','),
+    // Events mode as the construct configures it: the queue, and the function's own role ignored.
+    ...(stack.events ? { [ENV.eventsQueueUrl]: stack.events.queueUrl, [ENV.eventsIgnorePrincipals]: stack.events.reconcilerRoleArn } : {}),
   };
   for (const name of Object.values(ENV)) {
     const v = env[name];
@@ -161,7 +236,9 @@ export function createLocalRuntime(
   const config = loadConfig(localReconcilerEnv(opts.table ? { ...stack, table: opts.table } : stack, opts.env));
   const sim = stack.sim;
   return createRuntime(config, {
-    ecsClientConfig: stack.ecsClientConfig,
+    // The reconciler's own credentials: the simulator records its writes as the reconciler role's.
+    ecsClientConfig: { ...stack.ecsClientConfig, credentials: LOCAL_RECONCILER_CREDENTIALS },
+    ...(stack.events ? { sqsClientConfig: { endpoint: stack.events.sqs.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS } } : {}),
     doc: stack.doc,
     metrics: opts.metrics,
     log: opts.log,

@@ -90,6 +90,18 @@ export function renderSummary(
   const out: string[] = [];
   const end = run.passes.at(-1)?.at ?? run.startedAt;
   out.push(`Summary: ${run.passes.length} passes over ${timestamp(end, run.startedAt).split(' +')[1]} of simulated time.`);
+  const obs = run.observation;
+  if (obs?.mode === 'events') {
+    const received = run.passes.reduce((n, p) => n + (p.summary?.events?.received ?? 0), 0);
+    const polled = run.passes.filter((p) => p.summary && p.summary.events?.mode !== 'events').length;
+    out.push(
+      `Observation: events mode. The simulator put ${obs.bus.put} events on the bus; the construct's rules delivered ${obs.bus.delivered} into the events queue ` +
+        `(${obs.bus.unmatched} matched no rule) with ${obs.bus.heartbeats} heartbeats; the passes received ${received} messages` +
+        `${polled > 0 ? `; ${polled} pass${polled === 1 ? '' : 'es'} fell back to polling` : ''}${obs.deadLettered > 0 ? `; ${obs.deadLettered} in the dead-letter queue` : ''}.`,
+    );
+  } else if (obs?.mode === 'polling') {
+    out.push('Observation: polling (--no-events): every pass read the whole fleet.');
+  }
 
   if (expectations.length > 0) {
     out.push('', 'Expectations:');

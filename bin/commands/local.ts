@@ -24,6 +24,9 @@ interface LocalOptions {
   plain?: boolean;
   ecsPort: number;
   dynamodbPort: number;
+  sqsPort: number;
+  /** false with --no-events. */
+  events: boolean;
   table: string;
   debug?: boolean;
   report?: string;
@@ -56,6 +59,7 @@ export function foreverBanner(
   return [
     `DynamoDB (dynalite): ${stack.db.endpoint}   table ${stack.table}`,
     `ECS (simulator):     ${stack.sim.endpoint}   clusters ${stack.clusters.join(', ')}`,
+    ...(stack.events ? [`SQS (events queue):  ${stack.events.queueUrl}   fed by the construct's rules from the simulator's events`] : []),
     '',
     'Point ecsr, the AWS CLI and the SDK at them (another terminal; the reconciler variables make',
     'ecsr plan / diff / reconcile plan as the local passes do):',
@@ -148,6 +152,8 @@ export function localCommand(): Command {
     .option('--plain', 'plain timestamped lines even on a terminal')
     .option('--ecs-port <port>', 'port of the ECS simulator (0 picks a free one)', parsePort, 0)
     .option('--dynamodb-port <port>', 'port of dynalite (0 picks a free one)', parsePort, 0)
+    .option('--sqs-port <port>', 'port of the local SQS server of the events queue (0 picks a free one)', parsePort, 0)
+    .option('--no-events', "no events mode: every pass polls the whole fleet (the floor events mode falls back to), instead of reading the simulator's events through the construct's rules and the events queue")
     .option('--table <name>', 'name of the embedded specs table (point ecsr --table at it with --forever)', 'ecsr-specs')
     .option('--report <file>', 'write a picture of the run to this HTML page (self-contained): per service, tasks over time with actions, drift, failures and alarms marked; with --forever rewritten after each pass')
     .option('--debug', 'print stack traces of errors')
@@ -187,6 +193,8 @@ export function localCommand(): Command {
               seed: opts.seed,
               ecsPort: opts.ecsPort,
               dynamodbPort: opts.dynamodbPort,
+              sqsPort: opts.sqsPort,
+              events: opts.events,
               specsTable: opts.table,
               ...(web ? { extraClusters: [web.key.cluster] } : {}),
               signal: controller.signal,
@@ -198,7 +206,8 @@ export function localCommand(): Command {
                   const seconds = Math.round(((LAST_PASS_MINUTE * 60) / opts.speed) * 10) / 10;
                   process.stdout.write(
                     `ecsr local: ${loaded.length} specs from ${shown(opts.specs)} in table ${stack.table} (dynalite ${stack.db.endpoint}), ` +
-                      `ECS simulator ${stack.sim.endpoint}; ${LAST_PASS_MINUTE + 1} passes, one per simulated minute, at ${opts.speed}x (about ${seconds} s).\n`,
+                      `ECS simulator ${stack.sim.endpoint}; ${stack.events ? `events mode (queue ${stack.events.queueUrl})` : 'polling (--no-events)'}; ` +
+                      `${LAST_PASS_MINUTE + 1} passes, one per simulated minute, at ${opts.speed}x (about ${seconds} s).\n`,
                   );
                 }
               },

@@ -56,6 +56,40 @@ export const EVENT_DETAIL_TYPES = {
 /** ECS API calls by others whose CloudTrail events are hints (the construct's rule matches these). */
 export const ECS_WRITE_EVENT_NAMES = ['CreateService', 'UpdateService', 'DeleteService', 'TagResource', 'UntagResource', 'StopTask', 'RegisterTaskDefinition'] as const;
 
+/**
+ * An EventBridge event pattern, as JSON (EventBridge User Guide, "Amazon EventBridge event
+ * patterns"): a field's list of values matches any of them; `{ prefix }` matches the start of a string.
+ */
+export type EventPattern = { readonly [field: string]: readonly (string | { readonly prefix: string })[] | EventPattern };
+
+/**
+ * The rules that feed the events queue, by construct id: what the construct deploys (`lib/`) and
+ * what the local run's bus matches (`local/eventbridge.ts`), so both deliver the same events. The
+ * heartbeat (a schedule, no pattern) is the construct's `EventsHeartbeat` rule.
+ */
+export const EVENT_RULES = {
+  EcsServiceEvents: {
+    description: 'ecs-reconciler hints: ECS service actions and deployment state changes',
+    pattern: { source: ['aws.ecs'], 'detail-type': [EVENT_DETAIL_TYPES.serviceAction, EVENT_DETAIL_TYPES.deploymentStateChange] },
+  },
+  EcsStoppedTasks: {
+    description: 'ecs-reconciler hints: stopped tasks of services',
+    pattern: {
+      source: ['aws.ecs'],
+      'detail-type': [EVENT_DETAIL_TYPES.taskStateChange],
+      detail: { lastStatus: ['STOPPED'], group: [{ prefix: 'service:' }] },
+    },
+  },
+  EcsWrites: {
+    description: 'ecs-reconciler hints: ECS writes recorded by CloudTrail',
+    pattern: {
+      source: ['aws.ecs'],
+      'detail-type': [EVENT_DETAIL_TYPES.apiCall],
+      detail: { eventSource: ['ecs.amazonaws.com'], eventName: [...ECS_WRITE_EVENT_NAMES] },
+    },
+  },
+} as const satisfies Record<string, { readonly description: string; readonly pattern: EventPattern }>;
+
 type Json = Record<string, unknown>;
 
 function obj(v: unknown): Json | undefined {

@@ -67,6 +67,7 @@ import {
   volumeConfigurationsOf,
 } from './service-rules';
 import { buildTaskDefinition } from './task-definitions';
+import { SimEventBus, assumedRoleIdentity, iamUserIdentity, isDeliveredApiCall, type Caller } from './events';
 import { own } from '../../lambda/core/dict';
 
 export interface SimulatedEcsOptions {
@@ -88,6 +89,17 @@ export interface SimulatedEcsOptions {
   readonly timings?: Partial<SimTimings>;
   /** Initial failure rules (default {@link DEFAULT_FAILURE_RULES}). */
   readonly failureRules?: FailureRule[];
+  /**
+   * Who calls with which access key id (the `Credential=` of a SigV4 `Authorization` header), for
+   * the `userIdentity` of the CloudTrail events; an unknown key is the IAM user named after the key.
+   */
+  readonly callers?: Record<string, Caller>;
+  /**
+   * Who makes the control surface's hand edits (stopTask, stopServiceTasks, setDesiredCount,
+   * setTaskDefinition), recorded as CloudTrail events as a console user's calls are (default
+   * {@link SimulatedEcs.consoleCaller}: the role `Admin`, session `console-user`).
+   */
+  readonly handCaller?: Caller;
 }
 
 /** One out-of-band change made through the control surface. */
@@ -110,6 +122,14 @@ export class SimulatedEcs {
   readonly arns: Arns;
   /** Real milliseconds added to each HTTP call (applied by the server). */
   latencyMs = 0;
+  /**
+   * ECS's events on the default EventBridge bus (`./events`): service actions, deployment state
+   * changes, task state changes and the CloudTrail events of every write call; built only while
+   * someone subscribes.
+   */
+  readonly events: SimEventBus;
+  private readonly callers: Map<string, Caller>;
+  private readonly handCaller: Caller;
 
   private readonly seed: number;
   private readonly startTime: Date | undefined;
@@ -141,7 +161,28 @@ export class SimulatedEcs {
     this.throttle = new Throttle(opts.throttling ?? true);
     this.faultInjector = new FaultInjector(this.seed);
     this.handlers = this.buildHandlers();
+    this.events = new SimEventBus({ account: this.accountId, region: this.region }, this.seed);
+    this.callers = new Map(Object.entries(opts.callers ?? {}));
+    this.handCaller = opts.handCaller ?? SimulatedEcs.consoleCaller(this.accountId);
     this.resetState();
+  }
+
+  /** A person in the console: role `Admin`, session `console-user`, the console's user agent. */
+  static consoleCaller(accountId: string): Caller {
+    return { identity: assumedRoleIdentity(accountId, 'Admin', 'console-user', 'ASIACONSOLEUSER00001'), userAgent: 'console.amazonaws.com', sourceIPAddress: '203.0.113.10' };
+  }
+
+  /** Who calls with `accessKeyId` (see the `callers` option); undefined: an anonymous local user. */
+  callerOf(accessKeyId: string | undefined): Caller {
+    const known = accessKeyId ? this.callers.get(accessKeyId) : undefined;
+    if (known) return known;
+    const key = accessKeyId || 'ANONYMOUS';
+    return { identity: iamUserIdentity(this.accountId, key, key), userAgent: 'aws-sdk', sourceIPAddress: '127.0.0.1' };
+  }
+
+  /** Records `caller` as the one calling with `accessKeyId` from now on. */
+  setCaller(accessKeyId: string, caller: Caller): void {
+    this.callers.set(accessKeyId, caller);
   }
 
   /** ECS action names this simulator answers. */
@@ -158,10 +199,12 @@ export class SimulatedEcs {
    * dispatches, and records the call.
    * @param action e.g. `DescribeServices` (the part after the dot of `X-Amz-Target`).
    * @param input the JSON request body.
+   * @param caller who calls (default: {@link callerOf} an unknown key): the `userIdentity` of the
+   *   CloudTrail event a write emits.
    * @returns the response body (Dates for timestamps).
    * @throws EcsApiError with ECS's `__type`, message and HTTP status.
    */
-  call(action: string, input: unknown): unknown {
+  call(action: string, input: unknown, caller?: Caller): unknown {
     this.clock.runDue();
     const at = this.clock.now();
     const request = keyFields(input);
@@ -180,6 +223,7 @@ export class SimulatedEcs {
       if (!this.throttle.take(action, at.getTime())) throw throttled();
       const out = handler((input ?? {}) as Record<string, unknown>);
       this.log.record({ action, at, outcome: 'ok', request });
+      if (isDeliveredApiCall(action)) this.events.apiCall(at.getTime(), action, caller ?? this.callerOf(undefined), input ?? {}, { response: out });
       return out;
     } catch (e) {
       const err =
@@ -187,8 +231,17 @@ export class SimulatedEcs {
           ? e
           : new EcsApiError('ServerException', `The simulator failed: ${e instanceof Error ? e.message : String(e)}`);
       this.log.record({ action, at, outcome: err.type, request, ...(injected ? { injected: true } : {}) });
+      // CloudTrail records a failed call too, with its error (nothing changed).
+      if (own(this.handlers, action) && isDeliveredApiCall(action)) {
+        this.events.apiCall(at.getTime(), action, caller ?? this.callerOf(undefined), input ?? {}, { errorCode: err.type, errorMessage: err.message });
+      }
       throw err;
     }
+  }
+
+  /** The CloudTrail event of a hand edit made through the control surface (a console user's call). */
+  private handCall(eventName: string, request: Record<string, unknown>, response: unknown): void {
+    this.events.apiCall(this.clock.nowMs(), eventName, this.handCaller, request, { response });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -295,7 +348,9 @@ export class SimulatedEcs {
     const cluster = this.resolveCluster(args.cluster);
     const t = this.findTask(cluster, args.task);
     if (!t) throw invalidParameter('The referenced task was not found.');
-    this.scheduler.stopTask(t, 'UserInitiated', args.reason ?? stoppedReason.userDefault());
+    const reason = args.reason ?? stoppedReason.userDefault();
+    this.scheduler.stopTask(t, 'UserInitiated', reason);
+    this.handCall('StopTask', { cluster: cluster.name, task: t.id, reason }, { task: this.taskToWire(t, false) });
     return { taskArn: t.arn };
   }
 
@@ -309,7 +364,9 @@ export class SimulatedEcs {
     const svc = this.requireService(cluster, args.service);
     const stopped: string[] = [];
     for (const t of this.scheduler.tasksOf(svc).filter(isLive)) {
-      this.scheduler.stopTask(t, 'UserInitiated', args.reason ?? stoppedReason.userDefault());
+      const reason = args.reason ?? stoppedReason.userDefault();
+      this.scheduler.stopTask(t, 'UserInitiated', reason);
+      this.handCall('StopTask', { cluster: cluster.name, task: t.id, reason }, { task: this.taskToWire(t, false) });
       stopped.push(t.arn);
     }
     return { taskArns: stopped };
@@ -322,6 +379,7 @@ export class SimulatedEcs {
     assertCount(args.desiredCount);
     svc.desiredCount = args.desiredCount;
     this.scheduler.kick(svc);
+    this.handCall('UpdateService', { cluster: svc.cluster, service: svc.name, desiredCount: args.desiredCount }, { service: { serviceArn: svc.arn, serviceName: svc.name, clusterArn: this.arns.cluster(svc.cluster), status: svc.status, desiredCount: svc.desiredCount } });
   }
 
   /** Points a service at another task definition out of band; starts a deployment. */
@@ -334,6 +392,7 @@ export class SimulatedEcs {
       svc.taskDefinition = arn;
       this.scheduler.startDeployment(svc, templateOf(svc));
     }
+    this.handCall('UpdateService', { cluster: svc.cluster, service: svc.name, taskDefinition: args.taskDefinition }, { service: { serviceArn: svc.arn, serviceName: svc.name, clusterArn: this.arns.cluster(svc.cluster), status: svc.status, taskDefinition: svc.taskDefinition } });
     return { taskDefinitionArn: arn };
   }
 
@@ -458,6 +517,17 @@ export class SimulatedEcs {
       rules: () => this.rules,
       cluster: (name) => this.state.clusters.get(name),
       taskDefinition: (arn) => this.taskDefinitionByArn(arn),
+      events: {
+        task: (t) => {
+          if (!this.events.active) return;
+          const { tags: _tags, attributes: _attributes, ...task } = this.taskToWire(t, false);
+          this.events.taskStateChange(this.clock.nowMs(), { ...task, taskArn: t.arn, updatedAt: this.clock.now() });
+        },
+        serviceAction: (svc, eventType, eventName, reason) =>
+          this.events.serviceAction(this.clock.nowMs(), this.arns.service(svc.cluster, svc.name), this.arns.cluster(svc.cluster), eventType, eventName, reason ? { reason } : {}),
+        deployment: (svc, d, eventType, eventName, reason) =>
+          this.events.deploymentStateChange(this.clock.nowMs(), this.arns.service(svc.cluster, svc.name), eventType, eventName, d.id, reason),
+      },
       taskDefinitionTags: (arn) => {
         const p = this.arns.parse(arn);
         return p?.kind === 'task-definition' ? (this.state.families.get(p.family)?.revisions[p.revision - 1]?.tags ?? []) : [];

@@ -19,3 +19,4 @@ export type { CallCount, CallFilter, CallRecord, FaultSpec } from './calls';
 export { handleControl, CONTROL_COMMANDS } from './control';
 export { ECS_TARGET_PREFIX } from './protocol';
 export { fargateMemoryValues, isValidFargatePair } from './task-definitions';
+export { SimEventBus, assumedRoleIdentity, iamUserIdentity, type BusEvent, type Caller, type CallerIdentity } from './events';

@@ -110,6 +110,12 @@ export interface SchedulerContext {
   taskDefinition(arn: string): TaskDefinition | undefined;
   /** Tags given when the revision was registered. */
   taskDefinitionTags(arn: string): Tag[];
+  /** ECS's events on the bus (`./events`): a task's state changed, a service action, a deployment state change. */
+  readonly events: {
+    task(t: SimTask): void;
+    serviceAction(svc: SimService, eventType: 'INFO' | 'WARN' | 'ERROR', eventName: string, reason?: string): void;
+    deployment(svc: SimService, d: SimDeployment, eventType: 'INFO' | 'ERROR', eventName: string, reason: string): void;
+  };
 }
 
 /** Where and how one task is launched. */
@@ -275,6 +281,7 @@ export class Scheduler {
       rolloutStateReason: reason ?? rolloutReason.inProgress(id),
     };
     svc.deployments.unshift(d);
+    this.ctx.events.deployment(svc, d, 'INFO', 'SERVICE_DEPLOYMENT_IN_PROGRESS', d.rolloutStateReason ?? rolloutReason.inProgress(id));
     svc.steady = false;
     // A new deployment resets ECS's launch backoff (ECS-FACTS §4).
     svc.consecutiveFailures = 0;
@@ -293,12 +300,16 @@ export class Scheduler {
     if (svc.events.length > MAX_SERVICE_EVENTS) svc.events.length = MAX_SERVICE_EVENTS;
   }
 
-  /** Emits a warning event unless the same one was emitted in the last six hours. */
-  private warn(svc: SimService, message: string): void {
+  /**
+   * Emits a warning event unless the same one was emitted in the last six hours.
+   * @returns true when it was emitted.
+   */
+  private warn(svc: SimService, message: string): boolean {
     const last = svc.warnings.get(message);
-    if (last !== undefined && this.now() - last < WARNING_REPEAT_MS) return;
+    if (last !== undefined && this.now() - last < WARNING_REPEAT_MS) return false;
     svc.warnings.set(message, this.now());
     this.pushEvent(svc, message);
+    return true;
   }
 
   /** One pass of the service scheduler over one service. */
@@ -407,13 +418,13 @@ export class Scheduler {
     for (let i = 0; i < n; i++) {
       const placement = this.placement(svc, cluster, d);
       if (!placement.ok) {
-        this.warn(svc, placement.message);
+        if (this.warn(svc, placement.message)) this.ctx.events.serviceAction(svc, 'ERROR', 'SERVICE_TASK_PLACEMENT_FAILURE', 'RESOURCE:EC2');
         this.retryAt(svc, this.now() + this.ctx.timings.placementRetrySeconds * 1000);
         break;
       }
       const { rule } = ruleForTask(this.ctx.rules(), td.containerDefinitions ?? []);
       if (rule.mode === 'no-capacity') {
-        this.warn(svc, serviceEvent.noFargateCapacity(svc.name));
+        if (this.warn(svc, serviceEvent.noFargateCapacity(svc.name))) this.ctx.events.serviceAction(svc, 'ERROR', 'SERVICE_TASK_PLACEMENT_FAILURE', 'RESOURCE:FARGATE');
         this.retryAt(svc, this.now() + this.ctx.timings.placementRetrySeconds * 1000);
         break;
       }
@@ -537,6 +548,7 @@ export class Scheduler {
         sd.updatedAt = now;
       }
       this.pushEvent(svc, serviceEvent.deploymentCompleted(svc.name, primary.id));
+      this.ctx.events.deployment(svc, primary, 'INFO', 'SERVICE_DEPLOYMENT_COMPLETED', primary.rolloutStateReason);
     }
     if (primary.rolloutState === 'COMPLETED') svc.lastCompleted = structuredClone(primary);
     if (!svc.steady) {
@@ -545,6 +557,7 @@ export class Scheduler {
       svc.consecutiveFailures = 0;
       svc.launchBackoffUntil = 0;
       this.pushEvent(svc, serviceEvent.steadyState(svc.name));
+      this.ctx.events.serviceAction(svc, 'INFO', 'SERVICE_STEADY_STATE');
     }
   }
 
@@ -563,7 +576,7 @@ export class Scheduler {
     if (svc.consecutiveFailures >= 3) {
       const backoff = Math.min(MAX_LAUNCH_BACKOFF_SECONDS, 10 * 2 ** (svc.consecutiveFailures - 3));
       svc.launchBackoffUntil = this.now() + backoff * 1000;
-      this.warn(svc, serviceEvent.startImpaired(svc.name));
+      if (this.warn(svc, serviceEvent.startImpaired(svc.name))) this.ctx.events.serviceAction(svc, 'WARN', 'SERVICE_TASK_START_IMPAIRED');
     }
     const cb = svc.deploymentConfiguration.deploymentCircuitBreaker;
     if (cb.enable && d === svc.deployments[0] && d.failedTasks >= circuitBreakerThreshold(svc.desiredCount)) {
@@ -577,6 +590,7 @@ export class Scheduler {
     d.rolloutStateReason = rolloutReason.failed();
     d.updatedAt = this.now();
     this.pushEvent(svc, serviceEvent.deploymentFailed(svc.name, d.id));
+    this.ctx.events.deployment(svc, d, 'ERROR', 'SERVICE_DEPLOYMENT_FAILED', d.rolloutStateReason);
     const target = svc.lastCompleted;
     const sd = this.serviceDeploymentOf(svc, d);
     const rollingBack = svc.deploymentConfiguration.deploymentCircuitBreaker.rollback && target !== undefined && target.id !== d.id;
@@ -688,6 +702,7 @@ export class Scheduler {
       countedFailed: false,
     };
     req.cluster.tasks.set(id, t);
+    this.ctx.events.task(t);
     this.after(t, this.draw(this.ctx.timings.provisioning), () => this.toPending(t));
     return t;
   }
@@ -710,6 +725,7 @@ export class Scheduler {
   private setStatus(t: SimTask, s: LastStatus): void {
     t.lastStatus = s;
     t.version++;
+    this.ctx.events.task(t);
   }
 
   private serviceOf(t: SimTask): SimService | undefined {

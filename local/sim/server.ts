@@ -148,7 +148,7 @@ export class Simulator extends SimulatedEcs {
       const action = actionFromTarget(header(req, 'x-amz-target'));
       const input = parseBody(raw);
       if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
-      const out = this.call(action, input);
+      const out = this.call(action, input, this.callerOf(accessKeyIdOf(header(req, 'authorization'))));
       send(res, 200, { 'content-type': JSON_11_CONTENT_TYPE, 'x-amzn-requestid': requestId }, encodeBody(out));
     } catch (e) {
       const err =
@@ -156,6 +156,15 @@ export class Simulator extends SimulatedEcs {
       send(res, err.status, { 'content-type': JSON_11_CONTENT_TYPE, 'x-amzn-requestid': requestId }, errorBody(err));
     }
   }
+}
+
+/**
+ * The access key id of a SigV4 `Authorization` header (`AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/ecs/aws4_request, ...`):
+ * who calls, for the CloudTrail events (the signature itself is not checked).
+ */
+export function accessKeyIdOf(authorization: string | undefined): string | undefined {
+  const m = /Credential=([^/,\s]+)\//.exec(authorization ?? '');
+  return m?.[1];
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

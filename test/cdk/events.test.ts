@@ -11,6 +11,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/config';
 import { EcsReconciler, EcsReconcilerPropsError, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
+import { EVENT_RULES } from '../../lambda/core/events';
+import { matchesPattern } from '../../local/eventbridge';
 
 type Json = Record<string, unknown>;
 
@@ -24,19 +26,8 @@ function synth(props: Partial<EcsReconcilerProps> = {}) {
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'events', name), 'utf8')) as Json;
 
-/**
- * Whether `event` matches an EventBridge `pattern`, for what the construct's patterns use: arrays
- * of literal values and `{ prefix }` (EventBridge User Guide, "Event patterns").
- */
-function matches(pattern: Json, event: Json): boolean {
-  return Object.entries(pattern).every(([k, want]) => {
-    const got = event[k];
-    if (Array.isArray(want)) {
-      return want.some((w) => (typeof w === 'object' && w !== null && 'prefix' in w ? typeof got === 'string' && got.startsWith(String((w as Json).prefix)) : got === w));
-    }
-    return typeof got === 'object' && got !== null && matches(want as Json, got as Json);
-  });
-}
+/** EventBridge's matching, as the local run's bus does it (`local/eventbridge.ts`). */
+const matches = (pattern: Json, event: Json) => matchesPattern(pattern, event);
 
 function rulesByPattern(json: ReturnType<typeof synth>['json']): Json[] {
   return Object.values(json.Resources).filter((r) => r.Type === 'AWS::Events::Rule' && r.Properties.EventPattern).map((r) => r.Properties.EventPattern as Json);
@@ -53,6 +44,14 @@ describe('events mode (default)', () => {
     const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy')).map((p) => JSON.stringify(p.Properties));
     expect(policies.some((p) => p.includes('"aws:SecureTransport":"false"') && p.includes('"Effect":"Deny"'))).toBe(true);
     expect(policies.some((p) => p.includes('events.amazonaws.com') && p.includes('aws:SourceArn'))).toBe(true);
+  });
+
+  it("the deployed patterns are EVENT_RULES, the ones the local run's bus matches", () => {
+    const { json } = synth();
+    const deployed = Object.entries(json.Resources)
+      .filter(([, r]) => r.Type === 'AWS::Events::Rule' && r.Properties.EventPattern)
+      .map(([id, r]) => [id.replace(/^Reconciler/, '').replace(/[0-9A-F]{8}$/, ''), r.Properties.EventPattern]);
+    expect(Object.fromEntries(deployed)).toEqual(Object.fromEntries(Object.entries(EVENT_RULES).map(([id, r]) => [id, r.pattern])));
   });
 
   it.each([

@@ -76,7 +76,9 @@ describe('npm start (ecsr local)', () => {
     const expected = /│ DescribeTaskDefinition +│ \d+ +│ \d+ +│ 0 +│ (\d+) \(expected\) +│/.exec(r.stdout);
     expect(Number(expected?.[1])).toBeGreaterThan(0);
     expect(r.stdout).toContain(`expected: ${expected?.[1]} DescribeTaskDefinition calls answered ClientException for a family not registered yet.`);
-    expect(r.stdout).toContain('Result: all 9 expectations held.');
+    expect(r.stdout).toContain('PASS  every pass observed ECS in the mode the run asked for: events:');
+    expect(r.stdout).toMatch(/; events mode \(queue http:\/\/127\.0\.0\.1:\d+\/123456789012\/ecsr-events\);/);
+    expect(r.stdout).toContain('Result: all 10 expectations held.');
   });
 
   it('exits non-zero with the reason when an expectation does not hold (PRUNE=false: no prune)', async () => {

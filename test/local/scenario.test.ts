@@ -79,6 +79,43 @@ describe('the local run of the example shop', () => {
     expect(checkExpectations(result.record).every((e) => e.ok)).toBe(true);
   });
 
+  it("observes ECS through events by default: the simulator's events, the construct's rules, the local queue, the Lambda's adapter", () => {
+    // Assess
+    const obs = result.record.observation;
+    expect(obs?.mode).toBe('events');
+    if (obs?.mode !== 'events') return;
+    // Rules filtered: task transitions other than STOPPED, reads... were not delivered.
+    expect(obs.bus.unmatched).toBeGreaterThan(0);
+    expect(obs.bus.delivered).toBeGreaterThan(0);
+    expect(obs.bus.heartbeats).toBe(result.record.passes.length);
+    expect(obs.deadLettered).toBe(0);
+    for (const p of result.record.passes) expect(p.summary?.events?.mode, `pass ${p.index + 1}`).toBe('events');
+    // The reconciler's own writes came back as CloudTrail events and were ignored, not taken as hints.
+    const received = result.record.passes.reduce((n, p) => n + (p.summary?.events?.received ?? 0), 0);
+    const ignored = result.record.passes.reduce((n, p) => n + (p.summary?.events?.ignored ?? 0), 0);
+    expect(received).toBe(obs.bus.delivered + obs.bus.heartbeats);
+    expect(ignored).toBeGreaterThan(result.record.passes.length);
+    expect(result.summary).toMatch(/Observation: events mode\. The simulator put \d+ events on the bus; the construct's rules delivered \d+ into the events queue/);
+  });
+
+  it('the observation expectation fails when a pass polled, or when a hand edit reached no pass as an event', () => {
+    // Prepare
+    const polled = changed(result.record, (r) => {
+      const p = r.passes[3];
+      if (p.summary?.events) r.passes[3] = { ...p, summary: { ...p.summary, events: { ...p.summary.events, mode: 'polling', reason: 'the queue cannot be read' } } };
+    });
+    const deaf = changed(result.record, (r) => {
+      r.passes.forEach((p, i) => {
+        if (p.summary?.events) r.passes[i] = { ...p, summary: { ...p.summary, events: { ...p.summary.events, services: 0 } } };
+      });
+    });
+    const observation = EXPECTATIONS.filter((e) => e.id === 'observation');
+
+    // Assess
+    expect(checkExpectations(polled, observation)[0]).toMatchObject({ ok: false, detail: 'pass 4 polling (the queue cannot be read), not events' });
+    expect(checkExpectations(deaf, observation)[0]).toMatchObject({ ok: false, detail: 'the pass after stopWebTasks, scaleWorker read no service for an event' });
+  });
+
   it('prints timestamped lines for steps, actions and alarm transitions when not on a terminal', () => {
     // Assess
     const text = lines.join('');
@@ -117,7 +154,7 @@ describe('the local run of the example shop', () => {
     expect(s).toMatch(/in ALARM at the end: .*ServiceLagBeyondGrace \[shop\/ledger\]/);
     expect(s).toMatch(/│ DescribeTaskDefinition +│ \d+ +│ \d+ +│ 0 +│ \d+ \(expected\) +│/);
     expect(s).toMatch(/│ CreateService +│ 4 +│ 4 +│ 0 +│ 0 +│/);
-    expect(s).toMatch(/Result: all 9 expectations held\./);
+    expect(s).toMatch(/Result: all 10 expectations held\./);
     const times = convergenceTimes(result.record);
     expect(times.find((t) => t.service === 'shop/ledger' && t.label === 'created')?.seconds).toBeNull();
     expect(times.find((t) => t.service === 'shop/web' && t.label === 'created')?.seconds).toBeGreaterThan(0);
@@ -258,10 +295,25 @@ describe('the local run of the example shop', () => {
 
     // Assess
     expect(failed.map((e) => [e.id, e.detail])).toEqual([
+      ['observation', 'the step did not run'],
       ['tasks-return', 'the step did not run'],
       ['drift', 'the step did not run'],
       ['rollout', 'the step did not run'],
       ['prune', 'the step did not run'],
     ]);
   });
+});
+
+describe('the local run with --no-events (events: false)', () => {
+  it('polls the whole fleet every pass, says so, and still holds every expectation', async () => {
+    // Act
+    const result = await runLocal({ specs: exampleSpecs(), speed: 1e9, view: new RecordingView(() => {}), write: () => {}, env: {}, events: false });
+
+    // Assess
+    expect(result.record.observation).toEqual({ mode: 'polling' });
+    expect(result.record.passes.every((p) => p.summary !== undefined && p.summary.events === undefined)).toBe(true);
+    expect(result.expectations.map((e) => [e.id, e.ok])).toEqual(EXPECTATIONS.map((e) => [e.id, true]));
+    expect(result.expectations.find((e) => e.id === 'observation')?.detail).toBe('polling (--no-events): every pass read the whole fleet');
+    expect(result.summary).toContain('Observation: polling (--no-events): every pass read the whole fleet.');
+  }, 120_000);
 });
