@@ -4,6 +4,7 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node as YamlNode } from 'yaml';
 import { parseSpecItem } from './spec';
+import { explainYamlError } from './yaml-errors';
 import type { SpecParseResult } from './types';
 
 /** One spec found in a YAML file. */
@@ -41,8 +42,10 @@ function kindOf(node: unknown): string {
  * number; merge keys `<<` are honoured; duplicate keys are errors).
  *
  * Each document (separated by `---`) is either one spec (a mapping) or a list of specs; empty
- * documents are skipped. A document with a syntax error contributes no spec: its errors are
- * reported with their line, and the other documents are still read. A list item or document that
+ * documents are skipped. A document with a syntax error contributes no spec: its first error is
+ * reported at the line where the mistake is (where an unclosed quote or bracket was opened, the
+ * line indented too far, the second copy of a key), in one sentence, and the other documents are
+ * still read. A list item or document that
  * is not a mapping is reported in `errors` and skipped. Never throws.
  *
  * @param text the file's content.
@@ -76,7 +79,17 @@ export function parseSpecsYaml(
   documents.forEach((doc, docIndex) => {
     const docLine = lineOf(doc.range[0]);
     if (doc.errors.length > 0) {
-      for (const err of doc.errors) fail(lineOf(err.pos[0]) ?? docLine, `YAML syntax error: ${err.message}`);
+      // The first error only, placed where the mistake is (the opening quote or bracket, the line
+      // indented too far): the ones after it are usually its consequences, as PyYAML and kubectl
+      // also stop at the first.
+      const first = doc.errors[0];
+      let explained: { offset: number; message: string };
+      try {
+        explained = explainYamlError(text, first, (o) => lineCounter.linePos(o).line);
+      } catch {
+        explained = { offset: first.pos[0], message: first.message };
+      }
+      fail(lineOf(explained.offset) ?? docLine, `YAML syntax error: ${explained.message}`);
       return;
     }
     const contents = doc.contents as YamlNode | null;

@@ -57,6 +57,45 @@ describe('ecsr without AWS', () => {
     else expect(r.stderr).toMatch(stderr);
   });
 
+  // Issue 14 part 5: a YAML syntax error names the line of the mistake (where the quote or bracket
+  // was opened, not where the parser noticed it), in one sentence, with no stack trace.
+  it.each([
+    {
+      case: 'an unclosed double quote (yaml notices it at the end of the file)',
+      text: `${SPEC('web')}---\ncluster: shop\nservice: api\nimage: "public.ecr.aws/nginx/nginx:1.27\ndesiredCount: 2\ncpu: 256\n`,
+      line: 8,
+      sentence: 'the " opened at column 8 is never closed (YAML read to the end of the file looking for it): end the value with ".',
+    },
+    {
+      case: 'an unclosed [ (yaml notices it on the next line)',
+      text: `${SPEC('web')}subnets: [subnet-0a1, subnet-0b2\nmemory: 512\n`,
+      line: 5,
+      sentence: 'the list opened with [ at column 10 is never closed: end it with ] (a [ ] list may span lines, each indented more than its key).',
+    },
+    {
+      case: 'a duplicate key',
+      text: `${SPEC('web')}desiredCount: 3\n`,
+      line: 5,
+      sentence: '`desiredCount` is given twice in the same mapping (first on line 4): keep one of them.',
+    },
+  ])('a YAML syntax error is one line at the mistake, for validate and apply: $case', async ({ text, line, sentence }) => {
+    // Prepare
+    const file = join(dir, 'syntax.yaml');
+    writeFileSync(file, text);
+
+    // Act
+    const validate = await ecsr(['validate', '-f', file], { env: OFFLINE });
+    const apply = await ecsr(['apply', '-f', file, '--table', 'specs'], { env: OFFLINE });
+
+    // Assess: validate lists the problem on stdout; apply refuses before any AWS call.
+    expect(validate).toEqual({ code: 1, stdout: `${file}:${line}: YAML syntax error: ${sentence}\n`, stderr: 'ecsr validate: 1 problem in the spec file.\n' });
+    expect(apply).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `ecsr apply: 1 problem in the spec file; nothing was written.\n  ${file}:${line}: YAML syntax error: ${sentence}\n`,
+    });
+  });
+
   it('--version prints the version of package.json', async () => {
     // Prepare
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
