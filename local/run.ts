@@ -14,6 +14,7 @@
  */
 import { DeleteCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { isReservedItem } from '../lambda/adapters/dynamo-spec-store';
+import { heartbeatItem, type LocalRunHeartbeat } from './heartbeat';
 import { RecordingLog } from '../lambda/adapters/logger';
 import { loadConfig } from '../lambda/config';
 import { alarmDefinitions } from '../lambda/core/alarms';
@@ -307,6 +308,17 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
       const services = live();
       sampler.observe(at, services);
       passes.push({ index, at, ...(summary ? { summary } : {}), ...(error ? { error } : {}), live: services });
+      // The heartbeat `ecsr get` prints (local/heartbeat.ts); a failed write only loses that line.
+      const heartbeat: LocalRunHeartbeat = {
+        pass: number,
+        passAt: at.toISOString(),
+        realAt: new Date().toISOString(),
+        speed,
+        outcome: error !== undefined ? 'threw' : (summary?.outcome ?? 'unknown'),
+        actionsApplied: summary?.counts.actionsApplied ?? 0,
+        actionsFailed: summary?.counts.actionsFailed ?? 0,
+      };
+      await stack.doc.send(new PutCommand({ TableName: stack.table, Item: heartbeatItem(heartbeat) })).catch(() => undefined);
 
       if (error) event(`pass ${number} threw: ${error}`);
       else if (summary && summary.outcome !== 'completed') event(`pass ${number}: ${summary.outcome} ${summary.errors.join('; ')}`);

@@ -5,12 +5,14 @@
  * reason on its own lines.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import wrapAnsi from 'wrap-ansi';
 import { specToItem } from '../../lambda/core/spec';
 import { serviceId } from '../../lambda/core/types';
 import { CliError } from './support/errors';
 import { GET_FORMATS, renderStatusTable, statusReasonLines, terminalWidth, toJson, toYaml } from './support/format';
 import { formatDuration, parseDuration, parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { SpecTable, type TableEntry } from './support/spec-table';
+import { heartbeatLine, type LocalRunHeartbeat } from '../../local/heartbeat';
 
 interface GetOptions extends AwsOptions {
   output: (typeof GET_FORMATS)[number];
@@ -43,21 +45,33 @@ export function entryDocument(e: TableEntry): Record<string, unknown> {
   };
 }
 
+/** What `get` read: the entries `selector` names, and the local run's heartbeat when there is one. */
+interface Read {
+  entries: TableEntry[];
+  heartbeat?: LocalRunHeartbeat;
+}
+
 /** Reads the entries `selector` names. @throws CliError for CLUSTER/SERVICE without a spec. */
-async function readEntries(table: SpecTable, selector: Selector | undefined): Promise<TableEntry[]> {
+async function readEntries(table: SpecTable, selector: Selector | undefined): Promise<Read> {
   if (selector?.service) {
     const one = await table.get({ cluster: selector.cluster, service: selector.service });
     if (!one) throw new CliError(`There is no spec ${serviceId({ cluster: selector.cluster, service: selector.service })} in table ${table.name}.`);
-    return [one];
+    return { entries: [one] };
   }
-  return (await table.scan()).filter((e) => !selector || e.key?.cluster === selector.cluster);
+  const { entries, heartbeat } = await table.scanWithHeartbeat();
+  return { entries: entries.filter((e) => !selector || e.key?.cluster === selector.cluster), ...(heartbeat ? { heartbeat } : {}) };
 }
 
-/** The table of `entries` (or that there is none) with the whole reasons under it, fitted to `width`. */
-function renderEntries(entries: readonly TableEntry[], selector: Selector | undefined, tableName: string, wide: boolean, width: number): string {
-  if (entries.length === 0) return selector ? `No specs in cluster ${selector.cluster} (table ${tableName}).\n` : `No specs in table ${tableName}.\n`;
+/**
+ * The table of the entries (or that there is none) with the whole reasons under it, fitted to
+ * `width`; above it, when the table is a local run's, its last pass (the heartbeat).
+ */
+function renderEntries(read: Read, selector: Selector | undefined, tableName: string, wide: boolean, width: number): string {
+  const { entries, heartbeat } = read;
+  const top = heartbeat ? `${wrapAnsi(heartbeatLine(heartbeat, Date.now()), width, { hard: true, trim: true })}\n\n` : '';
+  if (entries.length === 0) return `${top}${selector ? `No specs in cluster ${selector.cluster} (table ${tableName}).\n` : `No specs in table ${tableName}.\n`}`;
   const under = statusReasonLines(entries, width);
-  return `${renderStatusTable(entries, { wide, width })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}`;
+  return `${top}${renderStatusTable(entries, { wide, width })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}`;
 }
 
 /**
@@ -126,17 +140,17 @@ export function getCommand(): Command {
         }
         return;
       }
-      let entries: TableEntry[];
+      let read: Read;
       try {
-        entries = await readEntries(table, selector);
+        read = await readEntries(table, selector);
       } finally {
         table.close();
       }
       // One service: its document; otherwise a list (also when empty).
-      const doc = selector?.service ? entryDocument(entries[0]) : entries.map(entryDocument);
+      const doc = selector?.service ? entryDocument(read.entries[0]) : read.entries.map(entryDocument);
       if (opts.output === 'json') process.stdout.write(toJson(doc));
       else if (opts.output === 'yaml') process.stdout.write(toYaml(doc));
-      else process.stdout.write(renderEntries(entries, selector, table.name, opts.output === 'wide', terminalWidth()));
+      else process.stdout.write(renderEntries(read, selector, table.name, opts.output === 'wide', terminalWidth()));
     }),
   );
 }

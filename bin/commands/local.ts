@@ -53,7 +53,17 @@ export function foreverBanner(
   stack: LocalStack,
   reconcilerEnv: Readonly<Record<string, string>> = {},
   web: { file: string; cluster: string; service: string } = { file: 'examples/web.yaml', cluster: 'prod', service: 'web' },
+  speed = DEFAULT_SPEED,
 ): string {
+  const every = Math.round((60 / speed) * 10) / 10;
+  const clock =
+    speed === 1
+      ? ['The simulated clock runs at real time: a pass every minute. Stop with Ctrl+C.']
+      : [
+          `The simulated clock runs ${speed}x real time (--speed ${speed}): a pass every simulated minute, every ${every} s here.`,
+          `Times in ECS and in the statuses run ${speed > 1 ? 'ahead of' : 'behind'} this computer's clock, further each minute; ecsr get`,
+          'shows the last pass. --speed 1 keeps the clocks together. Stop with Ctrl+C.',
+        ];
   const env = Object.entries({ ...reconcilerEnv, ...stack.env }).map(([k, v]) => `${k}=${v}`).join(' ');
   const shop = stack.clusters.includes('shop') ? 'shop' : (stack.clusters.find((c) => c !== web.cluster) ?? web.cluster);
   return [
@@ -70,7 +80,7 @@ export function foreverBanner(
     `  aws ecs list-services --cluster ${shop}`,
     `  curl -s -X POST ${stack.sim.endpoint}/_sim/stop-service-tasks -d '{"cluster": "${shop}", "service": "web"}'`,
     '',
-    'A pass runs every simulated minute. Stop with Ctrl+C.',
+    ...clock,
     '',
   ].join('\n');
 }
@@ -201,7 +211,7 @@ export function localCommand(): Command {
               ...(opts.forever && opts.report !== undefined ? { onPass: (timeline: RunTimeline) => report(timeline, { running: true }) } : {}),
               onReady: (stack, reconcilerEnv) => {
                 if (web) {
-                  process.stdout.write(foreverBanner(stack, reconcilerEnv, { file: shown(WEB_EXAMPLE), ...web.key }));
+                  process.stdout.write(foreverBanner(stack, reconcilerEnv, { file: shown(WEB_EXAMPLE), ...web.key }, opts.speed));
                 } else {
                   const seconds = Math.round(((LAST_PASS_MINUTE * 60) / opts.speed) * 10) / 10;
                   process.stdout.write(

@@ -116,6 +116,7 @@ describe('npm start (ecsr local)', () => {
       runs.push({ line, ...r });
     }
     const get = await ecsr(['get', '-o', 'json'], { env: baseEnv(env) });
+    const table = await ecsr(['get'], { env: baseEnv({ ...env, COLUMNS: '200' }) });
     child.kill('SIGINT');
     const r = await done;
 
@@ -139,6 +140,11 @@ describe('npm start (ecsr local)', () => {
       'shop/web',
       'shop/worker',
     ]);
+    // The banner says plainly that the simulated clock runs ahead; get shows the last pass (a heartbeat).
+    expect(banner).toContain('The simulated clock runs 600x real time (--speed 600): a pass every simulated minute, every 0.1 s here.');
+    expect(banner).toContain("Times in ECS and in the statuses run ahead of this computer's clock");
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^Last pass: \d+ at \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ simulated, [\dhms ]+ ago \(the local run's clock runs 600x real time, [\dhms]+ ahead of this computer's\); \d+ applied, \d+ failed(\.|; no pass since: is ecsr local still running\?)\n\n┌/);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Summary: \d+ passes/);

@@ -9,6 +9,7 @@
 import { GetCommand, UpdateCommand, paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/adapters/clients';
 import { isReservedItem, PARTITION_KEY, SORT_KEY, STATUS_ATTRIBUTE } from '../../../lambda/adapters/dynamo-spec-store';
+import { readHeartbeat, type LocalRunHeartbeat } from '../../../local/heartbeat';
 import { isConditionalCheckFailed } from '../../../lambda/adapters/errors';
 import { canonicalJson, parseSpecItem, specToItem } from '../../../lambda/core/spec';
 import { serviceId, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
@@ -107,15 +108,28 @@ export class SpecTable {
    * @throws CliError when the table does not exist; the SDK error otherwise.
    */
   async scan(): Promise<TableEntry[]> {
+    return (await this.scanWithHeartbeat()).entries;
+  }
+
+  /**
+   * {@link scan}, and the heartbeat of `ecsr local` when the table is a local run's (its reserved
+   * item, local/heartbeat.ts), read by the same Scan.
+   * @throws CliError when the table does not exist; the SDK error otherwise.
+   */
+  async scanWithHeartbeat(): Promise<{ entries: TableEntry[]; heartbeat?: LocalRunHeartbeat }> {
     const out: TableEntry[] = [];
+    let heartbeat: LocalRunHeartbeat | undefined;
     try {
       for await (const page of paginateScan({ client: this.doc }, { TableName: this.name, ConsistentRead: true })) {
-        for (const raw of page.Items ?? []) if (!isReservedItem(raw)) out.push(toEntry(raw));
+        for (const raw of page.Items ?? []) {
+          if (!isReservedItem(raw)) out.push(toEntry(raw));
+          else heartbeat ??= readHeartbeat(raw);
+        }
       }
     } catch (err) {
       throw this.translate(err);
     }
-    return out.sort(compareKeys);
+    return { entries: out.sort(compareKeys), ...(heartbeat ? { heartbeat } : {}) };
   }
 
   /**
