@@ -6,7 +6,8 @@ import { Command, Option } from 'commander';
 import type { PassSummary } from '../../lambda/core/pass';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { CliError, EXIT, missingTableError } from './support/errors';
-import { formatAction, shorten, statusReason, toJson, toYaml } from './support/format';
+import wrapAnsi from 'wrap-ansi';
+import { formatAction, statusReason, terminalWidth, toJson, toYaml } from './support/format';
 import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { cliConfig, dryRunPass, specReadError } from './support/pass';
 
@@ -36,10 +37,16 @@ export function assertCompleteRead(summary: PassSummary, table: string): void {
 }
 
 /** Services that get no action but need a person (Invalid, Blocked, Degraded). */
-function attention(statuses: Record<string, ServiceStatus>): string[] {
+function attention(statuses: Record<string, ServiceStatus>, width: number): string[] {
   return Object.entries(statuses)
     .filter(([, s]) => s.phase === 'Invalid' || s.phase === 'Blocked' || s.phase === 'Degraded')
-    .map(([id, s]) => `${id}  ${s.phase}  ${shorten(statusReason(s), 140)}`);
+    .map(([id, s]) =>
+      // The whole reason, wrapped to the terminal (never cut: it is what the person must act on).
+      wrapAnsi(`${id}  ${s.phase}  ${statusReason(s).replace(/\s+/g, ' ').trim()}`, Math.max(20, width - 4), { hard: true, trim: true })
+        .split('\n')
+        .map((l, i) => (i === 0 ? l : `    ${l}`))
+        .join('\n'),
+    );
 }
 
 /** Prints the planned actions (text, JSON or YAML; `extra` fields lead the JSON / YAML document). */
@@ -50,7 +57,7 @@ export function printPlan(summary: PassSummary, format: PlanOptions['output'], e
     return;
   }
   const n = summary.actions.length;
-  const notes = attention(summary.statuses);
+  const notes = attention(summary.statuses, terminalWidth());
   if (n === 0 && notes.length === 0) process.stdout.write('No actions: ECS matches every spec.\n');
   else if (n === 0) process.stdout.write(`No actions; ${notes.length} service${notes.length === 1 ? ' needs' : 's need'} attention.\n`);
   else {

@@ -20,12 +20,16 @@ describe('ecsr plan and diff say what is true', () => {
     }
 
     // Act
-    const r = await ecsr(['plan'], { env: c.env });
+    const r = await ecsr(['plan'], { env: { ...c.env, COLUMNS: '80' } });
 
     // Assess
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^No actions; 1 service needs attention\.\nNeeds attention \(no action planned\):\n {2}x\d+\/ledger {2}Degraded {2}RolloutFailed: /);
     expect(r.stdout).not.toContain('ECS matches every spec');
+    // The whole reason, wrapped to the terminal's 80 columns, never cut (it was cut at 140 characters).
+    expect(r.stdout).not.toContain('…');
+    expect(r.stdout.replace(/\n {4}/g, ' ')).toMatch(/CannotPullContainerError: .*nginx:does-not-exist: not found/);
+    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
 
   it('diff -o json: each spec with its changes as path, from and to', async () => {
