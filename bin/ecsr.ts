@@ -51,6 +51,38 @@ export function commandsFor(args: readonly string[]): string[] {
   return [...COMMANDS.keys()];
 }
 
+/** Options every command that talks to AWS takes, with a value; `--debug` takes none. */
+const SHARED_OPTIONS_WITH_VALUE = new Set(['--endpoint-url', '--region', '--profile', '--table']);
+
+/**
+ * `args` (after `ecsr`) with the shared options written before the command name moved after it:
+ * `ecsr --endpoint-url URL get` as `ecsr get --endpoint-url URL`, since AWS CLI users write
+ * `aws --endpoint-url URL ecs ...` (`--opt=value` too). Anything else is left as it is.
+ */
+export function hoistSharedOptions(args: readonly string[]): string[] {
+  const moved: string[] = [];
+  let i = 0;
+  while (i < args.length) {
+    const a = args[i];
+    const name = a.split('=')[0];
+    if (SHARED_OPTIONS_WITH_VALUE.has(name) && a.includes('=')) {
+      moved.push(a);
+      i += 1;
+    } else if (SHARED_OPTIONS_WITH_VALUE.has(a) && i + 1 < args.length) {
+      moved.push(a, args[i + 1]);
+      i += 2;
+    } else if (a === '--debug') {
+      moved.push(a);
+      i += 1;
+    } else {
+      break;
+    }
+  }
+  const command = args[i];
+  if (moved.length === 0 || command === undefined || !COMMANDS.has(command)) return [...args];
+  return [command, ...moved, ...args.slice(i + 1)];
+}
+
 /** The `version` of package.json (what `ecsr --version` prints). */
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
@@ -95,13 +127,14 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 exitQuietlyOnBrokenPipe(process.stdout);
 exitQuietlyOnBrokenPipe(process.stderr);
 
-const program = await buildProgram(commandsFor(process.argv.slice(2)));
+const args = hoistSharedOptions(process.argv.slice(2));
+const program = await buildProgram(commandsFor(args));
 let running = 'ecsr';
 program.hook('preAction', (_program, action) => {
   running = `ecsr ${action.name()}`;
 });
 try {
-  await program.parseAsync(process.argv);
+  await program.parseAsync([...process.argv.slice(0, 2), ...args]);
 } catch (err) {
   if (err instanceof CommanderError) {
     // A usage error, already printed by configureUsageErrors; or --help / --version (exit code 0).

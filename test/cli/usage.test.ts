@@ -96,6 +96,43 @@ describe('ecsr without AWS', () => {
     });
   });
 
+  it('the shared options may come before the command, as aws --endpoint-url URL ecs ... is written', async () => {
+    // Prepare: credentials and a region, no endpoint but the one on the command line (a closed port).
+    const env = baseEnv({ AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_EC2_METADATA_DISABLED: 'true' });
+
+    // Act
+    const r = await ecsr(['--endpoint-url=http://127.0.0.1:9', '--table', 'specs', 'get'], { env });
+
+    // Assess: the endpoint was used (connection refused), not refused as an unknown option.
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'ecsr get: Cannot connect to AWS (connection refused): check AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_ECS and your network.\n',
+    });
+  });
+
+  it('--profile names the profile it could not find, and wins over credentials in the environment without the SDK warning about both', async () => {
+    // Prepare: no config or credentials file; static credentials in the environment.
+    const env = baseEnv({
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_CONFIG_FILE: join(dir, 'no-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-credentials'),
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+    });
+
+    // Act
+    const r = await ecsr(['--profile', 'nope', 'get', '--table', 'specs', '--region', 'us-east-1'], { env });
+
+    // Assess
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'ecsr get: No AWS credentials were found for profile "nope": check that your AWS config or credentials file has it (aws configure list-profiles), or pass another --profile / AWS_PROFILE.\n',
+    });
+  });
+
   it('--version prints the version of package.json', async () => {
     // Prepare
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };

@@ -111,6 +111,10 @@ export function describeError(err: unknown): string {
     return 'No AWS region is configured: pass --region, set AWS_REGION, or set a region in your AWS profile.';
   }
   if (name === 'CredentialsProviderError' || /could not load credentials/i.test(message)) {
+    const profile = process.env.AWS_PROFILE;
+    if (profile) {
+      return `No AWS credentials were found for profile "${profile}": check that your AWS config or credentials file has it (aws configure list-profiles), or pass another --profile / AWS_PROFILE.`;
+    }
     return 'No AWS credentials were found: pass --profile, set AWS_PROFILE, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.';
   }
   if (['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'InvalidClientTokenId'].includes(name)) {

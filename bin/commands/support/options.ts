@@ -41,14 +41,20 @@ export function withAwsOptions(cmd: Command, opts: { table?: boolean } = {}): Co
  * Makes `--region`, `--profile` and `--endpoint-url` the SDK's standard configuration for this
  * process, so that every client (the runtime's included) uses them. `--endpoint-url` wins over
  * every endpoint variable, as the AWS CLI's does: it becomes `AWS_ENDPOINT_URL`, and the
- * per-service `AWS_ENDPOINT_URL_<SERVICE>` variables are dropped for this process.
+ * per-service `AWS_ENDPOINT_URL_<SERVICE>` variables are dropped for this process. `--profile`
+ * wins over credentials in the environment (`AWS_ACCESS_KEY_ID`...), as the AWS CLI's does.
  */
 export function applyAwsOptions(opts: AwsOptions): void {
   if (opts.endpointUrl) {
     for (const k of Object.keys(process.env)) if (k.startsWith('AWS_ENDPOINT_URL_')) delete process.env[k];
     process.env.AWS_ENDPOINT_URL = opts.endpointUrl;
   }
-  if (opts.profile) process.env.AWS_PROFILE = opts.profile;
+  if (opts.profile) {
+    // As the AWS CLI's: a --profile given on the command line wins over credentials in the
+    // environment (the SDK would use the profile too, but warn on stderr about both being set).
+    process.env.AWS_PROFILE = opts.profile;
+    for (const k of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) delete process.env[k];
+  }
   if (opts.region) {
     process.env.AWS_REGION = opts.region;
     process.env.AWS_DEFAULT_REGION = opts.region;
