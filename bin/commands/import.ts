@@ -39,13 +39,28 @@ async function targets(ecs: ECSClient, named: readonly ServiceKey[], clusters: r
   const out = [...named];
   for (const cluster of clusters) {
     const found: ServiceKey[] = [];
-    for await (const page of paginateListServices({ client: ecs }, { cluster })) {
-      for (const arn of page.serviceArns ?? []) found.push({ cluster, service: nameFromArn(arn) });
+    try {
+      for await (const page of paginateListServices({ client: ecs }, { cluster })) {
+        for (const arn of page.serviceArns ?? []) found.push({ cluster, service: nameFromArn(arn) });
+      }
+    } catch (err) {
+      if (isClusterNotFound(err)) throw new CliError(clusterMissing(cluster));
+      throw err;
     }
     out.push(...found.sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0)));
   }
   const seen = new Set<string>();
   return out.filter((k) => !seen.has(serviceId(k)) && seen.add(serviceId(k)));
+}
+
+/** ECS's answer for a cluster it does not have (DescribeServices, ListServices). */
+function isClusterNotFound(err: unknown): boolean {
+  return (err as { name?: string } | null)?.name === 'ClusterNotFoundException';
+}
+
+/** The sentence for a cluster ECS does not have. */
+function clusterMissing(cluster: string): string {
+  return `Cluster ${cluster} does not exist in ECS (in this region and account): check the name (aws ecs list-clusters lists them).`;
 }
 
 /** Reads each service and its task definition and imports it. */
@@ -54,13 +69,25 @@ async function importAll(ecs: ECSClient, keys: readonly ServiceKey[], opts: { de
   const byCluster = new Map<string, string[]>();
   for (const k of keys) byCluster.set(k.cluster, [...(byCluster.get(k.cluster) ?? []), k.service]);
   const live = new Map<string, Service>();
+  const missingClusters = new Set<string>();
   for (const [cluster, services] of byCluster) {
     for (let i = 0; i < services.length; i += DESCRIBE_BATCH) {
-      const out = await ecs.send(new DescribeServicesCommand({ cluster, services: services.slice(i, i + DESCRIBE_BATCH), include: ['TAGS'] }));
+      let out;
+      try {
+        out = await ecs.send(new DescribeServicesCommand({ cluster, services: services.slice(i, i + DESCRIBE_BATCH), include: ['TAGS'] }));
+      } catch (err) {
+        if (!isClusterNotFound(err)) throw err;
+        missingClusters.add(cluster);
+        break;
+      }
       for (const s of out.services ?? []) if (s.serviceName) live.set(serviceId({ cluster, service: s.serviceName }), s);
     }
   }
   for (const key of keys) {
+    if (missingClusters.has(key.cluster)) {
+      results.push({ ok: false, key, problems: [{ path: 'cluster', message: `${key.cluster} does not exist in ECS (in this region and account): check the name (aws ecs list-clusters lists them)` }] });
+      continue;
+    }
     const svc = live.get(serviceId(key));
     if (!svc || svc.status !== 'ACTIVE') {
       results.push({ ok: false, key, problems: [{ path: 'service', message: svc ? `is ${svc.status}, not ACTIVE: there is nothing running to import` : 'does not exist in ECS' }] });

@@ -147,4 +147,28 @@ describe('ecsr import against the ECS simulator', () => {
     ]);
     expect(await c.items()).toEqual([]);
   });
+
+  it('names a cluster ECS does not have in one sentence, for a named service and for --all', async () => {
+    // Prepare
+    const c = await harness.aCase();
+
+    // Act
+    const named = await ecsr(['import', 'no-such-cluster/web'], { env: c.env });
+    const all = await ecsr(['import', '--all', 'no-such-cluster'], { env: c.env });
+
+    // Assess: not "ClusterNotFoundException: Cluster not found."
+    expect(named).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'ecsr import: no-such-cluster/web cannot be imported exactly; nothing was written for it:\n' +
+        '  cluster: no-such-cluster does not exist in ECS (in this region and account): check the name (aws ecs list-clusters lists them)\n' +
+        'ecsr import: 1 of 1 service could not be imported (see above).\n',
+    });
+    expect(all).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'ecsr import: Cluster no-such-cluster does not exist in ECS (in this region and account): check the name (aws ecs list-clusters lists them).\n',
+    });
+  });
 });
