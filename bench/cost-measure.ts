@@ -26,7 +26,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBRecord } from 'aws-lambda';
-import { LEASE_KEY, PARTITION_KEY, SORT_KEY } from '../lambda/adapters/dynamo-spec-store';
+import { LEASE_KEY, PARTITION_KEY, RESERVED_PARTITIONS, SORT_KEY } from '../lambda/adapters/dynamo-spec-store';
 import { taskDefinitionCacheTableDefinition } from '../lambda/adapters/dynamo-task-definition-cache';
 import { clearTaskDefinitionCache } from '../lambda/adapters/ecs-observer';
 import { LOG_SERVICE_NAME, PowertoolsLog, RecordingLog } from '../lambda/adapters/logger';
@@ -401,6 +401,18 @@ function checkSteady(s: PassSummary, services: number): void {
  * reported; counts the items written to the specs table (each successful write is one record on
  * the table's stream, which the fast path's event source mapping hands to the function).
  */
+/**
+ * Whether a write's stream record passes the fast path's filter (the construct's: `anything-but`
+ * the reserved partitions) and so invokes the function.
+ */
+function invokes(input: Record<string, unknown>): boolean {
+  const key = (input.Key ?? input.Item) as Record<string, unknown> | undefined;
+  const raw = key?.[PARTITION_KEY];
+  // A document client's plain value, or a low-level command's attribute value ({ S: '#lease' }).
+  const pk = typeof raw === 'string' ? raw : (raw as { S?: unknown } | undefined)?.S;
+  return !(typeof pk === 'string' && RESERVED_PARTITIONS.includes(pk));
+}
+
 function countCapacity(client: { middlewareStack: DynamoDBClient['middlewareStack'] }, units: { read: number; write: number; specWrites: number }): void {
   const READS = new Set(['GetItemCommand', 'ScanCommand', 'QueryCommand', 'BatchGetItemCommand', 'GetCommand', 'BatchGetCommand']);
   client.middlewareStack.add(
@@ -414,8 +426,10 @@ function countCapacity(client: { middlewareStack: DynamoDBClient['middlewareStac
       else {
         units.write += total;
         const batch = (input.RequestItems as Record<string, unknown[]> | undefined)?.[TABLE];
-        if (input.TableName === TABLE) units.specWrites += 1;
-        else if (Array.isArray(batch)) units.specWrites += batch.length;
+        // Records of the reconciler's own items (lease, cursor...) are dropped by the stream's
+        // filter before they invoke the function: only the others count.
+        if (input.TableName === TABLE) units.specWrites += invokes(input) ? 1 : 0;
+        else if (Array.isArray(batch)) units.specWrites += batch.filter((r) => invokes((r as { PutRequest?: Record<string, unknown>; DeleteRequest?: Record<string, unknown> }).PutRequest ?? (r as { DeleteRequest?: Record<string, unknown> }).DeleteRequest ?? {})).length;
       }
       return out;
     },
@@ -517,8 +531,9 @@ export function monthlyBill(m: FleetMeasurement): BillLine[] {
 }
 
 /**
- * The fast path's invocations caused by the pass's own writes (the construct's default, `fastPath`):
- * at most one per stream record (Lambda may batch the lease's put and delete into one), each a
+ * The fast path's invocations caused by the pass's own writes (the construct's default, `fastPath`)
+ * that its stream filter lets through (status writes; not the lease's or the cursor's): at most one
+ * per stream record (Lambda may batch the lease's put and delete into one), each a
  * request, its billed duration, Lambda's platform log lines and an X-Ray trace.
  */
 function streamInvocationsLine(m: FleetMeasurement): BillLine {
@@ -530,7 +545,7 @@ function streamInvocationsLine(m: FleetMeasurement): BillLine {
     ((m.streamInvocationLogBytes * invocations) / 1e9) * (PRICES.logIngestPerGb + PRICES.logStoragePerGbMonth);
   return {
     item: 'Fast-path invocations for the pass\'s own writes',
-    basis: `at most ${m.streamRecordsPerPass} per pass (stream records of the lease and status writes) = ${invocations.toLocaleString('en-US')} invocations of ${m.streamInvocationBilledMs} ms, ${m.streamInvocationLogBytes} log bytes and one trace each`,
+    basis: `at most ${m.streamRecordsPerPass} per pass (stream records of status writes; the filter drops the lease's and cursor's) = ${invocations.toLocaleString('en-US')} invocations of ${m.streamInvocationBilledMs} ms, ${m.streamInvocationLogBytes} log bytes and one trace each`,
     usd,
   };
 }

@@ -176,6 +176,11 @@ export interface ReconcilerConfig {
     readonly passIntervalSeconds: number;
     readonly ignorePrincipals: readonly string[];
   };
+  /**
+   * `EVENTS_IGNORE_PRINCIPALS`: role ARNs whose calls are not hints, also for the events fast
+   * path (whose events arrive whether or not the scheduled pass reads the queue).
+   */
+  readonly eventsIgnorePrincipals?: readonly string[];
 }
 
 /** Thrown by {@link loadConfig}; the message names every bad variable. */
@@ -211,6 +216,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dryRun: e[ENV.dryRun],
     apiBudgetFraction: e[ENV.apiBudgetFraction],
     metricsNamespace: e[ENV.metricsNamespace],
+    eventsIgnorePrincipals: e[ENV.eventsIgnorePrincipals],
     ...(queueUrl !== undefined && e[ENV.events]
       ? {
           events: {

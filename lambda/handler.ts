@@ -17,6 +17,8 @@ import { LOG_SERVICE_NAME, PowertoolsLog } from './adapters/logger';
 import { PowertoolsMetricsSink } from './adapters/metrics';
 import { createRuntime } from './adapters/runtime';
 import { isDynamoDbStreamEvent, keysOfStreamRecords, type IgnoredRecords } from './adapters/stream-records';
+import { bodiesOfSqsRecords, isSqsEvent } from './adapters/sqs-records';
+import { keysOfEvents } from './core/events';
 import { FAST_PATH_LEASE_WAIT_MS } from './core/fast-path';
 
 /** Milliseconds of invocation time kept in reserve: no new action starts with less left. */
@@ -42,18 +44,22 @@ const runtime = createRuntime(config, {
 tracer.captureAWSv3Client(runtime.ecs);
 tracer.captureAWSv3Client(runtime.doc);
 
-/** What the handler returns for a stream batch that names no service (only status writes, lease items...). */
+/**
+ * What the handler returns for a batch that names no service: a stream batch of status writes,
+ * lease items...; an events batch of the reconciler's own calls, heartbeats, families...
+ */
 export interface NothingToReconcile {
   readonly outcome: 'nothing-to-reconcile';
-  readonly ignored: IgnoredRecords;
+  readonly ignored: IgnoredRecords | { readonly events: number; readonly families: number };
 }
 
 /**
  * Runs one reconcile pass. Two kinds of event:
  * - the EventBridge schedule (any event that is not a stream batch; its content is not used: the
  *   pass is level-triggered): the scheduled pass over the whole fleet;
- * - a batch of the specs table's DynamoDB stream records (the fast path, issue 13): a pass
- *   restricted to the services the records name (`keysOfStreamRecords`), through the same code,
+ * - a batch of the specs table's DynamoDB stream records (the fast path, issue 13), or a batch of
+ *   the events fast path queue (ECS's events and CloudTrail writes, `keysOfEvents`; only services
+ *   with a spec are read): a pass restricted to the services they name, through the same code,
  *   waiting at most a third of the invocation's time (and {@link FAST_PATH_LEASE_WAIT_MS}) for a
  *   lease another pass holds (`lambda/core/fast-path.ts`). It never throws for a held lease: the
  *   batch is done, and the scheduled pass reads the edited services first.
@@ -74,9 +80,16 @@ export const handler = async (event: unknown, context: Context): Promise<PassSum
     logger.debug('stream batch names no service', { ignored: stream.ignored });
     return { outcome: 'nothing-to-reconcile', ignored: stream.ignored };
   }
+  // The events fast path: ECS's events (and CloudTrail writes by others) from the second queue.
+  const ecsEvents = isSqsEvent(event) ? keysOfEvents(bodiesOfSqsRecords(event.Records), { ignorePrincipals: config.eventsIgnorePrincipals ?? [] }) : undefined;
+  if (ecsEvents && ecsEvents.keys.length === 0) {
+    logger.debug('events batch names no service', { ignored: ecsEvents.ignored, families: ecsEvents.families });
+    return { outcome: 'nothing-to-reconcile', ignored: { events: ecsEvents.ignored, families: ecsEvents.families } };
+  }
+  const fast = stream ?? ecsEvents;
   // Manual instrumentation (Powertools Tracer docs): one subsegment per pass under Lambda's segment.
   const segment = tracer.getSegment();
-  const subsegment = segment?.addNewSubsegment(stream ? '## fast path pass' : '## reconcile pass');
+  const subsegment = segment?.addNewSubsegment(fast ? '## fast path pass' : '## reconcile pass');
   if (subsegment) tracer.setSegment(subsegment);
   tracer.annotateColdStart();
   tracer.addServiceNameAnnotation();
@@ -88,10 +101,12 @@ export const handler = async (event: unknown, context: Context): Promise<PassSum
       remainingMs: () => context.getRemainingTimeInMillis(),
     };
     let summary: PassSummary;
-    if (stream) {
-      logger.info('fast path: stream records name services', { keys: stream.keys.length, ignored: stream.ignored });
+    if (fast) {
+      if (stream) logger.info('fast path: stream records name services', { keys: stream.keys.length, ignored: stream.ignored });
+      else logger.info('fast path: ECS events name services', { keys: fast.keys.length, ignored: ecsEvents?.ignored, families: ecsEvents?.families });
       const leaseWaitMs = Math.min(FAST_PATH_LEASE_WAIT_MS, Math.floor(remainingMs / 3));
-      const result = await runtime.runFastPath(stream.keys, { ...options, leaseWaitMs });
+      // Events name any service of the account: only those with a spec are read.
+      const result = await runtime.runFastPath(fast.keys, { ...options, leaseWaitMs, ...(ecsEvents ? { keysWithSpecOnly: true } : {}) });
       // keys is not empty here, so the fast path ran.
       summary = (result as NonNullable<typeof result>).summary;
       tracer.putAnnotation('leaseWaitMs', (result as NonNullable<typeof result>).waitedMs);

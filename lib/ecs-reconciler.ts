@@ -37,6 +37,7 @@ import { ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { EVENT_RULES, type EventPattern } from '../lambda/core/events';
+import { PARTITION_KEY, RESERVED_PARTITIONS } from '../lambda/adapters/dynamo-spec-store';
 
 /** Default `LOG_GROUP_PREFIX`: task definitions log to `/ecs-reconciler/<cluster>`. */
 export const DEFAULT_LOG_GROUP_PREFIX = '/ecs-reconciler/';
@@ -335,6 +336,15 @@ export interface EcsReconcilerProps {
    * @default true for a new table; for `existingTable`, true when it has a stream
    */
   readonly fastPath?: boolean;
+  /**
+   * The events fast path (issue 13): in events mode, the rules for ECS's events and ECS writes also
+   * deliver into a second queue, whose event source mapping runs a pass restricted to the services
+   * named (those with a spec) within seconds, so a stopped task, a failed deployment or a hand
+   * edit shows in the status item while people look. The scheduled pass keeps its own queue and
+   * stays the truth. Needs `events`.
+   * @default true when `events` is on
+   */
+  readonly eventsFastPath?: boolean;
 }
 
 /** What {@link EcsReconcilerProps.alarmOverrides} may change in one alarm. */
@@ -418,6 +428,11 @@ export class EcsReconciler extends Construct {
   public readonly eventsQueue?: sqs.Queue;
   /** Events mode: where messages go after 5 receives without being deleted. */
   public readonly eventsDeadLetterQueue?: sqs.Queue;
+  /**
+   * The events fast path: the second queue the ECS event rules feed, read by the function through an
+   * event source mapping (undefined with `events: false` or `eventsFastPath: false`).
+   */
+  public readonly eventsFastPathQueue?: sqs.Queue;
   /** Events mode: the rules that feed `eventsQueue` (ECS events, CloudTrail writes, heartbeat). */
   public readonly eventRules: readonly events.Rule[];
   /** The topic every alarm notifies; undefined with `createAlarms: false` and no `alarmTopic`. */
@@ -716,6 +731,10 @@ export class EcsReconciler extends Construct {
         retryAttempts: 2,
         maxRecordAge: Duration.minutes(5),
         bisectBatchOnError: false,
+        // The reconciler's own items (lease, cursor, prune confirmations) never invoke the function:
+        // a scheduled pass writes its lease twice (Lambda Developer Guide, "Using event filtering
+        // with a DynamoDB event source": filter on `dynamodb.Keys`; "Not" is `anything-but` a list).
+        filters: [lambda.FilterCriteria.filter({ dynamodb: { Keys: { [PARTITION_KEY]: { S: [{ 'anything-but': [...RESERVED_PARTITIONS] }] } } } })],
       });
       // Lambda's event source mapping reads the stream with the function's role (Lambda Developer
       // Guide, "Using AWS Lambda with Amazon DynamoDB", execution role permissions).
@@ -731,7 +750,42 @@ export class EcsReconciler extends Construct {
     }
     this.fastPath = fastPath;
     // --- Events mode: rules into the queue ------------------------------------------------
-    this.eventRules = this.eventsQueue ? this.buildEventRules(this.eventsQueue, settings.scheduleMinutes) : [];
+    if (props.eventsFastPath && !this.eventsQueue) {
+      throw new EcsReconcilerPropsError(['`eventsFastPath` needs events mode: set `events: true` (the default) or leave `eventsFastPath` unset.']);
+    }
+    if (this.eventsQueue && (props.eventsFastPath ?? true)) {
+      // Hints for seconds, not minutes: a message older than the schedule's interval is also in
+      // the scheduled pass's queue, so it expires rather than waits.
+      this.eventsFastPathQueue = new sqs.Queue(this, 'EventsFastPath', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.minutes(Math.max(5, settings.scheduleMinutes * 2)),
+        // Lambda needs a visibility timeout of at least the function's timeout for an event source
+        // mapping (Lambda Developer Guide, "Configuring an Amazon SQS queue to trigger a Lambda function").
+        visibilityTimeout: Duration.seconds(settings.timeoutSeconds),
+        deadLetterQueue: { queue: this.eventsDeadLetterQueue as sqs.Queue, maxReceiveCount: 3 },
+      });
+      new lambda.EventSourceMapping(this, 'EventsFastPathMapping', {
+        target: this.function,
+        eventSourceArn: this.eventsFastPathQueue.queueArn,
+        // Up to 100 events a batch, gathered for at most a second: a rollout's burst of task
+        // events is one restricted pass, not a hundred.
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        // At most two batches at once (SQS's minimum); they share the pass's lease anyway.
+        maxConcurrency: 2,
+      });
+      // What Lambda's SQS poller needs, on this queue only (Lambda Developer Guide, "Using Lambda
+      // with Amazon SQS", execution role permissions).
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'EventsFastPathQueueRead',
+          actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+          resources: [this.eventsFastPathQueue.queueArn],
+        }),
+      );
+    }
+    this.eventRules = this.eventsQueue ? this.buildEventRules(this.eventsQueue, settings.scheduleMinutes, this.eventsFastPathQueue) : [];
     if (this.eventsQueue) {
       // Least privilege: receive and delete on this queue only (DeleteMessageBatch needs
       // sqs:DeleteMessage; Amazon SQS Developer Guide, "Amazon SQS API permissions").
@@ -931,12 +985,18 @@ export class EcsReconciler extends Construct {
    * run's bus matches too); and a heartbeat every schedule interval, which tells the
    * function that the rules deliver (without it the pass polls). Event shapes: docs/events.md.
    */
-  private buildEventRules(queue: sqs.Queue, scheduleMinutes: number): events.Rule[] {
+  private buildEventRules(queue: sqs.Queue, scheduleMinutes: number, fastPathQueue?: sqs.Queue): events.Rule[] {
     const target = () => new targets.SqsQueue(queue, { retryAttempts: 2, maxEventAge: Duration.hours(1) });
+    // The fast path's copy is worth seconds: not retried for long.
+    const fastTarget = (q: sqs.Queue) => new targets.SqsQueue(q, { retryAttempts: 2, maxEventAge: Duration.minutes(5) });
     return [
       ...Object.entries(EVENT_RULES).map(
         ([id, rule]) =>
-          new events.Rule(this, id, { description: rule.description, eventPattern: cdkEventPattern(rule.pattern), targets: [target()] }),
+          new events.Rule(this, id, {
+            description: rule.description,
+            eventPattern: cdkEventPattern(rule.pattern),
+            targets: [target(), ...(fastPathQueue ? [fastTarget(fastPathQueue)] : [])],
+          }),
       ),
       new events.Rule(this, 'EventsHeartbeat', {
         description: 'ecs-reconciler: heartbeat into the events queue (proves the rules deliver)',

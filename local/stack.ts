@@ -32,6 +32,8 @@ export const LOCAL_RECONCILER_ROLE_NAME = 'ecsr-local-reconciler';
 /** The events queue of the local stack, its dead-letter queue and the heartbeat rule's name. */
 export const LOCAL_EVENTS_QUEUE = 'ecsr-events';
 export const LOCAL_EVENTS_DLQ = 'ecsr-events-dlq';
+/** The events fast path's queue (the construct's `EventsFastPath`): the same rules' second target. */
+export const LOCAL_EVENTS_FAST_QUEUE = 'ecsr-events-fast-path';
 export const LOCAL_HEARTBEAT_RULE = 'ecsr-local-events-heartbeat';
 
 /**
@@ -42,6 +44,8 @@ export interface LocalEvents {
   readonly sqs: LocalSqs;
   readonly bus: LocalEventBridge;
   readonly queueUrl: string;
+  /** The events fast path's queue: what Lambda's event source mapping would hand the function. */
+  readonly fastPathQueueUrl: string;
   /** The role ARN whose calls are the reconciler's (EVENTS_IGNORE_PRINCIPALS). */
   readonly reconcilerRoleArn: string;
   /** The heartbeat rule fires (the construct's `EventsHeartbeat`, once per schedule interval). */
@@ -176,12 +180,24 @@ async function startLocalEvents(sim: Simulator, port: number): Promise<LocalEven
   // As the construct's queue: visibility = the function timeout, 5 receives then the DLQ.
   sqs.createQueue(LOCAL_EVENTS_DLQ);
   const queueUrl = sqs.createQueue(LOCAL_EVENTS_QUEUE, { visibilityTimeoutSeconds: 50, maxReceiveCount: 5, deadLetterQueue: LOCAL_EVENTS_DLQ });
+  const fastPathQueueUrl = sqs.createQueue(LOCAL_EVENTS_FAST_QUEUE, { visibilityTimeoutSeconds: 50, maxReceiveCount: 3, deadLetterQueue: LOCAL_EVENTS_DLQ });
   const bus = new LocalEventBridge({ account: sim.accountId, region: sim.region });
-  for (const [name, rule] of Object.entries(EVENT_RULES)) bus.addRule({ name, pattern: rule.pattern, target: (body) => void sqs.send(LOCAL_EVENTS_QUEUE, body) });
+  // Each rule has the construct's two targets: the scheduled pass's queue and the fast path's.
+  for (const [name, rule] of Object.entries(EVENT_RULES)) {
+    bus.addRule({
+      name,
+      pattern: rule.pattern,
+      target: (body) => {
+        sqs.send(LOCAL_EVENTS_QUEUE, body);
+        sqs.send(LOCAL_EVENTS_FAST_QUEUE, body);
+      },
+    });
+  }
   return {
     sqs,
     bus,
     queueUrl,
+    fastPathQueueUrl,
     reconcilerRoleArn: `arn:aws:iam::${sim.accountId}:role/${LOCAL_RECONCILER_ROLE_NAME}`,
     heartbeat: (at) => bus.schedule(LOCAL_HEARTBEAT_RULE, at, (body) => void sqs.send(LOCAL_EVENTS_QUEUE, body)),
   };

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clusterName, familyOf, hintOf, serviceKeyOf } from '../lambda/core/events';
+import { clusterName, familyOf, hintOf, keysOfEvents, serviceKeyOf } from '../lambda/core/events';
+import { bodiesOfSqsRecords, isSqsEvent } from '../lambda/adapters/sqs-records';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'events');
 const raw = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
@@ -86,5 +87,35 @@ describe('names from ARNs', () => {
   it('familyOf', () => {
     expect(familyOf('arn:aws:ecs:us-west-2:1:task-definition/web-app:13')).toBe('web-app');
     expect(familyOf('arn:aws:ecs:us-west-2:1:service/a/b')).toBeUndefined();
+  });
+});
+
+describe('keysOfEvents (the events fast path batch)', () => {
+  it('names each service once in first-seen order; counts what names none and the families left to the scheduled pass', () => {
+    // Prepare
+    const other = edit('ecs-service-action.json', (e) => (e.resources = ['arn:aws:ecs:us-west-2:111122223333:service/default/other']));
+    const bodies = [
+      raw('ecs-task-state-change-stopped.json'),
+      other,
+      raw('ecs-service-action.json'),
+      raw('cloudtrail-register-task-definition.json'),
+      raw('scheduled-event.json'),
+      edit('cloudtrail-update-service.json', (e) => (e.detail.userIdentity.sessionContext.sessionIssuer.arn = ROLE)),
+      'not json',
+    ];
+
+    // Act
+    const out = keysOfEvents(bodies, { ignorePrincipals: [ROLE] });
+
+    // Assess
+    expect(out).toEqual({ keys: [SERVICE, { cluster: 'default', service: 'other' }], ignored: 3, families: 1 });
+  });
+
+  it('tells a batch of the events queue from a stream batch and the schedule', () => {
+    expect(isSqsEvent({ Records: [{ eventSource: 'aws:sqs', body: '{}' }] })).toBe(true);
+    expect(isSqsEvent({ Records: [{ eventSource: 'aws:dynamodb' }] })).toBe(false);
+    expect(isSqsEvent({ Records: [] })).toBe(false);
+    expect(isSqsEvent({ source: 'aws.events' })).toBe(false);
+    expect(bodiesOfSqsRecords([{ body: 'a' }, { body: undefined }] as never)).toEqual(['a']);
   });
 });

@@ -83,6 +83,15 @@ export function isReservedItem(item: Record<string, unknown>): boolean {
  */
 export const PRUNE_CONFIRMATION_PARTITION = '#prune-confirmed';
 
+/**
+ * Every partition key of the reconciler's own items in the specs table ({@link LEASE_KEY},
+ * {@link CURSOR_KEY}, {@link PRUNE_CONFIRMATION_PARTITION}): the fast path's stream filter drops
+ * their records before they invoke the function (Lambda event filtering supports `anything-but`
+ * a list of values, not of a prefix). A reserved item not listed here still reaches the function,
+ * which drops any partition key starting with `#` ({@link isReservedItem}).
+ */
+export const RESERVED_PARTITIONS: readonly string[] = [LEASE_KEY.cluster, CURSOR_KEY.cluster, PRUNE_CONFIRMATION_PARTITION];
+
 const pruneConfirmationSchema = z.object({
   [SORT_KEY]: z.string().regex(/^[A-Za-z0-9_-]{1,255}$/),
   expiresAt: z.number().finite(),

@@ -80,6 +80,8 @@ export interface FastPathRunOptions extends RunOptions {
   readonly leaseWaitMs?: number;
   /** Waits in real time by default. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Read only the keys with a spec item (the events fast path: events name any service). */
+  readonly keysWithSpecOnly?: boolean;
 }
 
 export interface Runtime {
@@ -169,6 +171,7 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
         ...passOptions(options),
         sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
         ...(options.leaseWaitMs !== undefined ? { leaseWaitMs: options.leaseWaitMs } : {}),
+        ...(options.keysWithSpecOnly ? { keysWithSpecOnly: true } : {}),
         ...(overrides.monotonicMs ? { monotonicMs: overrides.monotonicMs } : {}),
       }),
   };

@@ -228,6 +228,38 @@ function apiCallHint(detail: Json | undefined, options: HintOptions): EventHint 
   }
 }
 
+/** What a batch of events names, for the events fast path ({@link keysOfEvents}). */
+export interface EventKeys {
+  /** Services to re-read, each once, in first-seen order. */
+  readonly keys: ServiceKey[];
+  /** Events that name no service (heartbeats, the reconciler's own calls, other sources...). */
+  readonly ignored: number;
+  /**
+   * Events that name a task definition family (RegisterTaskDefinition): left to the scheduled
+   * pass, which knows which services run the family.
+   */
+  readonly families: number;
+}
+
+/**
+ * The services a batch of event bodies (EventBridge events as JSON, e.g. the bodies of the events
+ * fast path queue's messages) names, through {@link hintOf}; never throws.
+ */
+export function keysOfEvents(bodies: readonly string[], options: HintOptions = {}): EventKeys {
+  const keys = new Map<string, ServiceKey>();
+  let ignored = 0;
+  let families = 0;
+  for (const body of bodies) {
+    const hint = hintOf(body, options);
+    if (hint.kind === 'service') {
+      const id = `${hint.key.cluster}/${hint.key.service}`;
+      if (!keys.has(id)) keys.set(id, hint.key);
+    } else if (hint.kind === 'family') families += 1;
+    else ignored += 1;
+  }
+  return { keys: [...keys.values()], ignored, families };
+}
+
 /** The family of a task definition ARN (`task-definition/FAMILY:REVISION`), or undefined. */
 export function familyOf(taskDefinitionArn: string): string | undefined {
   const res = arnResource(taskDefinitionArn);

@@ -119,6 +119,12 @@ export interface PassOptions {
    * rotation's cursor is left alone. Undefined: the scheduled pass (rotation, prune).
    */
   readonly keys?: readonly ServiceKey[];
+  /**
+   * With `keys`: read only those of them that have an item in the specs table (ECS's events name
+   * any service of the account, someone else's too); a spec edit's keys are read even without an
+   * item (a deleted spec costs one look). Default false.
+   */
+  readonly keysWithSpecOnly?: boolean;
   /** Events mode's options; undefined: polling (every pass reads as much of the fleet as it can). */
   readonly events?: EventOptions;
 }
@@ -872,7 +878,7 @@ function observationRequest(
   }
   const priority = new Map<string, string[]>();
   if (options.keys) {
-    for (const key of options.keys) add(priority, key);
+    for (const key of options.keys) if (!options.keysWithSpecOnly || specNames.get(key.cluster)?.includes(key.service)) add(priority, key);
   } else {
     let taken = 0;
     const ids = read.specs.flatMap((s) => (s.key ? [s.key] : [])).sort((a, b) => (serviceId(a) < serviceId(b) ? -1 : 1));

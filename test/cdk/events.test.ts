@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/config';
 import { EcsReconciler, EcsReconcilerPropsError, type EcsReconcilerProps } from '../../lib/ecs-reconciler';
@@ -36,10 +36,11 @@ function rulesByPattern(json: ReturnType<typeof synth>['json']): Json[] {
 describe('events mode (default)', () => {
   it('an encrypted queue with a dead-letter queue, TLS only, retention and visibility set', () => {
     const { template } = synth();
-    template.resourceCountIs('AWS::SQS::Queue', 2);
+    // The events queue, its dead-letter queue and the events fast path's queue.
+    template.resourceCountIs('AWS::SQS::Queue', 3);
     const queues = Object.values(template.findResources('AWS::SQS::Queue')).map((q) => q.Properties as Json);
     for (const q of queues) expect(q.SqsManagedSseEnabled).toBe(true);
-    const main = queues.find((q) => q.RedrivePolicy)!;
+    const main = queues.find((q) => (q.RedrivePolicy as Json | undefined)?.maxReceiveCount === 5)!;
     expect(main).toMatchObject({ MessageRetentionPeriod: 3600, VisibilityTimeout: 50, RedrivePolicy: { maxReceiveCount: 5 } });
     const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy')).map((p) => JSON.stringify(p.Properties));
     expect(policies.some((p) => p.includes('"aws:SecureTransport":"false"') && p.includes('"Effect":"Deny"'))).toBe(true);
@@ -80,7 +81,7 @@ describe('events mode (default)', () => {
   });
 
   it('a heartbeat rule every schedule interval, and every rule targets the queue', () => {
-    const { template, reconciler } = synth();
+    const { template, reconciler } = synth({ eventsFastPath: false });
     const rules = Object.values(template.findResources('AWS::Events::Rule')).map((r) => r.Properties as Json);
     const heartbeat = rules.filter((r) => r.ScheduleExpression && JSON.stringify(r.Targets).includes('Events'));
     expect(heartbeat.map((r) => r.ScheduleExpression)).toEqual(['rate(1 minute)']);
@@ -104,7 +105,7 @@ describe('events mode (default)', () => {
   });
 
   it('least privilege: ReceiveMessage and DeleteMessage on this queue, nothing else of SQS', () => {
-    const { template, reconciler } = synth();
+    const { template, reconciler } = synth({ eventsFastPath: false });
     const stack = Stack.of(reconciler);
     const roleId = stack.getLogicalId(reconciler.role.node.defaultChild as never);
     const statements = Object.values(template.findResources('AWS::IAM::Policy'))
@@ -114,6 +115,84 @@ describe('events mode (default)', () => {
     expect(sqs).toHaveLength(1);
     expect([sqs[0].Action].flat().sort()).toEqual(['sqs:DeleteMessage', 'sqs:ReceiveMessage']);
     expect(sqs[0].Resource).toEqual({ 'Fn::GetAtt': [stack.getLogicalId(reconciler.eventsQueue!.node.defaultChild as never), 'Arn'] });
+  });
+});
+
+describe('the events fast path (issue 13 part 1: ECS events update the status within seconds)', () => {
+  const ids = (reconciler: EcsReconciler) => {
+    const stack = Stack.of(reconciler);
+    return {
+      stack,
+      queue: stack.getLogicalId(reconciler.eventsQueue!.node.defaultChild as never),
+      fast: stack.getLogicalId(reconciler.eventsFastPathQueue!.node.defaultChild as never),
+      dlq: stack.getLogicalId(reconciler.eventsDeadLetterQueue!.node.defaultChild as never),
+      role: stack.getLogicalId(reconciler.role.node.defaultChild as never),
+    };
+  };
+
+  it('a second encrypted queue, TLS only, short retention, visibility = the function timeout, the same dead-letter queue', () => {
+    const { template, reconciler } = synth();
+    const { fast, dlq } = ids(reconciler);
+    const props = template.findResources('AWS::SQS::Queue')[fast].Properties as Json;
+    expect(props).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 300, VisibilityTimeout: 50, RedrivePolicy: { maxReceiveCount: 3, deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] } } });
+    const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy')).map((p) => JSON.stringify(p.Properties)).filter((p) => p.includes(`"${fast}"`));
+    expect(policies.some((p) => p.includes('"aws:SecureTransport":"false"') && p.includes('"Effect":"Deny"'))).toBe(true);
+    expect(policies.some((p) => p.includes('events.amazonaws.com') && p.includes('aws:SourceArn'))).toBe(true);
+  });
+
+  it("the ECS event rules deliver into both queues; the heartbeat only into the scheduled pass's", () => {
+    const { template, reconciler } = synth();
+    const { stack, queue, fast } = ids(reconciler);
+    const arn = (id: string) => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
+    const targets = Object.fromEntries(
+      reconciler.eventRules.map((rule) => {
+        const id = stack.getLogicalId(rule.node.defaultChild as never);
+        const props = template.findResources('AWS::Events::Rule')[id].Properties as { Targets: { Arn: unknown; RetryPolicy?: Json }[] };
+        return [rule.node.id, props.Targets.map((t) => [JSON.stringify(t.Arn), t.RetryPolicy])];
+      }),
+    );
+    for (const id of Object.keys(EVENT_RULES)) {
+      expect(targets[id]).toEqual([
+        [arn(queue), { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 2 }],
+        [arn(fast), { MaximumEventAgeInSeconds: 300, MaximumRetryAttempts: 2 }],
+      ]);
+    }
+    expect(targets.EventsHeartbeat.map(([a]) => a)).toEqual([arn(queue)]);
+  });
+
+  it('an event source mapping runs the function on batches of up to 100 gathered for at most 1 s, two at a time', () => {
+    const { template, reconciler } = synth();
+    const { fast } = ids(reconciler);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [fast, 'Arn'] },
+      FunctionName: { Ref: Match.stringLikeRegexp('^ReconcilerFunction') },
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 1,
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+  });
+
+  it('least privilege: what the SQS poller needs, on the fast path queue only', () => {
+    const { template, reconciler } = synth();
+    const { queue, fast, role } = ids(reconciler);
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify((p.Properties as Json).Roles).includes(role))
+      .flatMap((p) => (p.Properties as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }).PolicyDocument.Statement)
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')));
+    const byQueue = Object.fromEntries(statements.map((s) => [JSON.stringify(s.Resource), [s.Action].flat().sort()]));
+    expect(byQueue).toEqual({
+      [JSON.stringify({ 'Fn::GetAtt': [queue, 'Arn'] })]: ['sqs:DeleteMessage', 'sqs:ReceiveMessage'],
+      [JSON.stringify({ 'Fn::GetAtt': [fast, 'Arn'] })]: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'],
+    });
+  });
+
+  it('eventsFastPath: false: one queue target per rule, no second queue or mapping; it needs events mode', () => {
+    const { template, reconciler } = synth({ eventsFastPath: false });
+    expect(reconciler.eventsFastPathQueue).toBeUndefined();
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    expect(JSON.stringify(template.findResources('AWS::Lambda::EventSourceMapping'))).not.toContain('Arn"]},"FunctionName');
+    expect(() => synth({ events: false, eventsFastPath: true })).toThrow(/eventsFastPath` needs events mode/);
+    expect(synth({ events: false }).reconciler.eventsFastPathQueue).toBeUndefined();
   });
 });
 
