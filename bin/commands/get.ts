@@ -9,7 +9,7 @@ import wrapAnsi from 'wrap-ansi';
 import { specToItem } from '../../lambda/core/spec';
 import { serviceId } from '../../lambda/core/types';
 import { CliError } from './support/errors';
-import { GET_FORMATS, renderStatusTable, statusReasonLines, terminalWidth, toJson, toYaml } from './support/format';
+import { fitRows, GET_FORMATS, renderStatusTable, statusReasonLines, terminalWidth, toJson, toYaml } from './support/format';
 import { formatDuration, parseDuration, parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { SpecTable, type TableEntry } from './support/spec-table';
 import { heartbeatLine, type LocalRunHeartbeat } from '../../local/heartbeat';
@@ -102,7 +102,7 @@ async function watchEntries(table: SpecTable, selector: Selector | undefined, op
       }
       const every = opts.interval < 1 ? `${Math.round(opts.interval * 1000)}ms` : formatDuration(opts.interval);
       const header = `Every ${every}: ecsr get${selector ? ` ${selector.service ? `${selector.cluster}/${selector.service}` : selector.cluster}` : ''}  ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}  (Ctrl+C to stop)`;
-      if (draw) draw(`${header}\n\n${body}`);
+      if (draw) draw(fitRows(`${header}\n\n${body}`, process.stdout.rows));
       else process.stdout.write(`${n > 1 ? '\n' : ''}${header}\n\n${body}`);
       if (opts.count !== undefined && n >= opts.count) break;
       await new Promise<void>((resolve) => {

@@ -4,7 +4,7 @@
  * deployments, events and tasks with their stop reasons; --watch ends by itself after --count
  * refreshes, and at Ctrl+C (SIGINT) with exit code 0.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStatus } from '../../lambda/core/types';
 import type { LocalStack } from '../../local/stack';
@@ -81,6 +81,21 @@ describe('ecsr describe and get --watch', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout.match(/^Every 100ms: ecsr get /gm)).toHaveLength(3);
     expect(r.stdout.match(new RegExp(`│ ${c.cluster}/web +│ Converged`, 'g'))).toHaveLength(3);
+  });
+
+  it.skipIf(spawnSync('script', ['-V']).status !== 0)('get --watch on a terminal shorter than the frame keeps its header on screen', async () => {
+    // Prepare: a pseudo-terminal (script) of 10 rows; the frame (header, table, pay's reason) is taller.
+    const env = Object.entries(c.env).map(([k, v]) => `${k}='${v}'`).join(' ');
+    const child = spawn('script', ['-qfec', `stty rows 10 cols 80; env ${env} ${process.execPath} bin/ecsr.js get --watch --interval 100ms --count 2`, '/dev/null'], { cwd: REPO, env: c.env });
+
+    // Act
+    const r = await collect(child, { timeoutMs: 60_000 });
+
+    // Assess: each frame is its first 8 lines and a line saying how many more there are.
+    expect(r.code).toBe(0);
+    const text = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(text).toMatch(/Every 100ms: ecsr get /);
+    expect(text).toMatch(/… \d+ more lines?: a taller terminal shows them \(ecsr get prints everything\)/);
   });
 
   it('get --watch ends at Ctrl+C (SIGINT) with exit code 0', async () => {

@@ -14,7 +14,7 @@ import type { Condition, ServiceStatus } from '../../lambda/core/types';
 import { specChanges } from '../../bin/commands/diff';
 import { exportYaml } from '../../bin/commands/export';
 import { CliError, describeError } from '../../bin/commands/support/errors';
-import { colorPhase, formatAction, shorten } from '../../bin/commands/support/format';
+import { colorPhase, fitRows, formatAction, shorten } from '../../bin/commands/support/format';
 import { formatDuration, parseDuration, parseInteger, parsePort, parsePositive, parseServiceRef } from '../../bin/commands/support/options';
 import { readSpecFiles } from '../../bin/commands/support/spec-file';
 import { usageSentence } from '../../bin/commands/support/usage-errors';
@@ -305,5 +305,25 @@ describe('ecsr support', () => {
       '<y>Progressing',
       '<y>Pending',
     ]);
+  });
+});
+
+describe('fitRows (get --watch on a terminal)', () => {
+  const frame = `${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
+
+  it('keeps the first lines of a frame taller than the terminal and says how many were left out', () => {
+    const out = fitRows(frame, 24);
+    const lines = out.replace(/\n$/, '').split('\n');
+    // 23 rows at most: one stays free for the cursor, so the header never scrolls away.
+    expect(lines).toHaveLength(23);
+    expect(lines[0]).toBe('line 1');
+    expect(lines[21]).toBe('line 22');
+    expect(lines[22]).toBe('… 8 more lines: a taller terminal shows them (ecsr get prints everything)');
+  });
+
+  it('leaves a frame that fits, or an unknown terminal height, as it is', () => {
+    expect(fitRows(frame, 31)).toBe(frame);
+    expect(fitRows(frame, undefined)).toBe(frame);
+    expect(fitRows(frame, 0)).toBe(frame);
   });
 });

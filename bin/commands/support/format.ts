@@ -107,6 +107,21 @@ export function statusReasonLines(entries: readonly TableEntry[], width: number 
   return out;
 }
 
+/**
+ * `text` cut to a terminal of `rows` rows, so that a frame redrawn in place (`get --watch`) keeps
+ * its first lines (the header, the table) on screen: a frame taller than the terminal scrolls its
+ * header away and cannot be erased on the next redraw. The last row says how many lines were left
+ * out. Unchanged when it fits or `rows` is unknown (0, undefined).
+ */
+export function fitRows(text: string, rows: number | undefined): string {
+  const lines = text.replace(/\n$/, '').split('\n');
+  // One row stays free for the cursor, so that the frame never scrolls the terminal.
+  if (!rows || rows < 3 || lines.length <= rows - 1) return text;
+  const keep = rows - 2;
+  const left = lines.length - keep;
+  return `${lines.slice(0, keep).join('\n')}\n… ${left} more line${left === 1 ? '' : 's'}: a taller terminal shows them (ecsr get prints everything)\n`;
+}
+
 /** `UpdateService (drift) shop/worker: desiredCount 6 -> 2`, and the outcome when not applied. */
 export function formatAction(a: PassAction): string {
   const kind = a.kind ? ` (${a.kind})` : '';
