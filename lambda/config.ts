@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DEFAULT_METRICS_NAMESPACE } from './core/metric-names';
 import { ALLOW_LIST, ALLOW_LIST_ENV, type AllowListName, type AllowLists } from './core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS, type PlanOptions } from './core/options';
+import { parseTarget, type TargetParseResult } from './core/targets';
 
 /** Environment variable names. */
 export const ENV = {
@@ -42,6 +43,8 @@ export const ENV = {
   eventsIgnorePrincipals: 'EVENTS_IGNORE_PRINCIPALS',
   resyncMinutes: 'RESYNC_MINUTES',
   scheduleMinutes: 'SCHEDULE_MINUTES',
+  targets: 'TARGETS',
+  fanOutQueueUrl: 'FANOUT_QUEUE_URL',
   region: 'AWS_REGION',
 } as const;
 
@@ -149,6 +152,38 @@ const envSchema = z.object({
   [ENV.eventsIgnorePrincipals]: csv,
   [ENV.resyncMinutes]: int(10, 1, 1440),
   [ENV.scheduleMinutes]: int(1, 1, 60),
+  [ENV.targets]: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return [] as TargetParseResult[];
+      let json: unknown;
+      try {
+        json = JSON.parse(s);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of target declarations' });
+        return z.NEVER;
+      }
+      if (!Array.isArray(json)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of target declarations' });
+        return z.NEVER;
+      }
+      const results = json.map((t) => parseTarget(t, 'prop'));
+      const bad = results.flatMap((r) => (r.ok ? [] : r.errors));
+      const names = results.flatMap((r) => (r.ok ? [r.target.name] : []));
+      const dup = names.find((n, i) => names.indexOf(n) !== i);
+      if (dup) bad.push(`target ${dup} is declared twice`);
+      if (bad.length > 0) {
+        ctx.addIssue({ code: 'custom', message: bad.join('; ') });
+        return z.NEVER;
+      }
+      return results;
+    }),
+  [ENV.fanOutQueueUrl]: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
+    .refine((s) => s === undefined || /^https?:\/\/\S+$/.test(s), 'must be an SQS queue URL (https://sqs.REGION.amazonaws.com/ACCOUNT/NAME), or be unset for one target'),
   [ENV.region]: z.string().optional(),
 });
 
@@ -181,6 +216,16 @@ export interface ReconcilerConfig {
    * path (whose events arrive whether or not the scheduled pass reads the queue).
    */
   readonly eventsIgnorePrincipals?: readonly string[];
+  /**
+   * Fan-out mode (issue 13 part 2): the SQS queue with one message per target per tick, the
+   * targets the construct declared (`TARGETS`), and the schedule's interval (seconds; older
+   * scheduled messages are dropped). Undefined: one target, the reconciler's own account.
+   */
+  readonly fanOut?: {
+    readonly queueUrl: string;
+    readonly propTargets: readonly TargetParseResult[];
+    readonly scheduleSeconds: number;
+  };
 }
 
 /** Thrown by {@link loadConfig}; the message names every bad variable. */
@@ -210,6 +255,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const queueUrl = e[ENV.eventsQueueUrl];
+  const fanOutQueueUrl = e[ENV.fanOutQueueUrl];
   return {
     specsTable: e[ENV.specsTable],
     ...(e[ENV.taskDefinitionCacheTable] !== undefined ? { taskDefinitionCacheTable: e[ENV.taskDefinitionCacheTable] } : {}),
@@ -226,6 +272,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             ignorePrincipals: e[ENV.eventsIgnorePrincipals],
           },
         }
+      : {}),
+    ...(fanOutQueueUrl !== undefined
+      ? { fanOut: { queueUrl: fanOutQueueUrl, propTargets: e[ENV.targets], scheduleSeconds: e[ENV.scheduleMinutes] * 60 } }
       : {}),
     plan: {
       ownerId: e[ENV.ownerId],

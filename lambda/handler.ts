@@ -20,6 +20,11 @@ import { isDynamoDbStreamEvent, keysOfStreamRecords, type IgnoredRecords } from 
 import { bodiesOfSqsRecords, isSqsEvent } from './adapters/sqs-records';
 import { keysOfEvents } from './core/events';
 import { FAST_PATH_LEASE_WAIT_MS } from './core/fast-path';
+import { dispatchKeys, dispatchTargets, type DispatchSummary } from './core/fan-out';
+import { isFanOutBody, parseFanOutMessage } from './core/targets';
+import { DynamoTargetDirectory, SqsFanOutQueue, TargetRunner, type TargetPassResult } from './adapters/fan-out';
+import { createSqsClient } from './adapters/sqs-event-feed';
+import { systemClock } from './core/ports';
 
 /** Milliseconds of invocation time kept in reserve: no new action starts with less left. */
 export const RESERVE_MS = 10_000;
@@ -36,13 +41,70 @@ const metrics = new Metrics({ namespace: config.metricsNamespace });
  * DynamoDB clients are captured instead (one subsegment per AWS call).
  */
 export const tracer = new Tracer({ serviceName: LOG_SERVICE_NAME, captureHTTPsRequests: false });
+const log = new PowertoolsLog(logger);
+const metricsSink = new PowertoolsMetricsSink(config.metricsNamespace, metrics);
 const runtime = createRuntime(config, {
-  log: new PowertoolsLog(logger),
-  metrics: new PowertoolsMetricsSink(config.metricsNamespace, metrics),
+  log,
+  metrics: metricsSink,
   monotonicMs: () => performance.now(),
 });
 tracer.captureAWSv3Client(runtime.ecs);
 tracer.captureAWSv3Client(runtime.doc);
+/**
+ * Fan-out mode (`FANOUT_QUEUE_URL`, issue 13 part 2): the schedule dispatches one message per
+ * target, and each message's invocation reconciles its target (`lambda/adapters/fan-out.ts`).
+ */
+const fanOut = config.fanOut
+  ? {
+      settings: config.fanOut,
+      directory: new DynamoTargetDirectory(runtime.doc, config.specsTable),
+      queue: new SqsFanOutQueue(createSqsClient(), config.fanOut.queueUrl),
+      runner: new TargetRunner(config, { doc: runtime.doc, metrics: metricsSink, log, monotonicMs: () => performance.now() }),
+    }
+  : undefined;
+
+/** What the handler returns for the fan-out queue's messages (one per target; batch size 1). */
+export interface TargetPassResults {
+  readonly outcome: 'target-passes';
+  readonly results: readonly TargetPassResult[];
+}
+
+/** True for an SQS batch whose messages are fan-out messages. */
+function isFanOutBatch(event: unknown): event is { Records: { body: string; messageId: string }[] } {
+  const records = (event as { Records?: unknown } | null)?.Records;
+  return (
+    Array.isArray(records) &&
+    records.length > 0 &&
+    records.every((r) => r && typeof r === 'object' && (r as { eventSource?: unknown }).eventSource === 'aws:sqs' && typeof (r as { body?: unknown }).body === 'string' && isFanOutBody((r as { body: string }).body))
+  );
+}
+
+/**
+ * Fan-out mode: one target's pass per message. A message that is not a valid fan-out message is
+ * logged and consumed (retrying cannot fix it).
+ */
+async function runTargetMessages(records: readonly { body: string; messageId: string }[], context: Context): Promise<TargetPassResults> {
+  const results: TargetPassResult[] = [];
+  for (const record of records) {
+    const parsed = parseFanOutMessage(record.body);
+    if (!parsed.ok) {
+      logger.error('fan-out: message is not a valid fan-out message; dropped', { messageId: record.messageId, error: parsed.error });
+      results.push({ outcome: 'invalid-message', error: parsed.error });
+      continue;
+    }
+    const remainingMs = context.getRemainingTimeInMillis();
+    const result = await fanOut!.runner.run(parsed.message, {
+      holder: `${context.awsRequestId}:${parsed.message.target.name}`,
+      leaseTtlSeconds: Math.ceil(remainingMs / 1000) + LEASE_MARGIN_SECONDS,
+      shouldContinue: () => context.getRemainingTimeInMillis() >= RESERVE_MS,
+      remainingMs: () => context.getRemainingTimeInMillis(),
+      leaseWaitMs: Math.min(FAST_PATH_LEASE_WAIT_MS, Math.floor(remainingMs / 3)),
+    });
+    tracer.putAnnotation('target', parsed.message.target.name);
+    results.push(result);
+  }
+  return { outcome: 'target-passes', results };
+}
 
 /**
  * What the handler returns for a batch that names no service: a stream batch of status writes,
@@ -72,7 +134,10 @@ export interface NothingToReconcile {
  *   {@link NothingToReconcile} for a stream batch that names no service.
  * @throws only programming errors; failed AWS calls are reported in the summary.
  */
-export const handler = async (event: unknown, context: Context): Promise<PassSummary | NothingToReconcile> => {
+export const handler = async (
+  event: unknown,
+  context: Context,
+): Promise<PassSummary | NothingToReconcile | DispatchSummary | TargetPassResults | { outcome: 'keys-dispatched'; targets: readonly string[] }> => {
   logger.addContext(context);
   const remainingMs = context.getRemainingTimeInMillis();
   const stream = isDynamoDbStreamEvent(event) ? keysOfStreamRecords(event.Records) : undefined;
@@ -80,6 +145,8 @@ export const handler = async (event: unknown, context: Context): Promise<PassSum
     logger.debug('stream batch names no service', { ignored: stream.ignored });
     return { outcome: 'nothing-to-reconcile', ignored: stream.ignored };
   }
+  // Fan-out mode: a message of the fan-out queue runs its target's pass.
+  if (fanOut && isFanOutBatch(event)) return runTargetMessages(event.Records, context);
   // The events fast path: ECS's events (and CloudTrail writes by others) from the second queue.
   const ecsEvents = isSqsEvent(event) ? keysOfEvents(bodiesOfSqsRecords(event.Records), { ignorePrincipals: config.eventsIgnorePrincipals ?? [] }) : undefined;
   if (ecsEvents && ecsEvents.keys.length === 0) {
@@ -87,6 +154,21 @@ export const handler = async (event: unknown, context: Context): Promise<PassSum
     return { outcome: 'nothing-to-reconcile', ignored: { events: ecsEvents.ignored, families: ecsEvents.families } };
   }
   const fast = stream ?? ecsEvents;
+  if (fanOut) {
+    // Fan-out mode: the keys of a stream or events batch go to their targets' invocations; the
+    // schedule dispatches every target.
+    const ports = { directory: fanOut.directory, queue: fanOut.queue, metrics: metricsSink, log, clock: systemClock };
+    const options = { propTargets: fanOut.settings.propTargets, defaultClusters: config.plan.managedClusters };
+    if (fast) {
+      const sent = await dispatchKeys(ports, options, fast.keys);
+      logger.info('fast path: keys sent to their targets', { targets: sent.targets, dropped: sent.dropped.length, failed: sent.failed });
+      if (sent.failed.length > 0) throw new Error(`fast path: ${sent.failed.length} message(s) not sent: ${sent.failed[0].error}`);
+      return { outcome: 'keys-dispatched', targets: sent.targets };
+    }
+    const summary = await dispatchTargets(ports, options);
+    logger.info('fan-out: targets dispatched', { targets: summary.targets, failed: summary.failed, problems: summary.problems });
+    return summary;
+  }
   // Manual instrumentation (Powertools Tracer docs): one subsegment per pass under Lambda's segment.
   const segment = tracer.getSegment();
   const subsegment = segment?.addNewSubsegment(fast ? '## fast path pass' : '## reconcile pass');

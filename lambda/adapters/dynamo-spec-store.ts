@@ -21,6 +21,7 @@ import { AwsCallError, isConditionalCheckFailed } from './errors';
 import { dict } from '../core/dict';
 import { decodeItem } from './attribute-values';
 import { exactContentCondition, LEASE_MAX_AHEAD_SECONDS, readLeaseItem, type LeaseReading } from './lease-item';
+import { DEFAULT_TARGET, partitionKeyOf, splitPartitionKey, TARGET_SEPARATOR } from '../core/targets';
 
 /** Partition key attribute (ECS cluster name). */
 export const PARTITION_KEY = 'cluster';
@@ -119,6 +120,23 @@ function cursorOf(item: Record<string, unknown>): ObserveCursor | undefined {
 export interface DynamoSpecStoreOptions {
   /** Items per Scan page (DynamoDB `Limit`); default: DynamoDB's 1 MB pages. */
   readonly pageSize?: number;
+  /**
+   * The target whose specs this store reads and writes (issue 13 part 2, `lambda/core/targets.ts`):
+   * its items only (partition key `<target>/<cluster>`, or no `/` for the default target), its
+   * own lease and cursor. Undefined: the default target.
+   */
+  readonly target?: string;
+  /**
+   * The other declared targets: the default target skips their items, and reports an item of an
+   * undeclared target (`x/web` with no target `x`) as an invalid spec.
+   */
+  readonly otherTargets?: ReadonlySet<string>;
+}
+
+/** The lease, cursor and prune-confirmation keys of one target (see `lambda/core/targets.ts`). */
+export function reservedKeysOf(target: string): { lease: ServiceKey; cursor: ServiceKey } {
+  if (target === DEFAULT_TARGET) return { lease: LEASE_KEY, cursor: CURSOR_KEY };
+  return { lease: { cluster: LEASE_KEY.cluster, service: target }, cursor: { cluster: CURSOR_KEY.cluster, service: target } };
 }
 
 
@@ -226,7 +244,29 @@ export class DynamoSpecStore implements SpecStore {
     private readonly doc: DynamoDBDocumentClient,
     readonly tableName: string,
     private readonly options: DynamoSpecStoreOptions = {},
-  ) {}
+  ) {
+    this.target = options.target ?? DEFAULT_TARGET;
+    const keys = reservedKeysOf(this.target);
+    this.leaseKey = keys.lease;
+    this.cursorKey = keys.cursor;
+  }
+
+  /** The target this store serves (`default` unless given). */
+  readonly target: string;
+  private readonly leaseKey: ServiceKey;
+  private readonly cursorKey: ServiceKey;
+
+  /**
+   * Which target an item belongs to and its ECS cluster name; `foreign` for another declared
+   * target's item, `undeclared` for an item naming a target nobody declared.
+   */
+  private ownership(pk: unknown): { kind: 'mine'; cluster: string } | { kind: 'foreign' } | { kind: 'undeclared'; target: string } {
+    if (typeof pk !== 'string') return { kind: 'mine', cluster: pk as string };
+    const { target, cluster } = splitPartitionKey(pk);
+    if (target === this.target) return { kind: 'mine', cluster };
+    if (this.target !== DEFAULT_TARGET || this.options.otherTargets?.has(target)) return { kind: 'foreign' };
+    return { kind: 'undeclared', target };
+  }
 
   /** The same client for raw commands (`@aws-sdk/client-dynamodb`: no marshalling). */
   private get raw(): DynamoDBClient {
@@ -248,6 +288,15 @@ export class DynamoSpecStore implements SpecStore {
           new ScanCommand({
             TableName: this.tableName,
             ConsistentRead: true,
+            // Another target's Scan transfers only its own and the reserved items (the read units
+            // are still those of the whole table: docs/multi-account.md, cost).
+            ...(this.target !== DEFAULT_TARGET
+              ? {
+                  FilterExpression: 'begins_with(#pk, :mine) OR begins_with(#pk, :reserved)',
+                  ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+                  ExpressionAttributeValues: { ':mine': { S: `${this.target}${TARGET_SEPARATOR}` }, ':reserved': { S: '#' } },
+                }
+              : {}),
             ...(this.options.pageSize ? { Limit: this.options.pageSize } : {}),
             ...(startKey ? { ExclusiveStartKey: startKey } : {}),
           }),
@@ -255,15 +304,35 @@ export class DynamoSpecStore implements SpecStore {
         startKey = page.LastEvaluatedKey && Object.keys(page.LastEvaluatedKey).length > 0 ? page.LastEvaluatedKey : undefined;
         for (const item of (page.Items ?? []).map(decodeItem)) {
           if (isReservedItem(item)) {
-            if (item[PARTITION_KEY] === CURSOR_KEY.cluster && item[SORT_KEY] === CURSOR_KEY.service) cursor = cursorOf(item);
-            if (item[PARTITION_KEY] === PRUNE_CONFIRMATION_PARTITION) {
-              const confirmation = pruneConfirmationOf(item);
+            if (item[PARTITION_KEY] === this.cursorKey.cluster && item[SORT_KEY] === this.cursorKey.service) cursor = cursorOf(item);
+            if (item[PARTITION_KEY] === PRUNE_CONFIRMATION_PARTITION && typeof item[SORT_KEY] === 'string') {
+              const owner = this.ownership(item[SORT_KEY]);
+              const confirmation = owner.kind === 'mine' ? pruneConfirmationOf({ ...item, [SORT_KEY]: owner.cluster }) : undefined;
               if (confirmation) pruneConfirmations.push(confirmation);
             }
             continue;
           }
+          const owner = this.ownership(item[PARTITION_KEY]);
+          if (owner.kind === 'foreign') continue;
+          if (owner.kind === 'undeclared') {
+            const service = typeof item[SORT_KEY] === 'string' ? (item[SORT_KEY] as string) : '?';
+            specs.push({
+              ok: false,
+              // The item's own key: its Invalid status is written back where people look.
+              key: typeof item[SORT_KEY] === 'string' ? { cluster: String(item[PARTITION_KEY]), service } : null,
+              errors: [
+                {
+                  path: PARTITION_KEY,
+                  value: String(item[PARTITION_KEY]).slice(0, 80),
+                  message: `names target "${owner.target}" (service ${service}), which no targets prop or #target item declares; declare it or use the plain cluster name for this account`,
+                },
+              ],
+            });
+            continue;
+          }
           // The status attribute belongs to the reconciler, not to the spec a person writes.
-          const { [STATUS_ATTRIBUTE]: status, ...specItem } = item;
+          const { [STATUS_ATTRIBUTE]: status, ...rest } = item;
+          const specItem = owner.kind === 'mine' && this.target !== DEFAULT_TARGET ? { ...rest, [PARTITION_KEY]: owner.cluster } : rest;
           const result = parseSpecItem(specItem);
           specs.push(result);
           const key = result.key;
@@ -292,7 +361,7 @@ export class DynamoSpecStore implements SpecStore {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { [PARTITION_KEY]: key.cluster, [SORT_KEY]: key.service },
+          Key: { [PARTITION_KEY]: partitionKeyOf(this.target, key.cluster), [SORT_KEY]: key.service },
           UpdateExpression: 'SET #status = :s',
           ConditionExpression: 'attribute_exists(#pk)',
           ExpressionAttributeNames: { '#status': STATUS_ATTRIBUTE, '#pk': PARTITION_KEY },
@@ -318,8 +387,8 @@ export class DynamoSpecStore implements SpecStore {
   async acquireLease(holder: string, ttlSeconds: number, now: Date): Promise<LeaseResult> {
     const expiresAt = now.getTime() + ttlSeconds * 1000;
     const item: Record<string, AttributeValue> = {
-      [PARTITION_KEY]: { S: LEASE_KEY.cluster },
-      [SORT_KEY]: { S: LEASE_KEY.service },
+      [PARTITION_KEY]: { S: this.leaseKey.cluster },
+      [SORT_KEY]: { S: this.leaseKey.service },
       holder: { S: holder },
       expiresAt: { N: String(expiresAt) },
       expiresAtIso: { S: new Date(expiresAt).toISOString() },
@@ -366,7 +435,7 @@ export class DynamoSpecStore implements SpecStore {
       await this.doc.send(
         new DeleteCommand({
           TableName: this.tableName,
-          Key: { [PARTITION_KEY]: LEASE_KEY.cluster, [SORT_KEY]: LEASE_KEY.service },
+          Key: { [PARTITION_KEY]: this.leaseKey.cluster, [SORT_KEY]: this.leaseKey.service },
           ConditionExpression: '#holder = :holder',
           ExpressionAttributeNames: { '#holder': 'holder' },
           ExpressionAttributeValues: { ':holder': holder },
@@ -388,8 +457,8 @@ export class DynamoSpecStore implements SpecStore {
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            [PARTITION_KEY]: CURSOR_KEY.cluster,
-            [SORT_KEY]: CURSOR_KEY.service,
+            [PARTITION_KEY]: this.cursorKey.cluster,
+            [SORT_KEY]: this.cursorKey.service,
             cursorCluster: cursor.cluster,
             ...(cursor.after !== undefined ? { cursorAfter: cursor.after } : {}),
           },
@@ -412,7 +481,7 @@ export class DynamoSpecStore implements SpecStore {
           TableName: this.tableName,
           Item: {
             [PARTITION_KEY]: PRUNE_CONFIRMATION_PARTITION,
-            [SORT_KEY]: confirmation.cluster,
+            [SORT_KEY]: partitionKeyOf(this.target, confirmation.cluster),
             expiresAt: confirmation.expiresAt.getTime(),
             expiresAtIso: confirmation.expiresAt.toISOString(),
             ...(confirmation.confirmedBy !== undefined ? { confirmedBy: confirmation.confirmedBy } : {}),
@@ -430,7 +499,7 @@ export class DynamoSpecStore implements SpecStore {
       const out = await this.raw.send(
         new GetItemCommand({
           TableName: this.tableName,
-          Key: { [PARTITION_KEY]: { S: LEASE_KEY.cluster }, [SORT_KEY]: { S: LEASE_KEY.service } },
+          Key: { [PARTITION_KEY]: { S: this.leaseKey.cluster }, [SORT_KEY]: { S: this.leaseKey.service } },
           ConsistentRead: true,
         }),
       );

@@ -17,6 +17,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MetricsSink } from '../core/ports';
 import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from '../core/metric-names';
 import type { ServiceKey } from '../core/types';
+import { storedKey } from '../core/targets';
 
 /** One recorded datapoint. */
 export interface MetricDatum {
@@ -34,6 +35,7 @@ export interface MetricDatum {
 export class PowertoolsMetricsSink implements MetricsSink {
   private readonly lags: { key: ServiceKey; value: number }[] = [];
   private readonly pass: { name: string; value: number; unit: 'Count' | 'Milliseconds' }[] = [];
+  private readonly dimensioned: { dimensions: Record<string, string>; name: string; value: number; unit: 'Count' | 'Milliseconds' }[] = [];
 
   /**
    * @param namespace CloudWatch namespace (`METRICS_NAMESPACE`, default `EcsReconciler`).
@@ -55,9 +57,27 @@ export class PowertoolsMetricsSink implements MetricsSink {
     this.pass.push({ name, value, unit });
   }
 
-  /** Writes one EMF blob per service lag and one for the per-pass metrics; empties the buffers. */
+  /** A metric with its own dimensions (e.g. `{ Target: 'staging' }`): one EMF blob per dimension set. */
+  dimensionedMetric(dimensions: Record<string, string>, name: string, value: number, unit: 'Count' | 'Milliseconds'): void {
+    this.dimensioned.push({ dimensions, name, value, unit });
+  }
+
+  /**
+   * Writes one EMF blob per service lag, one per dimension set of {@link dimensionedMetric} and
+   * one for the per-pass metrics; empties the buffers.
+   */
   flush(): void {
     this.metrics.clearDefaultDimensions();
+    const sets = new Map<string, typeof this.dimensioned>();
+    for (const d of this.dimensioned.splice(0)) {
+      const id = JSON.stringify(Object.entries(d.dimensions).sort());
+      sets.set(id, [...(sets.get(id) ?? []), d]);
+    }
+    for (const group of sets.values()) {
+      this.metrics.addDimensions(group[0].dimensions);
+      for (const m of group) this.metrics.addMetric(m.name, m.unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count, m.value);
+      this.metrics.publishStoredMetrics();
+    }
     for (const { key, value } of this.lags.splice(0)) {
       this.metrics.addDimensions({ [DIMENSION.cluster]: key.cluster, [DIMENSION.service]: key.service });
       this.metrics.addMetric(METRIC.taskLag, MetricUnit.Count, value);
@@ -91,6 +111,10 @@ export class InMemoryMetricsSink implements MetricsSink {
     this.pending.push({ name, value, unit, dimensions: {} });
   }
 
+  dimensionedMetric(dimensions: Record<string, string>, name: string, value: number, unit: 'Count' | 'Milliseconds'): void {
+    this.pending.push({ name, value, unit, dimensions: { ...dimensions } });
+  }
+
   flush(): void {
     this.data.push(...this.pending);
     this.pending = [];
@@ -105,5 +129,36 @@ export class InMemoryMetricsSink implements MetricsSink {
       return d.value;
     }
     return undefined;
+  }
+}
+
+/** A sink that can emit a metric with its own dimensions (both sinks above). */
+export type DimensionedMetricsSink = MetricsSink & {
+  dimensionedMetric(dimensions: Record<string, string>, name: string, value: number, unit: 'Count' | 'Milliseconds'): void;
+};
+
+/**
+ * The metrics of one target's pass in fan-out mode (issue 13 part 2): every per-pass metric is
+ * emitted twice, without dimensions (the sum over targets, as a single-target reconciler emits it)
+ * and with `Target` = the target's name; `TaskLag`'s `Cluster` is the item's partition key
+ * (`staging/web` for target staging), so two targets' services of the same names stay apart.
+ */
+export class TargetMetricsSink implements MetricsSink {
+  constructor(
+    private readonly inner: DimensionedMetricsSink,
+    readonly target: string,
+  ) {}
+
+  serviceLag(key: ServiceKey, lagTasks: number): void {
+    this.inner.serviceLag(storedKey(this.target, key), lagTasks);
+  }
+
+  passMetric(name: string, value: number, unit: 'Count' | 'Milliseconds'): void {
+    this.inner.passMetric(name, value, unit);
+    this.inner.dimensionedMetric({ [DIMENSION.target]: this.target }, name, value, unit);
+  }
+
+  flush(): Promise<void> | void {
+    return this.inner.flush();
   }
 }

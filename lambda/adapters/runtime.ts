@@ -54,6 +54,11 @@ export interface RuntimeOverrides {
   readonly observerConcurrency?: number;
   /** Extra configuration of the SQS client of the event queue (endpoint, region, credentials). */
   readonly sqsClientConfig?: SQSClientConfig;
+  /**
+   * The target this runtime reconciles (fan-out mode, `lambda/adapters/fan-out.ts`): its spec
+   * items, lease and cursor only. Undefined: the default target with no other target declared.
+   */
+  readonly target?: { readonly name: string; readonly otherTargets: ReadonlySet<string> };
 }
 
 /** Options of one {@link Runtime.run}. */
@@ -133,7 +138,10 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
   const clock = overrides.clock ?? systemClock;
   const reader = new EcsObserver(ecs, { concurrency: overrides.observerConcurrency, clock, ...(durable ? { durable } : {}) });
   const ports: PassPorts = {
-    specs: new DynamoSpecStore(doc, config.specsTable, { pageSize: overrides.specPageSize }),
+    specs: new DynamoSpecStore(doc, config.specsTable, {
+      pageSize: overrides.specPageSize,
+      ...(overrides.target ? { target: overrides.target.name, otherTargets: overrides.target.otherTargets } : {}),
+    }),
     reader,
     writer: new EcsActuator(ecs, reader),
     metrics: overrides.metrics ?? new PowertoolsMetricsSink(config.metricsNamespace),

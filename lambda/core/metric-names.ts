@@ -4,7 +4,15 @@
  */
 export const DEFAULT_METRICS_NAMESPACE = 'EcsReconciler';
 
-export const DIMENSION = { cluster: 'Cluster', service: 'Service' } as const;
+export const DIMENSION = {
+  cluster: 'Cluster',
+  service: 'Service',
+  /**
+   * The target of a per-pass metric in fan-out mode (issue 13 part 2), beside the same metric
+   * without dimensions (the sum over targets, which the single-target alarms watch).
+   */
+  target: 'Target',
+} as const;
 
 export const METRIC = {
   /**
@@ -26,4 +34,10 @@ export const METRIC = {
   driftCorrections: 'DriftCorrections',
   /** Per pass: services whose lag lasted longer than their grace, Count. */
   servicesLaggingBeyondGrace: 'ServicesLaggingBeyondGrace',
+  /**
+   * Fan-out mode, per target (dimension Target), emitted by the dispatcher every tick: seconds
+   * since the target's last completed scheduled pass (`NEVER_PASSED_AGE_SECONDS` before its
+   * first). Keeps reporting while the target's own passes have stopped, so its alarm can fire.
+   */
+  targetPassAge: 'TargetPassAge',
 } as const;

@@ -296,6 +296,8 @@ export interface MetricsSink {
   serviceLag(key: ServiceKey, lagTasks: number): void;
   /** Per-pass counters and gauges, e.g. PassSucceeded (count), PassDuration (milliseconds). */
   passMetric(name: string, value: number, unit: 'Count' | 'Milliseconds'): void;
+  /** A metric with its own dimensions, e.g. `{ Target: 'staging' }` (fan-out mode); optional. */
+  dimensionedMetric?(dimensions: Record<string, string>, name: string, value: number, unit: 'Count' | 'Milliseconds'): void;
   flush(): Promise<void> | void;
 }
 

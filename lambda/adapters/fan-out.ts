@@ -1,0 +1,350 @@
+/**
+ * The fan-out on AWS (issue 13 part 2): the `#target` / `#heartbeat` items in the spec table, the
+ * SQS queue with one message per target, the assumed role of a target account, and
+ * {@link TargetRunner}, which reconciles one target per message with its own runtime.
+ *
+ * Why SQS (docs/multi-account.md): the schedule invokes the function, which sends one message per
+ * target (SendMessageBatch); the queue's event source mapping invokes the function once per
+ * message (batch size 1) with at most `maximumConcurrency` invocations at once. A target that
+ * runs long holds only its own invocation; one whose role cannot be assumed ends its own
+ * invocation with an error summary (the message is deleted: the next tick tries again); an
+ * invocation that dies (timeout, crash) leaves its message to come back after the visibility
+ * timeout, where it is dropped as stale if a newer tick has passed, and after 3 receives the
+ * message goes to the dead-letter queue.
+ */
+import { PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { ECSClientConfig } from '@aws-sdk/client-ecs';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient, type STSClientConfig } from '@aws-sdk/client-sts';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { ReconcilerConfig } from '../config';
+import type { FanOutQueue, TargetDirectory } from '../core/fan-out';
+import type { Clock, LogPort } from '../core/ports';
+import type { PassSummary } from '../core/pass';
+import {
+  DEFAULT_TARGET,
+  HEARTBEAT_PARTITION,
+  isStale,
+  parseTarget,
+  TARGET_PARTITION,
+  type FanOutMessage,
+  type Target,
+  type TargetParseResult,
+} from '../core/targets';
+import type { AllowLists } from '../core/allow-lists';
+import { decodeItem } from './attribute-values';
+import { SDK_RETRY } from './clients';
+import { AwsCallError, errorMessage } from './errors';
+import { PARTITION_KEY, SORT_KEY } from './dynamo-spec-store';
+import { TargetMetricsSink, type DimensionedMetricsSink } from './metrics';
+import { EcsRateLimiter, type LimiterTime } from './rate-limiter';
+import { createRuntime, type FastPathRunOptions, type Runtime, type RuntimeOverrides } from './runtime';
+
+/** SQS's limit of entries per SendMessageBatch. */
+const SQS_BATCH = 10;
+
+/** {@link TargetDirectory} on the spec table: Query on `#target` and `#heartbeat`. */
+export class DynamoTargetDirectory implements TargetDirectory {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    readonly tableName: string,
+  ) {}
+
+  private get raw(): DynamoDBClient {
+    return this.doc as unknown as DynamoDBClient;
+  }
+
+  private async partition(pk: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await this.raw.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+          ExpressionAttributeValues: { ':pk': { S: pk } },
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      items.push(...(page.Items ?? []).map(decodeItem));
+      startKey = page.LastEvaluatedKey && Object.keys(page.LastEvaluatedKey).length > 0 ? page.LastEvaluatedKey : undefined;
+    } while (startKey);
+    return items;
+  }
+
+  async read(): Promise<{ declarations: TargetParseResult[]; heartbeats: Record<string, string>; error?: string }> {
+    const declarations: TargetParseResult[] = [];
+    const heartbeats: Record<string, string> = {};
+    try {
+      for (const item of await this.partition(TARGET_PARTITION)) {
+        const { [PARTITION_KEY]: _pk, [SORT_KEY]: name, ...rest } = item;
+        void _pk;
+        declarations.push(parseTarget({ ...rest, name }, 'table'));
+      }
+      for (const item of await this.partition(HEARTBEAT_PARTITION)) {
+        if (typeof item[SORT_KEY] === 'string' && typeof item.at === 'string') heartbeats[item[SORT_KEY] as string] = item.at;
+      }
+      return { declarations, heartbeats };
+    } catch (err) {
+      return { declarations, heartbeats, error: new AwsCallError(`DynamoDB Query #target/#heartbeat in ${this.tableName}`, err).message };
+    }
+  }
+
+  async writeHeartbeat(target: string, at: Date): Promise<void> {
+    try {
+      await this.raw.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: { [PARTITION_KEY]: { S: HEARTBEAT_PARTITION }, [SORT_KEY]: { S: target }, at: { S: at.toISOString() } },
+        }),
+      );
+    } catch (err) {
+      throw new AwsCallError(`DynamoDB PutItem heartbeat of ${target} in ${this.tableName}`, err);
+    }
+  }
+}
+
+/** {@link FanOutQueue} on SQS: SendMessageBatch, 10 messages a call. */
+export class SqsFanOutQueue implements FanOutQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    readonly queueUrl: string,
+  ) {}
+
+  async send(messages: readonly FanOutMessage[]): Promise<{ failed: { target: string; error: string }[] }> {
+    const failed: { target: string; error: string }[] = [];
+    for (let i = 0; i < messages.length; i += SQS_BATCH) {
+      const batch = messages.slice(i, i + SQS_BATCH);
+      try {
+        const out = await this.sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })),
+          }),
+        );
+        for (const f of out.Failed ?? []) {
+          const m = batch[Number(f.Id)];
+          failed.push({ target: m?.target.name ?? '?', error: `${f.Code ?? 'Failed'}: ${f.Message ?? ''}` });
+        }
+      } catch (err) {
+        const error = new AwsCallError(`SQS SendMessageBatch ${this.queueUrl}`, err).message;
+        failed.push(...batch.map((m) => ({ target: m.target.name, error })));
+      }
+    }
+    return { failed };
+  }
+}
+
+/** Seconds before expiry at which assumed credentials are renewed. */
+const CREDENTIAL_REFRESH_SECONDS = 300;
+
+/**
+ * Credentials of `roleArn`, assumed with STS AssumeRole (session `ecs-reconciler-<target>`, 1
+ * hour) and renewed 5 minutes before they expire.
+ * @throws AwsCallError when the role cannot be assumed (AccessDenied: its trust policy does not
+ *   name the function's role, or the function may not call sts:AssumeRole on it).
+ */
+export function assumeRoleCredentials(roleArn: string, sessionName: string, stsClientConfig: STSClientConfig = {}): AwsCredentialIdentityProvider {
+  const sts = new STSClient({ ...SDK_RETRY, ...stsClientConfig });
+  let cached: AwsCredentialIdentity | undefined;
+  return async () => {
+    if (cached?.expiration && cached.expiration.getTime() - Date.now() > CREDENTIAL_REFRESH_SECONDS * 1000) return cached;
+    try {
+      const out = await sts.send(new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: sessionName, DurationSeconds: 3600 }));
+      const c = out.Credentials;
+      if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error('AssumeRole returned no credentials');
+      cached = {
+        accessKeyId: c.AccessKeyId,
+        secretAccessKey: c.SecretAccessKey,
+        ...(c.SessionToken ? { sessionToken: c.SessionToken } : {}),
+        ...(c.Expiration ? { expiration: c.Expiration } : {}),
+      };
+      return cached;
+    } catch (err) {
+      throw new AwsCallError(`STS AssumeRole ${roleArn}`, err);
+    }
+  };
+}
+
+/**
+ * Allow-lists that name resources of one account (subnets, security groups, target groups,
+ * secrets, roles, file systems) cannot describe another account's: for a target other than the
+ * default one they are lifted, and the target account's `ReconcilerTargetRole` (iam:PassRole on
+ * the roles it lists only) is the boundary. Image registries and public IPs still apply.
+ */
+const ACCOUNT_SCOPED_LISTS = ['subnets', 'securityGroups', 'targetGroupArns', 'secrets', 'taskRoleArns', 'executionRoleArns', 'efsFileSystems'] as const;
+
+/** The configuration a target's pass runs with: its clusters, defaults and Region. */
+export function configForTarget(base: ReconcilerConfig, target: Target): ReconcilerConfig {
+  if (target.name === DEFAULT_TARGET) {
+    return {
+      ...base,
+      plan: {
+        ...base.plan,
+        managedClusters: target.source === 'implicit' ? base.plan.managedClusters : [...target.clusters],
+        defaults: {
+          ...base.plan.defaults,
+          ...(target.defaults?.subnets ? { subnets: [...target.defaults.subnets] } : {}),
+          ...(target.defaults?.securityGroups ? { securityGroups: [...target.defaults.securityGroups] } : {}),
+          ...(target.defaults?.assignPublicIp !== undefined ? { assignPublicIp: target.defaults.assignPublicIp } : {}),
+          ...(target.defaults?.executionRoleArn ? { executionRoleArn: target.defaults.executionRoleArn } : {}),
+        },
+      },
+    };
+  }
+  const allow: AllowLists = { ...base.plan.allow };
+  for (const list of ACCOUNT_SCOPED_LISTS) delete (allow as Record<string, unknown>)[list];
+  const { events: _events, ...rest } = base;
+  void _events;
+  return {
+    ...rest,
+    // Events mode reads the reconciler account's own queue: other targets poll.
+    plan: {
+      ...base.plan,
+      managedClusters: [...target.clusters],
+      allow,
+      defaults: {
+        subnets: [...(target.defaults?.subnets ?? [])],
+        securityGroups: [...(target.defaults?.securityGroups ?? [])],
+        assignPublicIp: target.defaults?.assignPublicIp ?? false,
+        ...(target.defaults?.executionRoleArn ? { executionRoleArn: target.defaults.executionRoleArn } : {}),
+        ...(base.plan.defaults.logGroupPrefix !== undefined ? { logGroupPrefix: base.plan.defaults.logGroupPrefix } : {}),
+        region: target.region ?? base.plan.defaults.region,
+      },
+    },
+  };
+}
+
+/** What one fan-out message did. JSON-safe. */
+export type TargetPassResult =
+  | { readonly outcome: 'stale'; readonly target: string; readonly sentAt: string }
+  | { readonly outcome: 'target-unreachable'; readonly target: string; readonly error: string }
+  | { readonly outcome: 'invalid-message'; readonly error: string }
+  | { readonly outcome: 'pass'; readonly target: string; readonly fastPath: boolean; readonly summary: PassSummary };
+
+/** What the runner needs besides the configuration. */
+export interface TargetRunnerDeps {
+  readonly doc: DynamoDBDocumentClient;
+  readonly metrics: DimensionedMetricsSink;
+  readonly log: LogPort;
+  readonly clock?: Clock;
+  readonly monotonicMs?: () => number;
+  /** Time of the per-account limiters (virtual in the local run and the bench). */
+  readonly limiterTime?: LimiterTime;
+  /** Extra ECS client configuration per target (the local run points each target at its own simulator). */
+  readonly ecsClientConfigFor?: (target: Target) => ECSClientConfig;
+  /** STS client configuration (endpoint in tests). */
+  readonly stsClientConfig?: STSClientConfig;
+  /** Runtime overrides shared by every target (spec page size, observer concurrency...). */
+  readonly overrides?: Pick<RuntimeOverrides, 'specPageSize' | 'observerConcurrency'>;
+}
+
+/**
+ * Reconciles one target per fan-out message, keeping per target (across messages of a warm
+ * container) its runtime and credentials, and per account and Region its ECS rate limiter: ECS's
+ * buckets are per account and Region, so two targets there share one budget and targets elsewhere
+ * never wait for each other.
+ */
+export class TargetRunner {
+  private readonly runtimes = new Map<string, { declaration: string; runtime: Runtime; credentials?: AwsCredentialIdentityProvider }>();
+  private readonly limiters = new Map<string, EcsRateLimiter>();
+
+  constructor(
+    readonly config: ReconcilerConfig,
+    private readonly deps: TargetRunnerDeps,
+  ) {}
+
+  /** The limiter of `target`'s account and Region (shared by targets in the same one). */
+  limiterOf(target: Target): EcsRateLimiter {
+    const key = `${target.account ?? 'self'}:${target.region ?? this.config.plan.defaults.region ?? 'self'}`;
+    let limiter = this.limiters.get(key);
+    if (!limiter) {
+      limiter = new EcsRateLimiter(this.config.apiBudgetFraction, this.deps.limiterTime);
+      this.limiters.set(key, limiter);
+    }
+    return limiter;
+  }
+
+  private runtimeOf(target: Target, otherTargets: ReadonlySet<string>) {
+    const declaration = JSON.stringify({ ...target, otherTargets: [...otherTargets].sort() });
+    const known = this.runtimes.get(target.name);
+    if (known && known.declaration === declaration) return known;
+    known?.runtime.ecs.destroy();
+    const credentials = target.roleArn
+      ? assumeRoleCredentials(target.roleArn, `ecs-reconciler-${target.name}`.slice(0, 64), this.deps.stsClientConfig)
+      : undefined;
+    const config = configForTarget(this.config, target);
+    const runtime = createRuntime(config, {
+      doc: this.deps.doc,
+      limiter: this.limiterOf(target),
+      ecsClientConfig: {
+        ...(target.region ? { region: target.region } : {}),
+        ...(credentials ? { credentials } : {}),
+        ...this.deps.ecsClientConfigFor?.(target),
+      },
+      metrics: new TargetMetricsSink(this.deps.metrics, target.name),
+      log: this.deps.log,
+      ...(this.deps.clock ? { clock: this.deps.clock } : {}),
+      ...(this.deps.monotonicMs ? { monotonicMs: this.deps.monotonicMs } : {}),
+      ...this.deps.overrides,
+      target: { name: target.name, otherTargets },
+    });
+    const entry = { declaration, runtime, ...(credentials ? { credentials } : {}) };
+    this.runtimes.set(target.name, entry);
+    return entry;
+  }
+
+  /**
+   * Runs the pass one message asks for: the scheduled pass of its target, or (with `keys`) the fast
+   * path restricted to those services. A stale scheduled message is dropped; a role that cannot be
+   * assumed ends with `target-unreachable` before any lease or ECS call.
+   * @throws only programming errors: every AWS failure is in the result.
+   */
+  async run(message: FanOutMessage, options: FastPathRunOptions = {}): Promise<TargetPassResult> {
+    const now = (this.deps.clock ?? { now: () => new Date() }).now();
+    const { target } = message;
+    if (isStale(message, now, this.config.fanOut?.scheduleSeconds ?? 60)) {
+      this.deps.log.info('fan-out: stale message dropped (a newer tick covers this target)', { target: target.name, sentAt: message.sentAt });
+      return { outcome: 'stale', target: target.name, sentAt: message.sentAt };
+    }
+    const others = new Set(message.declared.filter((n) => n !== target.name));
+    const { runtime, credentials } = this.runtimeOf(target, others);
+    if (credentials) {
+      try {
+        await credentials();
+      } catch (err) {
+        const error = errorMessage(err);
+        this.deps.log.error('fan-out: the target role cannot be assumed; this target is not reconciled this tick', {
+          target: target.name,
+          roleArn: target.roleArn,
+          error,
+        });
+        return { outcome: 'target-unreachable', target: target.name, error };
+      }
+    }
+    let summary: PassSummary;
+    if (message.keys && message.keys.length > 0) {
+      const result = await runtime.runFastPath(message.keys, options);
+      summary = (result as NonNullable<typeof result>).summary;
+    } else {
+      summary = await runtime.run(options);
+      if (summary.outcome === 'completed' && summary.readsComplete && !summary.dryRun) {
+        try {
+          await new DynamoTargetDirectory(this.deps.doc, this.config.specsTable).writeHeartbeat(target.name, (this.deps.clock ?? { now: () => new Date() }).now());
+        } catch (err) {
+          this.deps.log.warn('fan-out: heartbeat not written (TargetPassAge will rise)', { target: target.name, error: errorMessage(err) });
+        }
+      }
+    }
+    return { outcome: 'pass', target: target.name, fastPath: Boolean(message.keys?.length), summary };
+  }
+
+  /** Destroys every client this runner built. */
+  destroy(): void {
+    for (const { runtime } of this.runtimes.values()) runtime.ecs.destroy();
+    this.runtimes.clear();
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The fan-out (issue 13 part 2): every schedule tick, the dispatcher sends one SQS message per
+ * target; the queue's event source mapping runs one invocation per message, at most
+ * `maximumConcurrency` at once, and each invocation reconciles its target alone (own credentials,
+ * lease, API budget and metrics dimension). The engine that runs the targets side by side, retries
+ * a message whose invocation died and parks a message that keeps failing is SQS and Lambda's, not
+ * a loop of ours (docs/multi-account.md, "The fan-out").
+ *
+ * This module holds the dispatcher's part: which targets, which messages, and the per-target
+ * `TargetPassAge` heartbeat metric. No SDK here.
+ */
+import type { Clock, LogPort, MetricsSink } from './ports';
+import { DIMENSION, METRIC } from './metric-names';
+import {
+  FAN_OUT_MESSAGE_KIND,
+  keysByTarget,
+  mergeTargets,
+  NEVER_PASSED_AGE_SECONDS,
+  type FanOutMessage,
+  type Target,
+  type TargetParseResult,
+} from './targets';
+import type { ServiceKey } from './types';
+
+/** The targets and heartbeats kept in the spec table (`#target` and `#heartbeat` items). */
+export interface TargetDirectory {
+  /**
+   * Every `#target` item (parsed) and every `#heartbeat` item (target name -> ISO time of its last
+   * completed scheduled pass). Never throws: a failed read gives `error` and what was read.
+   */
+  read(): Promise<{ readonly declarations: TargetParseResult[]; readonly heartbeats: Record<string, string>; readonly error?: string }>;
+  /**
+   * Records that `target` completed a scheduled pass at `at`.
+   * @throws on a DynamoDB failure.
+   */
+  writeHeartbeat(target: string, at: Date): Promise<void>;
+}
+
+/** The fan-out queue. */
+export interface FanOutQueue {
+  /** Sends the messages; never throws: the ones that could not be sent are returned with the reason. */
+  send(messages: readonly FanOutMessage[]): Promise<{ readonly failed: readonly { readonly target: string; readonly error: string }[] }>;
+}
+
+export interface DispatchPorts {
+  readonly directory: TargetDirectory;
+  readonly queue: FanOutQueue;
+  readonly metrics: MetricsSink;
+  readonly log: LogPort;
+  readonly clock: Clock;
+}
+
+export interface DispatchOptions {
+  /** The construct's `targets` prop, as parsed from `TARGETS`. */
+  readonly propTargets: readonly TargetParseResult[];
+  /** `MANAGED_CLUSTERS`: the default target's clusters when nobody declares it. */
+  readonly defaultClusters: readonly string[];
+}
+
+/** What a dispatch did (the handler's answer to the schedule in fan-out mode); JSON-safe. */
+export interface DispatchSummary {
+  readonly outcome: 'dispatched';
+  /** ISO time of the tick. */
+  readonly at: string;
+  /** Targets a message was sent for, in order. */
+  readonly targets: readonly string[];
+  /** Targets whose message could not be sent, with the reason. */
+  readonly failed: readonly { readonly target: string; readonly error: string }[];
+  /** Declarations that were refused (invalid, or shadowed by the prop). */
+  readonly problems: readonly string[];
+  /** The `#target` items could not be read: only the prop's targets (and default) were sent. */
+  readonly directoryError?: string;
+  /** Seconds since each target's last completed scheduled pass (as emitted in `TargetPassAge`). */
+  readonly passAgeSeconds: Readonly<Record<string, number>>;
+}
+
+/** The targets of this tick: the prop's, the table's and the default one. */
+async function currentTargets(ports: DispatchPorts, options: DispatchOptions) {
+  const read = await ports.directory.read();
+  const set = mergeTargets(options.propTargets, read.declarations, options.defaultClusters);
+  return { ...set, heartbeats: read.heartbeats, ...(read.error ? { error: read.error } : {}) };
+}
+
+/**
+ * One schedule tick in fan-out mode: reads the targets, emits `TargetPassAge` per target (Target
+ * dimension) and sends one message per target. A target whose `#target` item is invalid is
+ * reported in `problems` and the log, never sent; the other targets are sent regardless.
+ * @throws only programming errors.
+ */
+export async function dispatchTargets(ports: DispatchPorts, options: DispatchOptions): Promise<DispatchSummary> {
+  const now = ports.clock.now();
+  const { targets, problems, heartbeats, error } = await currentTargets(ports, options);
+  if (error) ports.log.error('fan-out: the #target items could not be read; dispatching the declared targets only', { error });
+  for (const p of problems) ports.log.warn('fan-out: target declaration refused', { problem: p });
+  const passAgeSeconds: Record<string, number> = {};
+  for (const t of targets) {
+    const last = heartbeats[t.name];
+    const age = last !== undefined && !Number.isNaN(Date.parse(last)) ? Math.max(0, Math.round((now.getTime() - Date.parse(last)) / 1000)) : NEVER_PASSED_AGE_SECONDS;
+    passAgeSeconds[t.name] = age;
+    ports.metrics.dimensionedMetric?.({ [DIMENSION.target]: t.name }, METRIC.targetPassAge, age, 'Count');
+  }
+  const declared = targets.map((t) => t.name);
+  const messages = targets.map((target): FanOutMessage => ({ kind: FAN_OUT_MESSAGE_KIND, target, sentAt: now.toISOString(), declared }));
+  const { failed } = await ports.queue.send(messages);
+  for (const f of failed) ports.log.error('fan-out: message not sent; this target misses this tick', f);
+  await ports.metrics.flush();
+  const failedNames = new Set(failed.map((f) => f.target));
+  return {
+    outcome: 'dispatched',
+    at: now.toISOString(),
+    targets: targets.map((t) => t.name).filter((n) => !failedNames.has(n)),
+    failed,
+    problems,
+    ...(error ? { directoryError: error } : {}),
+    passAgeSeconds,
+  };
+}
+
+/**
+ * The fast path in fan-out mode: the stream's keys (stored form, `staging/web`) grouped by target,
+ * one message per target with that target's keys (ECS names). Keys of an undeclared target are
+ * dropped (the default target's scheduled pass reports their items as invalid).
+ * @returns the targets sent and the keys dropped.
+ */
+export async function dispatchKeys(
+  ports: Omit<DispatchPorts, 'metrics'>,
+  options: DispatchOptions,
+  keys: readonly ServiceKey[],
+): Promise<{ readonly targets: readonly string[]; readonly dropped: readonly ServiceKey[]; readonly failed: readonly { target: string; error: string }[] }> {
+  const now = ports.clock.now();
+  const { targets } = await currentTargets({ ...ports, metrics: { serviceLag() {}, passMetric() {}, flush() {} } }, options);
+  const byName = new Map<string, Target>(targets.map((t) => [t.name, t]));
+  const messages: FanOutMessage[] = [];
+  const dropped: ServiceKey[] = [];
+  for (const [name, list] of keysByTarget(keys)) {
+    const target = byName.get(name);
+    if (!target) {
+      dropped.push(...list.map((k) => ({ cluster: `${name}/${k.cluster}`, service: k.service })));
+      continue;
+    }
+    for (let i = 0; i < list.length; i += 1000) {
+      messages.push({ kind: FAN_OUT_MESSAGE_KIND, target, sentAt: now.toISOString(), keys: list.slice(i, i + 1000), declared: [...byName.keys()] });
+    }
+  }
+  if (dropped.length > 0) ports.log.warn('fast path: records name an undeclared target; dropped', { keys: dropped.slice(0, 20) });
+  const { failed } = messages.length > 0 ? await ports.queue.send(messages) : { failed: [] };
+  return { targets: [...new Set(messages.map((m) => m.target.name))], dropped, failed };
+}
