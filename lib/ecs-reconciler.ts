@@ -31,13 +31,23 @@ import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/config';
 import { DEFAULT_FLEET_SIZE, heapFlag, memoryForFleet } from './function-memory';
-import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, alarmDefinitions, lagPeriods, perServiceQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, alarmDefinitions, lagPeriods, perServiceQuery, perTargetQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
 import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from '../lambda/core/metric-names';
 import { ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { EVENT_RULES, type EventPattern } from '../lambda/core/events';
 import { PARTITION_KEY, RESERVED_PARTITIONS } from '../lambda/adapters/dynamo-spec-store';
+import { parseTarget } from '../lambda/core/targets';
+
+/** Default name of a target account's `ReconcilerTargetRole` (lib/target-role.ts). */
+export const DEFAULT_TARGET_ROLE_NAME = 'ecs-reconciler-target';
+
+/** `arn:<partition of region>:iam::<account>:role/ecs-reconciler-target` (a literal, never a token). */
+export function defaultTargetRoleArn(account: string, region: string): string {
+  const partition = region.startsWith('cn-') ? 'aws-cn' : region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
+  return `arn:${partition}:iam::${account}:role/${DEFAULT_TARGET_ROLE_NAME}`;
+}
 
 /** Default `LOG_GROUP_PREFIX`: task definitions log to `/ecs-reconciler/<cluster>`. */
 export const DEFAULT_LOG_GROUP_PREFIX = '/ecs-reconciler/';
@@ -345,6 +355,42 @@ export interface EcsReconcilerProps {
    * @default true when `events` is on
    */
   readonly eventsFastPath?: boolean;
+  /**
+   * Other accounts and Regions this reconciler serves from the same spec table (issue 13 part 2,
+   * docs/multi-account.md). Each target's specs have partition key `<name>/<cluster>`; the
+   * reconciler's own account keeps plain cluster names (the `default` target). Each target account
+   * deploys a `ReconcilerTargetRole` trusting this function's role; `roleArn` defaults to
+   * `arn:aws:iam::<account>:role/ecs-reconciler-target`. Giving targets turns `fanOut` on.
+   */
+  readonly targets?: readonly ReconcilerTarget[];
+  /**
+   * Fan-out mode: the schedule sends one SQS message per target (the `targets` prop, `#target`
+   * items of the table, and `default`), and an event source mapping runs one invocation per
+   * message with at most `fanOutConcurrency` at once. Set it to declare targets by table items only.
+   * @default true when `targets` is given
+   */
+  readonly fanOut?: boolean;
+  /**
+   * Targets reconciled at once (the event source mapping's `maximumConcurrency`, 2-1000).
+   * @default 10
+   */
+  readonly fanOutConcurrency?: number;
+}
+
+/** One target of {@link EcsReconcilerProps.targets}. */
+export interface ReconcilerTarget {
+  /** 1-32 lowercase letters, digits and hyphens; the partition key prefix of its specs. */
+  readonly name: string;
+  /** 12-digit account id. */
+  readonly account: string;
+  /** Region, e.g. `eu-west-1`. */
+  readonly region: string;
+  /** ECS clusters managed there; unset: every cluster its specs name. */
+  readonly clusters?: readonly string[];
+  /** The role to assume there; default `arn:aws:iam::<account>:role/ecs-reconciler-target`. */
+  readonly roleArn?: string;
+  /** Defaults for the target's specs (its own subnets, security groups, execution role). */
+  readonly defaults?: { readonly subnets?: readonly string[]; readonly securityGroups?: readonly string[]; readonly assignPublicIp?: boolean; readonly executionRoleArn?: string };
 }
 
 /** What {@link EcsReconcilerProps.alarmOverrides} may change in one alarm. */
@@ -464,6 +510,10 @@ export class EcsReconciler extends Construct {
   public readonly vpc?: ec2.Vpc;
   /** The alarm definitions deployed (from `lambda/core/alarms.ts`). */
   public readonly alarmDefinitions: readonly AlarmDefinition[];
+  /** Fan-out mode: the queue with one message per target per tick (undefined without fan-out). */
+  public readonly fanOutQueue?: sqs.Queue;
+  /** Fan-out mode: where a message goes after 3 failed invocations. */
+  public readonly fanOutDeadLetterQueue?: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: EcsReconcilerProps = {}) {
     super(scope, id);
@@ -642,6 +692,35 @@ export class EcsReconciler extends Construct {
       // anything-but pattern would also drop calls of IAM users, which carry no session issuer).
       environment[ENV.eventsIgnorePrincipals] = this.role.roleArn;
     }
+    // --- Fan-out: one message per target per tick ------------------------------------------
+    const targetDeclarations = (props.targets ?? []).map((t) => ({
+      name: t.name,
+      account: t.account,
+      region: t.region,
+      ...(t.clusters ? { clusters: [...t.clusters] } : {}),
+      roleArn: t.roleArn ?? defaultTargetRoleArn(t.account, t.region),
+      ...(t.defaults ? { defaults: t.defaults } : {}),
+    }));
+    if (settings.fanOut) {
+      const dlq = new sqs.Queue(this, 'FanOutDeadLetters', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+      this.fanOutDeadLetterQueue = dlq;
+      this.fanOutQueue = new sqs.Queue(this, 'FanOut', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        // Lambda Developer Guide ("Using Lambda with Amazon SQS"): at least six times the function
+        // timeout. A message back after a timed-out invocation is dropped as stale by the function.
+        visibilityTimeout: Duration.seconds(settings.timeoutSeconds * 6),
+        retentionPeriod: Duration.hours(1),
+        deadLetterQueue: { queue: dlq, maxReceiveCount: 3 },
+      });
+      environment[ENV.fanOutQueueUrl] = this.fanOutQueue.queueUrl;
+      environment[ENV.scheduleMinutes] = String(settings.scheduleMinutes);
+      if (targetDeclarations.length > 0) environment[ENV.targets] = JSON.stringify(targetDeclarations);
+    }
     if (subnets.length > 0) environment[ENV.defaultSubnets] = subnets.join(',');
     if (securityGroups.length > 0) environment[ENV.defaultSecurityGroups] = securityGroups.join(',');
     // IAM lets the function pass only the allow-listed task roles; say the same to the planner, so
@@ -749,6 +828,40 @@ export class EcsReconciler extends Construct {
       this.role.addToPolicy(new iam.PolicyStatement({ sid: 'SpecTableStreamList', actions: ['dynamodb:ListStreams'], resources: ['*'] }));
     }
     this.fastPath = fastPath;
+    if (this.fanOutQueue) {
+      new lambda.EventSourceMapping(this, 'FanOutMapping', {
+        target: this.function,
+        eventSourceArn: this.fanOutQueue.queueArn,
+        // One target per invocation: its own time, lease and failure.
+        batchSize: 1,
+        maxConcurrency: settings.fanOutConcurrency,
+      });
+      // The mapping polls with the function's role (Lambda Developer Guide, SQS execution role
+      // permissions); the function sends the tick's messages.
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'FanOutQueue',
+          actions: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+          resources: [this.fanOutQueue.queueArn],
+        }),
+      );
+      // The target roles: those of the prop, and those named ecs-reconciler-target in any account
+      // for targets declared by table items (each trusts this role only).
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'AssumeTargetRoles',
+          actions: ['sts:AssumeRole'],
+          resources: [...new Set([...targetDeclarations.map((t) => t.roleArn), `arn:${stack.partition}:iam::*:role/${DEFAULT_TARGET_ROLE_NAME}`])],
+        }),
+      );
+      this.role.addToPolicy(new iam.PolicyStatement({ sid: 'TargetItems', actions: ['dynamodb:Query'], resources: [this.table.tableArn] }));
+      const policy = this.role.node.tryFindChild('DefaultPolicy');
+      Validations.of(policy ?? this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/${DEFAULT_TARGET_ROLE_NAME}]`,
+        reason:
+          'Targets may be declared at run time by #target items: the function may assume the role of that one name in any account, and each such role trusts this function role only (ReconcilerTargetRole).',
+      });
+    }
     // --- Events mode: rules into the queue ------------------------------------------------
     if (props.eventsFastPath && !this.eventsQueue) {
       throw new EcsReconcilerPropsError(['`eventsFastPath` needs events mode: set `events: true` (the default) or leave `eventsFastPath` unset.']);
@@ -837,6 +950,7 @@ export class EcsReconciler extends Construct {
             defaultLagGraceSeconds: settings.defaultLagGraceSeconds,
             scheduleMinutes: settings.scheduleMinutes,
             functionTimeoutSeconds: settings.timeoutSeconds,
+            fanOut: settings.fanOut,
           }),
           props.alarmOverrides ?? {},
         )
@@ -869,7 +983,7 @@ export class EcsReconciler extends Construct {
     this.alarms = alarms;
 
     // --- Dashboard --------------------------------------------------------------------------
-    if (props.createDashboard ?? true) this.dashboard = this.buildDashboard(settings.metricsNamespace, settings.scheduleMinutes * 60);
+    if (props.createDashboard ?? true) this.dashboard = this.buildDashboard(settings.metricsNamespace, settings.scheduleMinutes * 60, settings.fanOut);
   }
 
   /**
@@ -941,7 +1055,7 @@ export class EcsReconciler extends Construct {
           expression: def.source.query,
           usingMetrics: {},
           period,
-          label: `${def.source.metricName} per service`,
+          label: `${def.source.metricName} per ${def.source.groupBy.includes(DIMENSION.target) ? 'target' : 'service'}`,
         });
       case 'reconcilerMetric':
         return new cloudwatch.Metric({
@@ -1007,114 +1121,8 @@ export class EcsReconciler extends Construct {
   }
 
   private grantFunctionPermissions(clusterNames: string[], passableRoleArns: string[], ownerId: string, allowAdoption: boolean): void {
-    const stack = Stack.of(this);
-    const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
-    const clusterArns = clusterNames.map((c) => ecsArn('cluster', c));
-    const serviceArns = clusterNames.map((c) => ecsArn('service', `${c}/*`));
-    const taskArns = clusterNames.map((c) => ecsArn('task', `${c}/*`));
-    const familyArns = clusterNames.map((c) => ecsArn('task-definition', `${c}-*:*`));
-    const ownerTag = `${OWNER_TAG_KEY}`;
-    const requestOwner = { [`aws:RequestTag/${ownerTag}`]: ownerId };
-    const resourceOwner = { [`aws:ResourceTag/${ownerTag}`]: ownerId };
-
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsDescribeTaskDefinitions',
-        // No resource-level permissions for DescribeTaskDefinition (Service Authorization Reference).
-        actions: ['ecs:DescribeTaskDefinition'],
-        resources: ['*'],
-      }),
-    );
-    if (clusterNames.length === 0) return;
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsListInManagedClusters',
-        // ListServices has no resource type; ListTasks names container instances, which Fargate
-        // tasks have none of: both are scoped by the cluster in the request (ecs:cluster).
-        actions: ['ecs:ListServices', 'ecs:ListTasks'],
-        resources: ['*'],
-        conditions: { ArnEquals: { 'ecs:cluster': clusterArns } },
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({ sid: 'EcsDescribeTasks', actions: ['ecs:DescribeTasks'], resources: taskArns }),
-    );
-    this.role.addToPolicy(
-      // Called only when ECS refuses a strategy provider, to name which one the cluster lacks.
-      new iam.PolicyStatement({ sid: 'EcsDescribeManagedClusters', actions: ['ecs:DescribeClusters'], resources: clusterArns }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({ sid: 'EcsDescribeServices', actions: ['ecs:DescribeServices'], resources: serviceArns }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsReadDeploymentHistory',
-        // A rollback is read from ECS's deployment history (issue 9): ListServiceDeployments on the
-        // service, DescribeServiceRevisions on the service and its revisions.
-        actions: ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions'],
-        resources: [...serviceArns, ...clusterNames.map((c) => ecsArn('service-revision', `${c}/*`))],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsRegisterOwnedFamilies',
-        actions: ['ecs:RegisterTaskDefinition'],
-        resources: familyArns,
-        conditions: { StringEquals: requestOwner },
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsCreateServicesWithOwnerTag',
-        actions: ['ecs:CreateService'],
-        resources: serviceArns,
-        conditions: { StringEquals: requestOwner },
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsTagWhileCreating',
-        actions: ['ecs:TagResource'],
-        resources: [...serviceArns, ...familyArns],
-        conditions: { StringEquals: { 'ecs:CreateAction': ['CreateService', 'RegisterTaskDefinition'], ...requestOwner } },
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsWriteOwnedServices',
-        actions: ['ecs:UpdateService', 'ecs:DeleteService', 'ecs:TagResource', 'ecs:UntagResource'],
-        resources: serviceArns,
-        conditions: { StringEquals: resourceOwner },
-      }),
-    );
-    if (allowAdoption) {
-      this.role.addToPolicy(
-        new iam.PolicyStatement({
-          sid: 'EcsAdoptUntaggedServices',
-          actions: ['ecs:TagResource'],
-          resources: serviceArns,
-          conditions: { Null: { [`aws:ResourceTag/${ownerTag}`]: 'true' }, StringEquals: requestOwner },
-        }),
-      );
-    }
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsNeverRetagOwner',
-        effect: iam.Effect.DENY,
-        actions: ['ecs:TagResource'],
-        resources: ['*'],
-        conditions: { Null: { [`aws:RequestTag/${ownerTag}`]: 'false' }, StringNotEquals: requestOwner },
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'EcsNeverUntagOwner',
-        effect: iam.Effect.DENY,
-        actions: ['ecs:UntagResource'],
-        resources: ['*'],
-        conditions: { 'ForAnyValue:StringEquals': { 'aws:TagKeys': [ownerTag] } },
-      }),
-    );
+    void passableRoleArns;
+    for (const statement of ecsReconcilerStatements(Stack.of(this), clusterNames, ownerId, allowAdoption)) this.role.addToPolicy(statement);
   }
 
   /** `iam:PassRole`, the spec table, and the cdk-nag acknowledgements of the function policy's wildcards. */
@@ -1180,7 +1188,7 @@ export class EcsReconciler extends Construct {
     }
   }
 
-  private buildDashboard(namespace: string, periodSeconds: number): cloudwatch.Dashboard {
+  private buildDashboard(namespace: string, periodSeconds: number, fanOut: boolean): cloudwatch.Dashboard {
     const period = Duration.seconds(periodSeconds);
     const own = (metricName: string, statistic: string, label?: string) =>
       new cloudwatch.Metric({ namespace, metricName, statistic, period, label });
@@ -1236,6 +1244,29 @@ export class EcsReconciler extends Construct {
         width: 8,
       }),
     );
+    if (fanOut) {
+      // Every target, declared by prop or by item, without redeploying: Metrics Insights by Target.
+      const byTarget = (metric: string, stat: string) =>
+        `SELECT ${stat}(${metric}) FROM SCHEMA("${namespace}", ${DIMENSION.target}) GROUP BY ${DIMENSION.target} ORDER BY ${stat}() DESC`;
+      dashboard.addWidgets(
+        new cloudwatch.GraphWidget({
+          title: 'Seconds since each target\'s last completed pass',
+          left: [insights(perTargetQuery(namespace), 'TargetPassAge')],
+          width: 8,
+          leftYAxis: { min: 0, label: 'seconds' },
+        }),
+        new cloudwatch.GraphWidget({
+          title: 'Pass duration per target (ms)',
+          left: [insights(byTarget(METRIC.passDuration, 'MAX'), 'PassDuration')],
+          width: 8,
+        }),
+        new cloudwatch.GraphWidget({
+          title: 'Actions failed per target',
+          left: [insights(byTarget(METRIC.actionsFailed, 'SUM'), 'ActionsFailed')],
+          width: 8,
+        }),
+      );
+    }
     dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Function',
@@ -1381,6 +1412,8 @@ interface ResolvedSettings {
   tracing: lambda.Tracing;
   logRetention: logs.RetentionDays;
   memorySize: number;
+  fanOut: boolean;
+  fanOutConcurrency: number;
 }
 
 /**
@@ -1548,8 +1581,31 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
     problems.push(`\`resyncMinutes\` must be whole minutes from the schedule's interval (${scheduleMinutes}) to 1440, got ${resyncMinutes}.`);
   }
 
+  const targetNames = new Set<string>();
+  for (const t of props.targets ?? []) {
+    if ([t.name, t.account, t.region, t.roleArn ?? ''].some((v) => isToken(v))) {
+      problems.push(`Target "${t.name}": name, account, region and roleArn must be literal strings, not tokens.`);
+      continue;
+    }
+    const parsed = parseTarget(
+      { ...t, roleArn: t.roleArn ?? defaultTargetRoleArn(t.account, t.region), ...(t.clusters ? { clusters: [...t.clusters] } : {}) },
+      'prop',
+    );
+    if (!parsed.ok) problems.push(...parsed.errors.map((e) => `${e.charAt(0).toUpperCase()}${e.slice(1)}.`));
+    if (targetNames.has(t.name)) problems.push(`Target "${t.name}" is listed twice in \`targets\`.`);
+    targetNames.add(t.name);
+  }
+  const fanOut = props.fanOut ?? (props.targets ?? []).length > 0;
+  if (props.fanOut === false && (props.targets ?? []).length > 0) problems.push('`targets` needs the fan-out: drop `fanOut: false`.');
+  const fanOutConcurrency = props.fanOutConcurrency ?? 10;
+  if (!Number.isInteger(fanOutConcurrency) || fanOutConcurrency < 2 || fanOutConcurrency > 1000) {
+    problems.push(`\`fanOutConcurrency\` must be a whole number from 2 to 1000 (the event source mapping's maximum concurrency), got ${fanOutConcurrency}.`);
+  }
+
   if (problems.length > 0) throw new EcsReconcilerPropsError(problems);
   return {
+    fanOut,
+    fanOutConcurrency,
     events: props.events ?? true,
     resyncMinutes,
     effectiveLogGroupPrefix: effectiveLogGroupPrefix(logGroupPrefix, ownerId),
@@ -1577,4 +1633,124 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
 export function cdkEventPattern(pattern: EventPattern): events.EventPattern {
   const { 'detail-type': detailType, ...rest } = pattern as Record<string, unknown>;
   return { ...rest, ...(detailType !== undefined ? { detailType: detailType as string[] } : {}) } as events.EventPattern;
+}
+
+/**
+ * The ECS statements of the reconciler's least-privilege policy: the function's own role and every
+ * `ReconcilerTargetRole` carry exactly these (issue 13 part 2), so a target account grants the
+ * reconciler nothing more than its own account does. See `EcsReconciler`'s
+ * `grantFunctionPermissions` for what each statement backs.
+ * @param stack the stack whose account and Region the ARNs name.
+ * @param clusterNames the managed clusters; `*` for every cluster of the account.
+ */
+export function ecsReconcilerStatements(stack: Stack, clusterNames: readonly string[], ownerId: string, allowAdoption: boolean): iam.PolicyStatement[] {
+const statements: iam.PolicyStatement[] = [];
+  const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
+  const clusterArns = clusterNames.map((c) => ecsArn('cluster', c));
+  const serviceArns = clusterNames.map((c) => ecsArn('service', `${c}/*`));
+  const taskArns = clusterNames.map((c) => ecsArn('task', `${c}/*`));
+  const familyArns = clusterNames.map((c) => ecsArn('task-definition', `${c}-*:*`));
+  const ownerTag = `${OWNER_TAG_KEY}`;
+  const requestOwner = { [`aws:RequestTag/${ownerTag}`]: ownerId };
+  const resourceOwner = { [`aws:ResourceTag/${ownerTag}`]: ownerId };
+
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsDescribeTaskDefinitions',
+      // No resource-level permissions for DescribeTaskDefinition (Service Authorization Reference).
+      actions: ['ecs:DescribeTaskDefinition'],
+      resources: ['*'],
+    }),
+  );
+  if (clusterNames.length === 0) return statements;
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsListInManagedClusters',
+      // ListServices has no resource type; ListTasks names container instances, which Fargate
+      // tasks have none of: both are scoped by the cluster in the request (ecs:cluster).
+      actions: ['ecs:ListServices', 'ecs:ListTasks'],
+      resources: ['*'],
+      conditions: { ArnEquals: { 'ecs:cluster': clusterArns } },
+    }),
+  );
+  statements.push(
+    new iam.PolicyStatement({ sid: 'EcsDescribeTasks', actions: ['ecs:DescribeTasks'], resources: taskArns }),
+  );
+  statements.push(
+    // Called only when ECS refuses a strategy provider, to name which one the cluster lacks.
+    new iam.PolicyStatement({ sid: 'EcsDescribeManagedClusters', actions: ['ecs:DescribeClusters'], resources: clusterArns }),
+  );
+  statements.push(
+    new iam.PolicyStatement({ sid: 'EcsDescribeServices', actions: ['ecs:DescribeServices'], resources: serviceArns }),
+  );
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsReadDeploymentHistory',
+      // A rollback is read from ECS's deployment history (issue 9): ListServiceDeployments on the
+      // service, DescribeServiceRevisions on the service and its revisions.
+      actions: ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions'],
+      resources: [...serviceArns, ...clusterNames.map((c) => ecsArn('service-revision', `${c}/*`))],
+    }),
+  );
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsRegisterOwnedFamilies',
+      actions: ['ecs:RegisterTaskDefinition'],
+      resources: familyArns,
+      conditions: { StringEquals: requestOwner },
+    }),
+  );
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsCreateServicesWithOwnerTag',
+      actions: ['ecs:CreateService'],
+      resources: serviceArns,
+      conditions: { StringEquals: requestOwner },
+    }),
+  );
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsTagWhileCreating',
+      actions: ['ecs:TagResource'],
+      resources: [...serviceArns, ...familyArns],
+      conditions: { StringEquals: { 'ecs:CreateAction': ['CreateService', 'RegisterTaskDefinition'], ...requestOwner } },
+    }),
+  );
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsWriteOwnedServices',
+      actions: ['ecs:UpdateService', 'ecs:DeleteService', 'ecs:TagResource', 'ecs:UntagResource'],
+      resources: serviceArns,
+      conditions: { StringEquals: resourceOwner },
+    }),
+  );
+  if (allowAdoption) {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'EcsAdoptUntaggedServices',
+        actions: ['ecs:TagResource'],
+        resources: serviceArns,
+        conditions: { Null: { [`aws:ResourceTag/${ownerTag}`]: 'true' }, StringEquals: requestOwner },
+      }),
+    );
+  }
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsNeverRetagOwner',
+      effect: iam.Effect.DENY,
+      actions: ['ecs:TagResource'],
+      resources: ['*'],
+      conditions: { Null: { [`aws:RequestTag/${ownerTag}`]: 'false' }, StringNotEquals: requestOwner },
+    }),
+  );
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsNeverUntagOwner',
+      effect: iam.Effect.DENY,
+      actions: ['ecs:UntagResource'],
+      resources: ['*'],
+      conditions: { 'ForAnyValue:StringEquals': { 'aws:TagKeys': [ownerTag] } },
+    }),
+  );
+  return statements;
 }

@@ -5,3 +5,5 @@ export { EcsReconcilerStack, reconcilerPropsFromContext, ContextError, CONTEXT_K
 export type { EcsReconcilerStackProps } from './reconciler-stack';
 export { alarmDefinitions, evaluateAlarm, evaluateContributors } from '../lambda/core/alarms';
 export type { AlarmDefinition, AlarmId, AlarmSettings } from '../lambda/core/alarms';
+export { ReconcilerTargetRole, ReconcilerTargetStack, DEFAULT_TARGET_ROLE_NAME } from './target-role';
+export type { ReconcilerTargetRoleProps, ReconcilerTargetStackProps } from './target-role';

@@ -281,9 +281,10 @@ export class TargetRunner {
       doc: this.deps.doc,
       limiter: this.limiterOf(target),
       ecsClientConfig: {
-        ...(target.region ? { region: target.region } : {}),
+        ...(target.region ?? this.config.plan.defaults.region ? { region: target.region ?? this.config.plan.defaults.region } : {}),
         ...(credentials ? { credentials } : {}),
-        ...this.deps.ecsClientConfigFor?.(target),
+        // Undefined fields of the extra configuration never erase the ones above.
+        ...Object.fromEntries(Object.entries(this.deps.ecsClientConfigFor?.(target) ?? {}).filter(([, v]) => v !== undefined)),
       },
       metrics: new TargetMetricsSink(this.deps.metrics, target.name),
       log: this.deps.log,

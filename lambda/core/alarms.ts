@@ -45,7 +45,8 @@ export type AlarmId =
   | 'PassDurationNearTimeout'
   | 'AsyncEventsDropped'
   | 'ActionsFailing'
-  | 'InvalidSpecs';
+  | 'InvalidSpecs'
+  | 'TargetPassesStopped';
 
 /** What an alarm watches. */
 export type AlarmSource =
@@ -112,6 +113,11 @@ export interface AlarmSettings {
    * @default 50 (the construct's default timeout)
    */
   readonly functionTimeoutSeconds?: number;
+  /**
+   * Fan-out mode (issue 13 part 2): adds `TargetPassesStopped`, one contributor per target.
+   * @default false
+   */
+  readonly fanOut?: boolean;
 }
 
 export const DEFAULT_ALARM_SETTINGS: AlarmSettings = {
@@ -370,7 +376,43 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
       comparisonOperator: 'GreaterThanThreshold',
       treatMissingData: 'notBreaching',
     },
+    ...(settings.fanOut ? [targetPassesStopped(ns, period, timeoutSeconds)] : []),
   ];
+}
+
+/**
+ * The Metrics Insights query of `TargetPassAge` per target:
+ * `SELECT MAX(TargetPassAge) FROM SCHEMA("<ns>", Target) GROUP BY Target ORDER BY MAX() DESC`.
+ */
+export function perTargetQuery(namespace: string): string {
+  perServiceQuery(namespace); // validates the namespace
+  return `SELECT MAX(${METRIC.targetPassAge}) FROM SCHEMA("${namespace}", ${DIMENSION.target}) GROUP BY ${DIMENSION.target} ORDER BY MAX() DESC`;
+}
+
+/**
+ * `TargetPassesStopped` (fan-out mode): one contributor per target. The dispatcher emits each
+ * target's `TargetPassAge` every tick, also while that target's passes fail, so a target whose
+ * passes stopped (role not assumable, ECS unreachable, invocations timing out) alarms on its own
+ * while the others keep the fleet-wide `PassHeartbeat` green. Fires when the last completed pass
+ * is older than {@link HEARTBEAT_MISSED_PASSES} intervals plus one function timeout, in 2
+ * consecutive periods. No data at all means the dispatcher itself stopped: `PassHeartbeat` and
+ * `FunctionErrors` speak for that, so missing data is not breaching here.
+ */
+function targetPassesStopped(ns: string, period: number, timeoutSeconds: number): AlarmDefinition {
+  const threshold = HEARTBEAT_MISSED_PASSES * period + timeoutSeconds;
+  return {
+    id: 'TargetPassesStopped',
+    description:
+      `A target has had no completed pass for more than ${threshold} s. The contributor names the Target; ` +
+      'read the function log for "fan-out" lines of that target (role not assumable, ECS unreachable, timeouts).',
+    source: { kind: 'metricsInsights', namespace: ns, metricName: METRIC.targetPassAge, query: perTargetQuery(ns), groupBy: [DIMENSION.target] },
+    periodSeconds: period,
+    evaluationPeriods: 2,
+    datapointsToAlarm: 2,
+    threshold,
+    comparisonOperator: 'GreaterThanThreshold',
+    treatMissingData: 'notBreaching',
+  };
 }
 
 /**

@@ -19,6 +19,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EcsReconciler } from '../../lib/ecs-reconciler';
 import { EcsReconcilerStack } from '../../lib/reconciler-stack';
+import { ReconcilerTargetStack } from '../../lib/target-role';
 import { needs, toolCommand } from '../support/tools';
 import { lintableTemplates, type CfnLintFinding, unacknowledged } from '../support/cfn-lint';
 import { cdkJsonContext } from '../support/cdk-json';
@@ -70,6 +71,24 @@ describe('cfn-lint on the synthesized templates', needs('cfn-lint'), () => {
     createDashboard: false,
     alarmOverrides: { ActionsFailing: { evaluationPeriods: 10, datapointsToAlarm: 8 } },
     alarmEmail: 'ops@example.com',
+  });
+  // Fan-out to two accounts (issue 13 part 2), and the role stack of a target account.
+  new EcsReconcilerStack(app, 'FanOut', {
+    reconciler: {
+      clusters: ['web'],
+      defaultSubnets: ['subnet-0a1'],
+      alarmEmail: 'ops@example.com',
+      targets: [
+        { name: 'staging', account: '222222222222', region: 'eu-west-1', clusters: ['web'] },
+        { name: 'prod', account: '333333333333', region: 'us-east-1' },
+      ],
+    },
+  });
+  new ReconcilerTargetStack(app, 'TargetAccount', {
+    env: { account: '222222222222', region: 'eu-west-1' },
+    reconcilerRoleArn: 'arn:aws:iam::111111111111:role/Reconciler-FunctionRole',
+    clusters: ['web'],
+    passableRoles: ['arn:aws:iam::222222222222:role/app-exec'],
   });
   libReconciler.grantSpecWrite(new iam.Role(lib, 'Pipeline', { assumedBy: new iam.AccountRootPrincipal() }));
   const files = lintableTemplates(app).map(({ name, template }) => {

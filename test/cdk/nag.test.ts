@@ -15,6 +15,7 @@ import { buildReconcilerApp } from '../../lib/app';
 import type { EcsReconcilerProps } from '../../lib/ecs-reconciler';
 import { EcsReconcilerStack } from '../../lib/reconciler-stack';
 import { cdkJsonContext } from '../support/cdk-json';
+import { ReconcilerTargetStack } from '../../lib/target-role';
 
 /** AwsSolutionsChecks that records which acknowledgements actually silenced a finding. */
 class RecordingChecks extends AwsSolutionsChecks {
@@ -60,6 +61,16 @@ const configurations: { case: string; props: (app: App) => EcsReconcilerProps }[
     }),
   },
   { case: 'quick start', props: () => ({ createCluster: true }) },
+  {
+    case: 'fan-out to two target accounts',
+    props: () => ({
+      clusters: ['web'],
+      targets: [
+        { name: 'staging', account: '222222222222', region: 'eu-west-1', clusters: ['web'] },
+        { name: 'prod', account: '333333333333', region: 'us-east-1' },
+      ],
+    }),
+  },
   {
     case: 'customer managed table key',
     props: (app) => ({
@@ -108,6 +119,25 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:service/web/*]',
       ]),
     );
+  });
+});
+
+describe('cdk-nag AwsSolutions on the target account stack', () => {
+  it('has zero unacknowledged findings, and its acknowledgement silences a real finding', () => {
+    // Prepare
+    const app = new App({ context: cdkJsonContext() });
+    const stack = new ReconcilerTargetStack(app, 'Target', {
+      env: { account: '222222222222', region: 'eu-west-1' },
+      reconcilerRoleArn: 'arn:aws:iam::111111111111:role/Reconciler-FunctionRole',
+      clusters: ['web'],
+      passableRoles: ['arn:aws:iam::222222222222:role/app-exec'],
+    });
+    const checks = new RecordingChecks();
+    // Act
+    const report = checks.validateScope(stack);
+    // Assess
+    expect(report.violations.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    for (const [id] of [...acknowledgements(stack)].filter(([id]) => id.startsWith('AwsSolutions-'))) expect(checks.used).toContain(id);
   });
 });
 

@@ -1,0 +1,98 @@
+/**
+ * `ReconcilerTargetRole` (issue 13 part 2): what a target account needs so that a reconciler in
+ * another account can converge its ECS services. One IAM role, deployed in the target account
+ * (and used for every Region of it), that:
+ * - trusts only the reconciler's function role (its ARN, exactly; no account root, no wildcard),
+ *   with `sts:AssumeRole` and nothing else;
+ * - carries the same ECS statements as the function's own role (`ecsReconcilerStatements`): the
+ *   ownership rule (owner tag on create, writes only to owned services, the owner tag never
+ *   changed or removed), scoped to the target's clusters (or every cluster with `clusters` unset);
+ * - may pass only the roles listed in `passableRoles` to ECS tasks (`iam:PassRole` with
+ *   `iam:PassedToService` = ecs-tasks.amazonaws.com): the task and execution roles of that account
+ *   the specs may use. This is the boundary the account-scoped allow-lists are in the reconciler's
+ *   own account (docs/multi-account.md).
+ *
+ * `ReconcilerTargetStack` wraps it for `cdk deploy` into the target account.
+ */
+import { Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
+import { DEFAULT_TARGET_ROLE_NAME, ecsReconcilerStatements, EcsReconcilerPropsError } from './ecs-reconciler';
+
+export { DEFAULT_TARGET_ROLE_NAME };
+
+export interface ReconcilerTargetRoleProps {
+  /**
+   * ARN of the reconciler's function role (`EcsReconciler.role.roleArn`, e.g.
+   * `arn:aws:iam::111111111111:role/Reconciler-FunctionRole...`): the only principal trusted.
+   */
+  readonly reconcilerRoleArn: string;
+  /** ECS clusters of this account the reconciler manages; unset or empty: every cluster. */
+  readonly clusters?: readonly string[];
+  /** The reconciler's owner id (`ownerId` prop, default `ecs-reconciler`): the owner tag it writes. */
+  readonly ownerId?: string;
+  /** As the reconciler's `allowAdoption`: tag untagged services with the owner tag (default false). */
+  readonly allowAdoption?: boolean;
+  /** Task and execution roles of this account the specs may name (iam:PassRole to ECS tasks only). */
+  readonly passableRoles?: ReadonlyArray<string | iam.IRole>;
+  /** The role's name (default {@link DEFAULT_TARGET_ROLE_NAME}); the target declaration's `roleArn` names it. */
+  readonly roleName?: string;
+}
+
+/** The target account's role (see the module documentation). */
+export class ReconcilerTargetRole extends Construct {
+  /** The role; its ARN is the target declaration's `roleArn`. */
+  public readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: ReconcilerTargetRoleProps) {
+    super(scope, id);
+    const problems: string[] = [];
+    if (!/^arn:aws[a-z-]*:iam::(\d{12}|\$\{Token\[[^\]]+\]\}):role\/.+$/.test(props.reconcilerRoleArn) && !props.reconcilerRoleArn.includes('${Token[')) {
+      problems.push(`reconcilerRoleArn "${props.reconcilerRoleArn}" is not an IAM role ARN: give the reconciler function's role (EcsReconciler.role.roleArn).`);
+    }
+    for (const c of props.clusters ?? []) {
+      if (!/^[A-Za-z0-9_-]{1,255}$/.test(c)) problems.push(`Cluster "${c}" is not an ECS cluster name.`);
+    }
+    if (problems.length > 0) throw new EcsReconcilerPropsError(problems);
+    const stack = Stack.of(this);
+    const clusters = props.clusters && props.clusters.length > 0 ? [...props.clusters] : ['*'];
+    this.role = new iam.Role(this, 'Role', {
+      roleName: props.roleName ?? DEFAULT_TARGET_ROLE_NAME,
+      description: 'ecs-reconciler target role: the reconciler function of another account converges ECS services here',
+      assumedBy: new iam.ArnPrincipal(props.reconcilerRoleArn),
+    });
+    for (const statement of ecsReconcilerStatements(stack, clusters, props.ownerId ?? DEFAULT_PLAN_OPTIONS.ownerId, props.allowAdoption ?? false)) {
+      this.role.addToPolicy(statement);
+    }
+    const passable = (props.passableRoles ?? []).map((r) => (typeof r === 'string' ? r : r.roleArn));
+    if (passable.length > 0) {
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'PassListedRolesToEcsTasks',
+          actions: ['iam:PassRole'],
+          resources: passable,
+          conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+        }),
+      );
+    }
+    const policy = this.role.node.tryFindChild('DefaultPolicy');
+    Validations.of(policy ?? this.role).acknowledge({
+      id: 'AwsSolutions-IAM5',
+      reason:
+        'The same statements as the reconciler function\'s own role: DescribeTaskDefinition supports no resource-level permission, services and task definitions are created at run time from specs (limited to the managed clusters in the ARN and to the owner tag); with no clusters listed, every cluster of the account.',
+    });
+  }
+}
+
+export interface ReconcilerTargetStackProps extends StackProps, ReconcilerTargetRoleProps {}
+
+/** A stack holding one {@link ReconcilerTargetRole}, for `cdk deploy` into a target account. */
+export class ReconcilerTargetStack extends Stack {
+  public readonly targetRole: ReconcilerTargetRole;
+
+  constructor(scope: Construct, id: string, props: ReconcilerTargetStackProps) {
+    super(scope, id, props);
+    this.targetRole = new ReconcilerTargetRole(this, 'TargetRole', props);
+  }
+}
