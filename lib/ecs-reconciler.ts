@@ -1287,7 +1287,7 @@ export class EcsReconciler extends Construct {
  * How cdk-nag 3 prints a resolved ARN in an IAM5 finding id: intrinsic references become
  * `<Ref>` / `<Resource.Attr>` and `Fn::Join` pieces are concatenated.
  */
-function nagResource(resolved: unknown): string {
+export function nagResource(resolved: unknown): string {
   if (typeof resolved === 'string') return resolved;
   if (resolved && typeof resolved === 'object') {
     const o = resolved as Record<string, unknown>;
@@ -1597,6 +1597,9 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
   }
   const fanOut = props.fanOut ?? (props.targets ?? []).length > 0;
   if (props.fanOut === false && (props.targets ?? []).length > 0) problems.push('`targets` needs the fan-out: drop `fanOut: false`.');
+  if (fanOut && props.reserveConcurrency) {
+    problems.push('`reserveConcurrency` caps the function at one invocation, so the fan-out would run one target at a time: drop it (each target has its own lease).');
+  }
   const fanOutConcurrency = props.fanOutConcurrency ?? 10;
   if (!Number.isInteger(fanOutConcurrency) || fanOutConcurrency < 2 || fanOutConcurrency > 1000) {
     problems.push(`\`fanOutConcurrency\` must be a whole number from 2 to 1000 (the event source mapping's maximum concurrency), got ${fanOutConcurrency}.`);

@@ -18,7 +18,7 @@ import { Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
-import { DEFAULT_TARGET_ROLE_NAME, ecsReconcilerStatements, EcsReconcilerPropsError } from './ecs-reconciler';
+import { DEFAULT_TARGET_ROLE_NAME, ecsReconcilerStatements, EcsReconcilerPropsError, nagResource } from './ecs-reconciler';
 
 export { DEFAULT_TARGET_ROLE_NAME };
 
@@ -76,12 +76,25 @@ export class ReconcilerTargetRole extends Construct {
         }),
       );
     }
+    const statements = ecsReconcilerStatements(stack, clusters, props.ownerId ?? DEFAULT_PLAN_OPTIONS.ownerId, props.allowAdoption ?? false);
+    // One acknowledgement per wildcard finding (never the whole rule), as the function's role has.
     const policy = this.role.node.tryFindChild('DefaultPolicy');
-    Validations.of(policy ?? this.role).acknowledge({
-      id: 'AwsSolutions-IAM5',
-      reason:
-        'The same statements as the reconciler function\'s own role: DescribeTaskDefinition supports no resource-level permission, services and task definitions are created at run time from specs (limited to the managed clusters in the ARN and to the owner tag); with no clusters listed, every cluster of the account.',
-    });
+    const wildcards = new Set(
+      statements
+        .filter((st) => st.effect === iam.Effect.ALLOW)
+        .flatMap((st) => st.resources)
+        .map((r) => nagResource(stack.resolve(r)))
+        .filter((r) => r.includes('*')),
+    );
+    for (const resource of wildcards) {
+      Validations.of(policy ?? this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${resource}]`,
+        reason:
+          resource === '*'
+            ? 'DescribeTaskDefinition supports no resource-level permissions; ListServices/ListTasks are limited by ecs:cluster (Service Authorization Reference for Amazon ECS): the same statements as the reconciler function role.'
+            : 'Services, tasks, revisions and task definitions are created at run time from specs: limited to the managed clusters in the ARN (every cluster when none are listed), writes need the owner tag; the same statements as the reconciler function role.',
+      });
+    }
   }
 }
 
