@@ -34,6 +34,7 @@ import {
 } from '../core/targets';
 import type { AllowLists } from '../core/allow-lists';
 import { decodeItem } from './attribute-values';
+import { dict } from '../core/dict';
 import { SDK_RETRY } from './clients';
 import { AwsCallError, errorMessage } from './errors';
 import { PARTITION_KEY, SORT_KEY } from './dynamo-spec-store';
@@ -77,7 +78,7 @@ export class DynamoTargetDirectory implements TargetDirectory {
 
   async read(): Promise<{ declarations: TargetParseResult[]; heartbeats: Record<string, string>; error?: string }> {
     const declarations: TargetParseResult[] = [];
-    const heartbeats: Record<string, string> = {};
+    const heartbeats: Record<string, string> = dict();
     try {
       for (const item of await this.partition(TARGET_PARTITION)) {
         const { [PARTITION_KEY]: _pk, [SORT_KEY]: name, ...rest } = item;
@@ -85,7 +86,8 @@ export class DynamoTargetDirectory implements TargetDirectory {
         declarations.push(parseTarget({ ...rest, name }, 'table'));
       }
       for (const item of await this.partition(HEARTBEAT_PARTITION)) {
-        if (typeof item[SORT_KEY] === 'string' && typeof item.at === 'string') heartbeats[item[SORT_KEY] as string] = item.at;
+        const name = item[SORT_KEY];
+        if (typeof name === 'string' && typeof item.at === 'string') heartbeats[name] = item.at;
       }
       return { declarations, heartbeats };
     } catch (err) {

@@ -21,6 +21,7 @@ import {
   type TargetParseResult,
 } from './targets';
 import type { ServiceKey } from './types';
+import { dict, own } from './dict';
 
 /** The targets and heartbeats kept in the spec table (`#target` and `#heartbeat` items). */
 export interface TargetDirectory {
@@ -92,9 +93,9 @@ export async function dispatchTargets(ports: DispatchPorts, options: DispatchOpt
   const { targets, problems, heartbeats, error } = await currentTargets(ports, options);
   if (error) ports.log.error('fan-out: the #target items could not be read; dispatching the declared targets only', { error });
   for (const p of problems) ports.log.warn('fan-out: target declaration refused', { problem: p });
-  const passAgeSeconds: Record<string, number> = {};
+  const passAgeSeconds: Record<string, number> = dict();
   for (const t of targets) {
-    const last = heartbeats[t.name];
+    const last = own(heartbeats, t.name);
     const age = last !== undefined && !Number.isNaN(Date.parse(last)) ? Math.max(0, Math.round((now.getTime() - Date.parse(last)) / 1000)) : NEVER_PASSED_AGE_SECONDS;
     passAgeSeconds[t.name] = age;
     ports.metrics.dimensionedMetric?.({ [DIMENSION.target]: t.name }, METRIC.targetPassAge, age, 'Count');
