@@ -6,6 +6,7 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { DEFAULT_SPEED, runLocal } from '../../local/run';
+import { runLocalFanOut } from '../../local/fan-out-run';
 import { ListenError, listenMessage, SimulatorListenError } from '../../local/sim/server';
 import { localRunReport, writeReportFile, type LocalReportInfo } from '../../local/report';
 import { LAST_PASS_MINUTE } from '../../local/scenario';
@@ -30,6 +31,7 @@ interface LocalOptions {
   table: string;
   debug?: boolean;
   report?: string;
+  targets: number;
 }
 
 /** The specs `ecsr local` loads by default: the example shop (only; the scenario is about it). */
@@ -166,10 +168,17 @@ export function localCommand(): Command {
     .option('--no-events', "no events mode: every pass polls the whole fleet (the floor events mode falls back to), instead of reading the simulator's events through the construct's rules and the events queue")
     .option('--table <name>', 'name of the embedded specs table (point ecsr --table at it with --forever)', 'ecsr-specs')
     .option('--report <file>', 'write a picture of the run to this HTML page (self-contained): per service, tasks over time with actions, drift, failures and alarms marked; with --forever rewritten after each pass')
+    .option('--targets <n>', 'the fan-out (docs/multi-account.md): reconcile the specs in n simulated accounts, each its own target, one invocation per target per minute (no scenario)', parseInteger, 1)
     .option('--debug', 'print stack traces of errors')
     .action(
       runAction(async (opts: LocalOptions) => {
         const loaded = loadSpecFiles([opts.specs], 'the local run did not start');
+        if (opts.targets !== 1) {
+          if (opts.targets < 2 || opts.targets > 20) throw new CliError(`--targets must be from 1 to 20, got ${opts.targets}.`, 2);
+          const result = await runLocalFanOut({ specs: loaded, targets: opts.targets, seed: opts.seed, write: (t) => process.stdout.write(t) });
+          if (!result.ok) throw new CliError(`The fan-out did not converge every account in ${result.minutes} simulated minutes.`, 1);
+          return;
+        }
         // --forever also creates the cluster of examples/web.yaml, so the banner's apply works as printed.
         const web = opts.forever ? loadSpecFiles([WEB_EXAMPLE], 'the local run did not start')[0] : undefined;
         // A terminal that reports no size (some pseudo-terminals) cannot be redrawn in place.

@@ -240,6 +240,11 @@ export interface TargetRunnerDeps {
   readonly ecsClientConfigFor?: (target: Target) => ECSClientConfig;
   /** STS client configuration (endpoint in tests). */
   readonly stsClientConfig?: STSClientConfig;
+  /**
+   * Credentials of a target with a `roleArn`, instead of STS AssumeRole (the local run: the
+   * simulators accept any signature, and no STS runs there).
+   */
+  readonly credentialsFor?: (target: Target) => AwsCredentialIdentityProvider;
   /** Runtime overrides shared by every target (spec page size, observer concurrency...). */
   readonly overrides?: Pick<RuntimeOverrides, 'specPageSize' | 'observerConcurrency'>;
 }
@@ -276,7 +281,7 @@ export class TargetRunner {
     if (known && known.declaration === declaration) return known;
     known?.runtime.ecs.destroy();
     const credentials = target.roleArn
-      ? assumeRoleCredentials(target.roleArn, `ecs-reconciler-${target.name}`.slice(0, 64), this.deps.stsClientConfig)
+      ? (this.deps.credentialsFor?.(target) ?? assumeRoleCredentials(target.roleArn, `ecs-reconciler-${target.name}`.slice(0, 64), this.deps.stsClientConfig))
       : undefined;
     const config = configForTarget(this.config, target);
     const runtime = createRuntime(config, {

@@ -1,0 +1,223 @@
+/**
+ * `ecsr local --targets N` (issue 13 part 2): the fan-out against N simulators standing for N
+ * accounts. One spec table on dynalite holds the specs of every target: the default target's under
+ * their plain cluster names, target `account-2`'s (and so on) under `account-2/<cluster>`, declared
+ * as a `#target` item as a platform team would. Every simulated minute the dispatcher
+ * (`dispatchTargets`, the function's code) sends one message per target into an in-process queue
+ * standing for SQS, and `deliver` hands them to `TargetRunner.run` (the function's code for a
+ * message) at most `maximumConcurrency` at once, as the event source mapping does. Only STS is
+ * left out: the simulators accept any credentials, so each target's role is not assumed.
+ *
+ * Time: every simulator runs on its own manual clock, all started at the same instant and moved
+ * together one simulated minute per tick; the passes use the first simulator's clock.
+ */
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../lambda/adapters/clients';
+import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
+import { DynamoTargetDirectory, TargetRunner, type TargetPassResult } from '../lambda/adapters/fan-out';
+import { RecordingLog } from '../lambda/adapters/logger';
+import { InMemoryMetricsSink } from '../lambda/adapters/metrics';
+import { loadConfig } from '../lambda/config';
+import { dispatchTargets } from '../lambda/core/fan-out';
+import { specToItem } from '../lambda/core/spec';
+import { DEFAULT_TARGET, partitionKeyOf, TARGET_PARTITION } from '../lambda/core/targets';
+import type { ServiceSpec } from '../lambda/core/types';
+import { deliver, InMemoryFanOutQueue } from './fan-out';
+import { startEmbeddedDynamoDb } from './embedded-dynamodb';
+import { startSimulator, type Simulator } from './sim';
+import { LOCAL_CREDENTIALS, LOCAL_DEFAULTS, localReconcilerEnv } from './stack';
+
+/** The account id of simulated account `i` (1-based): 123456789012 is the reconciler's own. */
+export function simulatedAccount(i: number): string {
+  return i === 1 ? '123456789012' : String(100000000000 + i * 11111).padStart(12, '0');
+}
+
+/** The name of target `i` (1-based): `default`, then `account-2`, `account-3`... */
+export function targetName(i: number): string {
+  return i === 1 ? DEFAULT_TARGET : `account-${i}`;
+}
+
+export interface LocalFanOutOptions {
+  readonly specs: readonly { readonly spec: ServiceSpec }[];
+  /** Accounts (targets) including the reconciler's own; at least 2. */
+  readonly targets: number;
+  /** Simulated minutes (ticks) at most; the run ends earlier once every target converged. */
+  readonly minutes?: number;
+  /** The event source mapping's maximumConcurrency (default: every target at once). */
+  readonly maximumConcurrency?: number;
+  readonly seed?: number;
+  readonly write: (text: string) => void;
+  readonly env?: Record<string, string | undefined>;
+}
+
+export interface LocalFanOutTarget {
+  readonly name: string;
+  readonly account: string;
+  readonly endpoint: string;
+  /** Services of the target's specs running as desired at the end. */
+  readonly converged: number;
+  /**
+   * Services whose status has settled: Converged or Deleted, or a failed rollout the reconciler
+   * does not re-apply (`failedSpecHash`: the example shop's ledger, by design).
+   */
+  readonly settled: number;
+  readonly services: number;
+  readonly passes: number;
+  readonly actions: number;
+}
+
+export interface LocalFanOutResult {
+  readonly ok: boolean;
+  readonly minutes: number;
+  readonly targets: readonly LocalFanOutTarget[];
+  readonly summary: string;
+}
+
+/**
+ * Runs the fan-out locally until every target's services run as desired or `minutes` pass.
+ * @throws when a server cannot start, or a spec cannot be written.
+ */
+export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFanOutResult> {
+  if (!(Number.isInteger(opts.targets) && opts.targets >= 2)) throw new RangeError(`--targets must be a whole number of at least 2, got ${opts.targets}`);
+  const start = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+  const clusters = [...new Set(opts.specs.map((s) => s.spec.cluster))];
+  const db = await startEmbeddedDynamoDb(0);
+  const sims: Simulator[] = [];
+  const doc = createDocumentClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+  try {
+    for (let i = 1; i <= opts.targets; i++) {
+      sims.push(
+        await startSimulator({ port: 0, seed: (opts.seed ?? 1) + i - 1, startTime: start, clusters, accountId: simulatedAccount(i), region: sims[0]?.region ?? 'us-east-1' }),
+      );
+    }
+    const table = 'ecsr-specs';
+    const ddb = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    await ddb.send(new CreateTableCommand(specsTableDefinition(table)));
+    ddb.destroy();
+    const env = localReconcilerEnv({ table, region: sims[0].region, clusters }, opts.env);
+    const config = loadConfig({ ...env, FANOUT_QUEUE_URL: 'http://local/fan-out' });
+    for (let i = 1; i <= opts.targets; i++) {
+      const name = targetName(i);
+      if (i > 1) {
+        await doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: {
+              cluster: TARGET_PARTITION,
+              service: name,
+              account: simulatedAccount(i),
+              region: sims[i - 1].region,
+              clusters,
+              roleArn: `arn:aws:iam::${simulatedAccount(i)}:role/ecs-reconciler-target`,
+              defaults: { subnets: LOCAL_DEFAULTS.subnets.split(','), securityGroups: LOCAL_DEFAULTS.securityGroups.split(','), executionRoleArn: LOCAL_DEFAULTS.executionRoleArn.replace('123456789012', simulatedAccount(i)) },
+            },
+          }),
+        );
+      }
+      for (const { spec } of opts.specs) {
+        const item = specToItem(spec) as Record<string, unknown>;
+        await doc.send(new PutCommand({ TableName: table, Item: { ...item, cluster: partitionKeyOf(name, spec.cluster) } }));
+      }
+    }
+    const log = new RecordingLog();
+    const metrics = new InMemoryMetricsSink();
+    const clock = { now: () => sims[0].clock.now() };
+    const endpointOf = new Map(sims.map((s, i) => [targetName(i + 1), s.endpoint]));
+    const runner = new TargetRunner(config, {
+      doc,
+      metrics,
+      log,
+      clock,
+      ecsClientConfigFor: (t) => ({ endpoint: endpointOf.get(t.name), credentials: LOCAL_CREDENTIALS }),
+      credentialsFor: () => async () => LOCAL_CREDENTIALS,
+    });
+    const queue = new InMemoryFanOutQueue();
+    const directory = new DynamoTargetDirectory(doc, table);
+    const passes = new Map<string, TargetPassResult[]>();
+    const maxMinutes = opts.minutes ?? 15;
+    let minute = 0;
+    let converged = false;
+    let status: LocalFanOutTarget[] = [];
+    opts.write(`ecsr local --targets ${opts.targets}: ${opts.specs.length} specs per account, ${opts.targets} simulators (${sims.map((s, i) => `${targetName(i + 1)} ${s.endpoint}`).join(', ')}), dynalite ${db.endpoint}\n`);
+    for (; minute < maxMinutes && !converged; minute++) {
+      const tick = await dispatchTargets({ directory, queue, metrics, log, clock }, { propTargets: [], defaultClusters: config.plan.managedClusters });
+      const deliveries = await deliver(queue.take(), opts.maximumConcurrency ?? opts.targets, (m) => runner.run(m, { holder: `local:${m.target.name}` }));
+      for (const d of deliveries) {
+        const list = passes.get(d.message.target.name) ?? [];
+        list.push('result' in d ? d.result : { outcome: 'invalid-message', error: String(d.error) });
+        passes.set(d.message.target.name, list);
+      }
+      status = await Promise.all(
+        sims.map(async (sim, i) => {
+          const name = targetName(i + 1);
+          const live = await liveCounts(sim, opts.specs.map((s) => s.spec));
+          const mine = passes.get(name) ?? [];
+          return {
+            name,
+            account: simulatedAccount(i + 1),
+            endpoint: sim.endpoint,
+            converged: live,
+            settled: await settledCount(doc, table, name, opts.specs.map((s) => s.spec)),
+            services: opts.specs.length,
+            passes: mine.length,
+            actions: mine.reduce((n, r) => n + (r.outcome === 'pass' ? r.summary.actions.length : 0), 0),
+          };
+        }),
+      );
+      opts.write(
+        `minute ${minute}: dispatched ${tick.targets.join(', ')}; ${status.map((t) => `${t.name} ${t.converged}/${t.services} running as desired, ${t.settled} settled`).join('; ')}\n`,
+      );
+      converged = status.every((t) => t.settled === t.services);
+      for (const sim of sims) sim.advance(60);
+    }
+    runner.destroy();
+    const summary =
+      `\nFan-out over ${opts.targets} accounts after ${minute} simulated minute(s):\n` +
+      status.map((t) => `  ${t.name.padEnd(12)} account ${t.account}  ${t.converged}/${t.services} running as desired, ${t.settled}/${t.services} settled  ${t.passes} passes  ${t.actions} actions\n`).join('') +
+      (converged
+        ? 'Every account settled, each in its own invocation (a service not running as desired is a failed rollout its status reports, as in `npm start`).\n'
+        : 'Not every account settled in time.\n');
+    opts.write(summary);
+    return { ok: converged, minutes: minute, targets: status, summary };
+  } finally {
+    doc.destroy();
+    await Promise.all(sims.map((s) => s.close()));
+    await db.stop();
+  }
+}
+
+/** Services of `specs` in `target` whose item status settled (see {@link LocalFanOutTarget.settled}). */
+async function settledCount(doc: DynamoDBDocumentClient, table: string, target: string, specs: readonly ServiceSpec[]): Promise<number> {
+  let n = 0;
+  for (const spec of specs) {
+    const item = (await doc.send(new GetCommand({ TableName: table, Key: { cluster: partitionKeyOf(target, spec.cluster), service: spec.service }, ConsistentRead: true }))).Item;
+    const status = item?.status as { phase?: string; failedSpecHash?: string } | undefined;
+    if (status && (status.phase === 'Converged' || status.phase === 'Deleted' || status.failedSpecHash)) n += 1;
+  }
+  return n;
+}
+
+/** Services of `specs` that run as desired in `sim` (ACTIVE, running = desired, one deployment). */
+async function liveCounts(sim: Simulator, specs: readonly ServiceSpec[]): Promise<number> {
+  const ecs = new ECSClient({ endpoint: sim.endpoint, region: sim.region, credentials: LOCAL_CREDENTIALS });
+  try {
+    let n = 0;
+    for (const cluster of new Set(specs.map((s) => s.cluster))) {
+      const wanted = specs.filter((s) => s.cluster === cluster);
+      for (let i = 0; i < wanted.length; i += 10) {
+        const batch = wanted.slice(i, i + 10);
+        const out = await ecs.send(new DescribeServicesCommand({ cluster, services: batch.map((s) => s.service) }));
+        for (const spec of batch) {
+          const svc = out.services?.find((s) => s.serviceName === spec.service);
+          const absent = spec.state === 'absent';
+          if (absent ? !svc || svc.status !== 'ACTIVE' : svc?.status === 'ACTIVE' && svc.runningCount === svc.desiredCount && (svc.deployments?.length ?? 0) === 1) n += 1;
+        }
+      }
+    }
+    return n;
+  } finally {
+    ecs.destroy();
+  }
+}
