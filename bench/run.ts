@@ -11,6 +11,8 @@
  * 4. Start-up of the built `ecsr` CLI (`--version`, `--help`, `validate`), beside `node -e 0`.
  * 5. The fast path: edit to first ECS call (p50, p99) over moto's DynamoDB Streams, real time
  *    (`./fast-path-bench.ts`).
+ * 8. The fan-out: T targets x S services, one simulator per account, beside one target alone
+ *    (`./fan-out-bench.ts`; `--fan-out-services`, `--fan-out-targets`, `--no-fan-out`).
  *
  * Prints tables to stdout and progress to stderr, and writes the tables to bench/RESULTS.md
  * (`--no-results`: print only). See docs/benchmarks.md.
@@ -26,6 +28,7 @@ import { callsTable, cappedTable, lambdaTable, memoryTable, memoryTrendTable, pa
 import { bundleWorkers, BenchWorker } from './workers';
 import { runStartupBench, startupTable } from './cli-startup';
 import { fastPathTable, runFastPathBench } from './fast-path-bench';
+import { fanOutTable, runFanOutBench } from './fan-out-bench';
 
 /** Young generation of the allocation run (MiB per semi-space): one plan() of 1000 services fits. */
 const ALLOC_SEMI_SPACE_MIB = 256;
@@ -58,6 +61,9 @@ interface BenchOptions {
   fastPath: boolean;
   fastPathEdits: number;
   results: boolean;
+  fanOut: boolean;
+  fanOutTargets: number;
+  fanOutServices: number;
 }
 
 const program = new Command('bench')
@@ -74,6 +80,9 @@ const program = new Command('bench')
   .option('--no-cli', 'skip the CLI start-up benchmark')
   .option('--fast-path-edits <n>', 'edits measured by the fast-path latency benchmark', count, 100)
   .option('--no-fast-path', 'skip the fast-path latency benchmark (moto DynamoDB Streams + simulator)')
+  .option('--fan-out-targets <n>', 'targets (accounts) of the fan-out benchmark', count, 4)
+  .option('--fan-out-services <n>', 'services per target of the fan-out benchmark (the issue asks 5000; 500 keeps the bench short)', count, 500)
+  .option('--no-fan-out', 'skip the fan-out benchmark')
   .option('--no-results', `print only; do not write ${'bench/RESULTS.md'}`);
 
 /** Where the run's tables are written as well (issue 12 part 6), unless `--no-results`. */
@@ -177,6 +186,13 @@ async function main(): Promise<void> {
       const fast = await runFastPathBench({ edits: opts.fastPathEdits, services: 20, progress });
       print('7. Fast path: a spec edit to the first ECS call, real time (moto DynamoDB Streams polled every 250 ms as Lambda does, the simulator)');
       print(fastPathTable(fast));
+      print();
+    }
+    if (opts.fanOut && opts.fanOutTargets > 0 && opts.fanOutServices > 0) {
+      const fan = await runFanOutBench({ targets: opts.fanOutTargets, services: opts.fanOutServices, steadyTicks: 2, progress });
+      print(`8. Fan-out: ${fan.targets} targets x ${fan.services} services, one simulator (account) each, beside 1 target alone; passes bounded like the Lambda (50 s)`);
+      print('   total s = real s + budget waits s (rate-limiter waits, simulated here); throttled = ThrottlingException answers (0: within its own budget)');
+      print(fanOutTable(fan));
       print();
     }
     const seconds = ((performance.now() - began) / 1000).toFixed(0);

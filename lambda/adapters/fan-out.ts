@@ -236,6 +236,8 @@ export interface TargetRunnerDeps {
   readonly monotonicMs?: () => number;
   /** Time of the per-account limiters (virtual in the local run and the bench). */
   readonly limiterTime?: LimiterTime;
+  /** Time of one account's limiter, when each runs on its own clock (the bench: one simulator each). */
+  readonly limiterTimeFor?: (target: Target) => LimiterTime;
   /** Extra ECS client configuration per target (the local run points each target at its own simulator). */
   readonly ecsClientConfigFor?: (target: Target) => ECSClientConfig;
   /** STS client configuration (endpoint in tests). */
@@ -269,7 +271,7 @@ export class TargetRunner {
     const key = `${target.account ?? 'self'}:${target.region ?? this.config.plan.defaults.region ?? 'self'}`;
     let limiter = this.limiters.get(key);
     if (!limiter) {
-      limiter = new EcsRateLimiter(this.config.apiBudgetFraction, this.deps.limiterTime);
+      limiter = new EcsRateLimiter(this.config.apiBudgetFraction, this.deps.limiterTimeFor?.(target) ?? this.deps.limiterTime);
       this.limiters.set(key, limiter);
     }
     return limiter;
