@@ -318,8 +318,10 @@ export class DynamoSpecStore implements SpecStore {
             const service = typeof item[SORT_KEY] === 'string' ? (item[SORT_KEY] as string) : '?';
             specs.push({
               ok: false,
-              // The item's own key: its Invalid status is written back where people look.
-              key: typeof item[SORT_KEY] === 'string' ? { cluster: String(item[PARTITION_KEY]), service } : null,
+              // No key: nothing is written to an item that may be another target's (a caller that
+              // does not know the declared targets, such as the CLI, cannot tell); the pass names it
+              // in its summary and log, and counts it in InvalidSpecs.
+              key: null,
               errors: [
                 {
                   path: PARTITION_KEY,

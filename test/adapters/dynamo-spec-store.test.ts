@@ -47,6 +47,36 @@ describe('DynamoSpecStore on dynalite', () => {
   const get = async (cluster: string, service: string) =>
     (await doc.send(new GetCommand({ TableName: table, Key: { cluster, service }, ConsistentRead: true }))).Item;
 
+  it('targets (issue 13 part 2): each store reads its own items under ECS names, writes its own keys, keeps its own lease and cursor; an undeclared target is invalid and never written', async () => {
+    // Prepare
+    await put(aSpecItem({ service: 'web' }));
+    await put(aSpecItem({ cluster: 'staging/apps', service: 'web', desiredCount: 5 }));
+    await put(aSpecItem({ cluster: 'qa/apps', service: 'web' }));
+    const mine = new DynamoSpecStore(doc, table, { otherTargets: new Set(['staging']) });
+    const staging = new DynamoSpecStore(doc, table, { target: 'staging', otherTargets: new Set(['default']) });
+    const now = new Date('2026-12-02T06:00:00Z');
+
+    // Act
+    const ownRead = await mine.readAll();
+    const stagingRead = await staging.readAll();
+    await staging.writeStatus({ cluster: 'apps', service: 'web' }, { phase: 'Pending', conditions: [], desiredCount: 5, runningCount: 0, pendingCount: 0, lagBeyondGrace: false, observedAt: now.toISOString() } as unknown as ServiceStatus);
+    const leases = [await mine.acquireLease('a', 60, now), await staging.acquireLease('b', 60, now)];
+    await staging.writeCursor({ cluster: 'apps' });
+
+    // Assess
+    expect(ownRead.specs.filter((s) => s.ok).map((s) => s.key)).toEqual([{ cluster: 'apps', service: 'web' }]);
+    const invalid = ownRead.specs.filter((s) => !s.ok);
+    expect(invalid).toEqual([{ ok: false, key: null, errors: [expect.objectContaining({ value: 'qa/apps', message: expect.stringMatching(/names target "qa"/) })] }]);
+    expect(stagingRead.specs.map((s) => (s.ok ? [s.key, s.spec.desiredCount] : 'invalid'))).toEqual([[{ cluster: 'apps', service: 'web' }, 5]]);
+    expect((await get('staging/apps', 'web'))?.status).toMatchObject({ phase: 'Pending' });
+    expect((await get('apps', 'web'))?.status).toBeUndefined();
+    expect((await get('qa/apps', 'web'))?.status).toBeUndefined();
+    expect(leases).toEqual([{ acquired: true }, { acquired: true }]);
+    expect(await get('#lease', 'staging')).toMatchObject({ holder: 'b' });
+    expect((await staging.readAll()).cursor).toEqual({ cluster: 'apps' });
+    expect((await mine.readAll()).cursor).toBeUndefined();
+  });
+
   it.each([
     { case: 'cluster and name', cursor: { cluster: 'apps', after: 'web-17' } },
     { case: 'cluster boundary', cursor: { cluster: 'jobs' } },
