@@ -126,6 +126,14 @@ export interface NothingToReconcile {
  *   lease another pass holds (`lambda/core/fast-path.ts`). It never throws for a held lease: the
  *   batch is done, and the scheduled pass reads the edited services first.
  *
+ * Fan-out mode (`FANOUT_QUEUE_URL`, issue 13 part 2, docs/multi-account.md) routes differently:
+ * - the schedule: dispatches one fan-out message per target (`dispatchTargets`) and returns its
+ *   {@link DispatchSummary};
+ * - a batch of the fan-out queue's messages (the event source mapping, batch size 1): runs each
+ *   message's target pass (`TargetRunner`) and returns {@link TargetPassResults};
+ * - a stream batch: sends the named keys to their targets as fan-out messages (`keys-dispatched`);
+ *   throws when a message could not be sent, so the mapping retries the batch.
+ *
  * The invocation's remaining time bounds the pass: observation spends at most
  * `OBSERVATION_TIME_SHARE` of it (a new container over a large fleet describes the rest of its
  * task definitions in the next passes), no action starts with less than {@link RESERVE_MS} left,
