@@ -21,7 +21,7 @@ import { AwsCallError, isConditionalCheckFailed } from './errors';
 import { dict } from '../core/dict';
 import { decodeItem } from './attribute-values';
 import { exactContentCondition, LEASE_MAX_AHEAD_SECONDS, readLeaseItem, type LeaseReading } from './lease-item';
-import { DEFAULT_TARGET, partitionKeyOf, splitPartitionKey, TARGET_SEPARATOR } from '../core/targets';
+import { DEFAULT_TARGET, HEARTBEAT_PARTITION, partitionKeyOf, splitPartitionKey, TARGET_PARTITION, TARGET_SEPARATOR } from '../core/targets';
 
 /** Partition key attribute (ECS cluster name). */
 export const PARTITION_KEY = 'cluster';
@@ -91,7 +91,14 @@ export const PRUNE_CONFIRMATION_PARTITION = '#prune-confirmed';
  * a list of values, not of a prefix). A reserved item not listed here still reaches the function,
  * which drops any partition key starting with `#` ({@link isReservedItem}).
  */
-export const RESERVED_PARTITIONS: readonly string[] = [LEASE_KEY.cluster, CURSOR_KEY.cluster, PRUNE_CONFIRMATION_PARTITION];
+export const RESERVED_PARTITIONS: readonly string[] = [
+  LEASE_KEY.cluster,
+  CURSOR_KEY.cluster,
+  PRUNE_CONFIRMATION_PARTITION,
+  // Fan-out mode (issue 13 part 2): every completed target pass writes its heartbeat item.
+  HEARTBEAT_PARTITION,
+  TARGET_PARTITION,
+];
 
 const pruneConfirmationSchema = z.object({
   [SORT_KEY]: z.string().regex(/^[A-Za-z0-9_-]{1,255}$/),
