@@ -149,17 +149,42 @@ const setText = (xs: readonly string[] | undefined): string => {
   const sorted = [...new Set(xs)].sort();
   return sorted.join(',');
 };
+/**
+ * Whether `setText(xs) === text`, without building the text for the usual one or two members
+ * (subnets, security groups): the steady comparison of every service every pass allocates nothing.
+ */
+function setTextEquals(xs: readonly string[] | undefined, text: string): boolean {
+  if (xs === undefined || xs.length === 0) return text === NONE;
+  if (xs.length === 1) return xs[0] === text;
+  if (xs.length === 2) {
+    const a = xs[0];
+    const b = xs[1];
+    if (a === b) return a === text;
+    const lo = a < b ? a : b;
+    const hi = a < b ? b : a;
+    return text.length === lo.length + 1 + hi.length && text.startsWith(lo) && text.charCodeAt(lo.length) === 44 /* , */ && text.endsWith(hi);
+  }
+  return setText(xs) === text;
+}
 const strategyText = (
   xs: readonly { capacityProvider: string; weight?: number; base?: number }[] | undefined,
   launchType?: string,
 ): string => {
   if ((!xs || xs.length === 0) && launchType) return `launchType ${launchType}`;
   if (!xs || xs.length === 0) return NONE;
-  return setText(xs.map((s) => `${s.capacityProvider}:${s.weight ?? 0}${s.base ? `:base=${s.base}` : ''}`));
+  if (xs.length === 1) return strategyItemText(xs[0]);
+  return setText(xs.map(strategyItemText));
 };
+const strategyItemText = (s: { capacityProvider: string; weight?: number; base?: number }): string =>
+  `${s.capacityProvider}:${s.weight ?? 0}${s.base ? `:base=${s.base}` : ''}`;
 const lbText = (xs: readonly { targetGroupArn?: string; containerName?: string; containerPort?: number }[] | undefined) =>
   !xs || xs.length === 0 ? NONE : setText(xs.map((l) => `${l.targetGroupArn ?? ''}|${l.containerName ?? ''}|${l.containerPort ?? ''}`));
 const breakerText = (b: { enable: boolean; rollback: boolean }) => `enable=${b.enable},rollback=${b.rollback}`;
+/** `breakerText(live) === breakerText(want)`, without the texts when both are booleans (always, from ECS). */
+const sameBreaker = (live: { enable: boolean; rollback: boolean }, want: { enable: boolean; rollback: boolean }): boolean =>
+  typeof live.enable === 'boolean' && typeof live.rollback === 'boolean' && typeof want.enable === 'boolean' && typeof want.rollback === 'boolean'
+    ? live.enable === want.enable && live.rollback === want.rollback
+    : breakerText(live) === breakerText(want);
 
 /** The texts the desired side of {@link diffService} compares, computed once per configuration object. */
 interface DesiredTexts {
@@ -210,13 +235,15 @@ export interface ServiceDiff {
  * launch type (ECS-FACTS §7). `desiredCount` is never compared when the spec is autoscaled.
  */
 export function diffService(desired: DesiredServiceConfig, live: ObservedService): ServiceDiff {
-  const changes: FieldChange[] = [];
-  const unsendable: UnsendableChange[] = [];
-  const input: { -readonly [K in keyof ServiceDiff['input']]: ServiceDiff['input'][K] } = {};
+  // Allocated on the first difference only: a steady service (almost all of them, every pass)
+  // gets the shared empty results and no intermediate text or array.
+  let changes: FieldChange[] | undefined;
+  let unsendable: UnsendableChange[] | undefined;
+  let input: { -readonly [K in keyof ServiceDiff['input']]: ServiceDiff['input'][K] } | undefined;
 
   if (desired.desiredCount !== undefined && desired.desiredCount !== live.desiredCount) {
-    changes.push({ field: 'desiredCount', from: String(live.desiredCount), to: String(desired.desiredCount) });
-    input.desiredCount = desired.desiredCount;
+    (changes ??= []).push({ field: 'desiredCount', from: String(live.desiredCount), to: String(desired.desiredCount) });
+    (input ??= {}).desiredCount = desired.desiredCount;
   }
 
   const texts = desiredTexts(desired);
@@ -226,9 +253,10 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
     const change = { field: desired.launchType ? 'launchType' : 'capacityProviderStrategy', from: liveStrategy, to: wantStrategy };
     if (desired.launchType) {
       // UpdateService moves a service from a launch type to a strategy, never back.
-      unsendable.push({ ...change, why: 'ECS cannot move a service from a capacity provider strategy to a launch type' });
+      (unsendable ??= []).push({ ...change, why: 'ECS cannot move a service from a capacity provider strategy to a launch type' });
     } else {
-      changes.push(change);
+      (changes ??= []).push(change);
+      input ??= {};
       input.capacityProviderStrategy = desired.capacityProviderStrategy.map((s) => ({ ...s }));
       input.forceNewDeployment = true;
     }
@@ -236,92 +264,121 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
 
   const liveNet = live.networkConfiguration?.awsvpcConfiguration;
   const wantNet = desired.networkConfiguration.awsvpcConfiguration;
-  const netChanges: FieldChange[] = [];
-  const compare = (field: string, from: string, to: string) => {
-    if (from !== to) netChanges.push({ field, from, to });
-  };
-  compare('networkConfiguration.subnets', setText(liveNet?.subnets), texts.subnets);
-  compare('networkConfiguration.securityGroups', setText(liveNet?.securityGroups), texts.securityGroups);
-  compare(
-    'networkConfiguration.assignPublicIp',
-    liveNet?.assignPublicIp ?? ECS_SERVICE_DEFAULTS.assignPublicIp,
-    wantNet.assignPublicIp,
-  );
-  if (netChanges.length > 0) {
-    changes.push(...netChanges);
-    input.networkConfiguration = {
+  const liveIp = liveNet?.assignPublicIp ?? ECS_SERVICE_DEFAULTS.assignPublicIp;
+  if (!setTextEquals(liveNet?.subnets, texts.subnets) || !setTextEquals(liveNet?.securityGroups, texts.securityGroups) || liveIp !== wantNet.assignPublicIp) {
+    const netChanges: FieldChange[] = [];
+    const compare = (field: string, from: string, to: string) => {
+      if (from !== to) netChanges.push({ field, from, to });
+    };
+    compare('networkConfiguration.subnets', setText(liveNet?.subnets), texts.subnets);
+    compare('networkConfiguration.securityGroups', setText(liveNet?.securityGroups), texts.securityGroups);
+    compare('networkConfiguration.assignPublicIp', liveIp, wantNet.assignPublicIp);
+    (changes ??= []).push(...netChanges);
+    (input ??= {}).networkConfiguration = {
       awsvpcConfiguration: { ...wantNet, subnets: [...wantNet.subnets], securityGroups: [...wantNet.securityGroups] },
     };
   }
 
   const liveDep = live.deploymentConfiguration;
   const wantDep = desired.deploymentConfiguration;
-  const depChanges: FieldChange[] = [];
   const liveMin = liveDep?.minimumHealthyPercent ?? ECS_SERVICE_DEFAULTS.minimumHealthyPercent;
   const liveMax = liveDep?.maximumPercent ?? ECS_SERVICE_DEFAULTS.maximumPercent;
   const liveBreaker = liveDep?.deploymentCircuitBreaker ?? ECS_SERVICE_DEFAULTS.deploymentCircuitBreaker;
-  if (liveMin !== wantDep.minimumHealthyPercent) {
-    depChanges.push({
-      field: 'deploymentConfiguration.minimumHealthyPercent',
-      from: String(liveMin),
-      to: String(wantDep.minimumHealthyPercent),
-    });
-  }
-  if (liveMax !== wantDep.maximumPercent) {
-    depChanges.push({ field: 'deploymentConfiguration.maximumPercent', from: String(liveMax), to: String(wantDep.maximumPercent) });
-  }
-  const liveBreakerText = breakerText(liveBreaker);
-  if (liveBreakerText !== texts.breaker) {
-    depChanges.push({
-      field: 'deploymentConfiguration.deploymentCircuitBreaker',
-      from: liveBreakerText,
-      to: texts.breaker,
-    });
-  }
   const liveAlarms = alarmsText(liveDep?.alarms);
   const wantAlarms = texts.alarms;
-  if (liveAlarms !== wantAlarms) {
-    depChanges.push({ field: 'deploymentConfiguration.alarms', from: liveAlarms, to: wantAlarms });
-  }
-  if (depChanges.length > 0) {
-    changes.push(...depChanges);
-    input.deploymentConfiguration = {
-      ...wantDep,
-      deploymentCircuitBreaker: { ...wantDep.deploymentCircuitBreaker },
-      // UpdateService replaces the whole object: alarms removed from the spec are switched off.
-      ...(wantDep.alarms || live.deploymentConfiguration?.alarms
-        ? { alarms: wantDep.alarms ? { ...wantDep.alarms, alarmNames: [...wantDep.alarms.alarmNames] } : NO_ALARMS }
-        : {}),
-    };
+  if (
+    liveMin !== wantDep.minimumHealthyPercent ||
+    liveMax !== wantDep.maximumPercent ||
+    !sameBreaker(liveBreaker, wantDep.deploymentCircuitBreaker) ||
+    liveAlarms !== wantAlarms
+  ) {
+    const depChanges: FieldChange[] = [];
+    if (liveMin !== wantDep.minimumHealthyPercent) {
+      depChanges.push({
+        field: 'deploymentConfiguration.minimumHealthyPercent',
+        from: String(liveMin),
+        to: String(wantDep.minimumHealthyPercent),
+      });
+    }
+    if (liveMax !== wantDep.maximumPercent) {
+      depChanges.push({ field: 'deploymentConfiguration.maximumPercent', from: String(liveMax), to: String(wantDep.maximumPercent) });
+    }
+    const liveBreakerText = breakerText(liveBreaker);
+    if (liveBreakerText !== texts.breaker) {
+      depChanges.push({
+        field: 'deploymentConfiguration.deploymentCircuitBreaker',
+        from: liveBreakerText,
+        to: texts.breaker,
+      });
+    }
+    if (liveAlarms !== wantAlarms) {
+      depChanges.push({ field: 'deploymentConfiguration.alarms', from: liveAlarms, to: wantAlarms });
+    }
+    if (depChanges.length > 0) {
+      (changes ??= []).push(...depChanges);
+      (input ??= {}).deploymentConfiguration = {
+        ...wantDep,
+        deploymentCircuitBreaker: { ...wantDep.deploymentCircuitBreaker },
+        // UpdateService replaces the whole object: alarms removed from the spec are switched off.
+        ...(wantDep.alarms || live.deploymentConfiguration?.alarms
+          ? { alarms: wantDep.alarms ? { ...wantDep.alarms, alarmNames: [...wantDep.alarms.alarmNames] } : NO_ALARMS }
+          : {}),
+      };
+    }
   }
 
   const liveLb = lbText(live.loadBalancers);
   const wantLb = texts.loadBalancers;
   if (liveLb !== wantLb) {
-    changes.push({ field: 'loadBalancers', from: liveLb, to: wantLb });
-    input.loadBalancers = desired.loadBalancers.map((l) => ({ ...l }));
+    (changes ??= []).push({ field: 'loadBalancers', from: liveLb, to: wantLb });
+    (input ??= {}).loadBalancers = desired.loadBalancers.map((l) => ({ ...l }));
   }
 
   // The declared service fields (./vocab/service.ts), one rule for all: the spec's value or the
   // stated default, against the live value or what ECS's absence means.
-  const primary = live.deployments.find((d) => d.status === 'PRIMARY');
+  let primary: ObservedService['deployments'][number] | undefined;
+  for (const d of live.deployments) {
+    if (d.status === 'PRIMARY') {
+      primary = d;
+      break;
+    }
+  }
   const liveSource = live as unknown as Record<string, unknown>;
-  const primarySource = (primary ?? {}) as unknown as Record<string, unknown>;
+  const primarySource = primary as unknown as Record<string, unknown> | undefined;
   const wants = canonicalWants(desired);
   for (let i = 0; i < SERVICE_FIELD_NAMES.length; i++) {
     const name = SERVICE_FIELD_NAMES[i];
     const decl: ServiceFieldDecl = SERVICE_FIELDS[name];
-    const observed = decl.observedOn === 'service' ? liveSource[name] : primarySource[name];
+    const observed = decl.observedOn === 'service' ? liveSource[name] : primarySource?.[name];
     const liveValue = observed ?? decl.absentMeans ?? decl.field.default;
+    const b = wants[i];
+    // The usual case, a scalar the live service reports as the spec wants it, needs no canonical form.
+    if (liveValue === b && b !== undefined && (typeof b === 'string' ? b !== '' : typeof b === 'number' || typeof b === 'boolean') && canonicalIsItself(decl)) {
+      continue;
+    }
     const want = desired.fields[name];
     const a = canonicalOf(decl.field.type, liveValue, SERVICE_CONTEXT);
-    const b = wants[i];
     if (deepEqual(a, b)) continue;
-    changes.push({ field: name, from: shownValue(a), to: shownValue(b) });
+    (changes ??= []).push({ field: name, from: shownValue(a), to: shownValue(b) });
+    input ??= {};
     (input as Record<string, unknown>)[name] = want === undefined ? clearValue(decl) : structuredClone(want);
   }
 
-  return { changes, input, unsendable };
+  return { changes: changes ?? NO_CHANGES, input: input ?? NO_INPUT, unsendable: unsendable ?? NO_UNSENDABLE };
+}
+
+/** The shared results of a comparison that found nothing (frozen: a caller's push would throw, not leak). */
+const NO_CHANGES = Object.freeze([]) as unknown as FieldChange[];
+const NO_UNSENDABLE = Object.freeze([]) as unknown as UnsendableChange[];
+const NO_INPUT: ServiceDiff['input'] = Object.freeze({});
+
+/**
+ * Whether the canonical form of a scalar of this field is the scalar itself (no normalisation):
+ * then a live value identical to the wanted canonical value is equal without canonicalizing it.
+ */
+function canonicalIsItself(decl: ServiceFieldDecl): boolean {
+  const t = decl.field.type;
+  return t.normalize === undefined && (t.kind === 'string' || t.kind === 'enum' || t.kind === 'int' || t.kind === 'bool');
 }
 
 const SERVICE_CONTEXT = { networkMode: 'awsvpc' };

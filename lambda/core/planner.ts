@@ -27,7 +27,6 @@ import {
   desiredServiceConfig,
   limitToDeploymentController,
   diffService,
-  effectiveSubnets,
   type DesiredServiceConfig,
 } from './plan-service';
 import {
@@ -268,6 +267,11 @@ const ACTION_RANK: Record<Action['type'], number> = {
   DeleteService: 4,
 };
 
+/** Shared empty results of the steady path (frozen: a push would throw instead of leaking into the next service). */
+const NO_CHANGES = Object.freeze([]) as unknown as FieldChange[];
+const NO_ACTIONS = Object.freeze([]) as unknown as Action[];
+const NO_TAG_CHANGES = Object.freeze([]) as unknown as [string, string][];
+
 /** The status fields that carry memory from pass to pass. */
 type Memory = Partial<
   Pick<
@@ -283,6 +287,18 @@ type Memory = Partial<
     | 'driftCorrectedAt'
   >
 >;
+
+/** The memory fields in the status's key order: those before `taskDefinitionArn`, then those after. */
+const MEMORY_BEFORE_TD = [
+  'lastAppliedSpecHash',
+  'failedSpecHash',
+  'failedServiceDeploymentArn',
+  'appliedDeploymentId',
+  'appliedRolloutState',
+  'rolloutFromTaskDefinitionArn',
+  'firstRollout',
+] as const satisfies readonly (keyof Memory)[];
+const MEMORY_AFTER_TD = ['drift', 'driftCorrectedAt'] as const satisfies readonly (keyof Memory)[];
 
 interface StatusArgs {
   readonly id: ServiceId;
@@ -325,7 +341,7 @@ function drafts(
   phase: Phase,
   reason: Reason,
   message: string,
-  extra: Pick<ConditionDrafts, 'blocked' | 'incomplete'> = {},
+  extra?: Pick<ConditionDrafts, 'blocked' | 'incomplete'>,
 ): ConditionDrafts {
   const ready = phase === 'Converged' ? 'True' : 'False';
   const progressing = phase === 'Progressing' || phase === 'Deleting' ? 'True' : 'False';
@@ -333,8 +349,8 @@ function drafts(
     ready: { status: ready, reason, message },
     progressing: { status: progressing, reason, message },
   };
-  if ('blocked' in extra) out.blocked = extra.blocked;
-  if ('incomplete' in extra) out.incomplete = extra.incomplete;
+  if (extra !== undefined && 'blocked' in extra) out.blocked = extra.blocked;
+  if (extra !== undefined && 'incomplete' in extra) out.incomplete = extra.incomplete;
   return out;
 }
 
@@ -396,7 +412,14 @@ class Planner {
 
   run(): Plan {
     const byId = this.indexSpecs();
-    this.clustersWithSpecs = new Set([...byId.values()].map((r) => r.key.cluster));
+    // Per cluster, the service names that have a spec (to find the orphans without a key string each).
+    const specNames = new Map<string, Set<string>>();
+    for (const r of byId.values()) {
+      const names = specNames.get(r.key.cluster);
+      if (names) names.add(r.key.service);
+      else specNames.set(r.key.cluster, new Set([r.key.service]));
+    }
+    this.clustersWithSpecs = new Set(specNames.keys());
     this.familyCollisions = this.findFamilyCollisions(byId);
     const clusters = this.managedClusters(byId);
     const actions: Action[] = [];
@@ -404,21 +427,22 @@ class Planner {
     const candidates: DeleteCandidate[] = [];
 
     const collect = (id: ServiceId, p: ServicePlan) => {
-      actions.push(...p.actions);
+      for (const a of p.actions) actions.push(a);
       if (p.status) statuses[id] = p.status;
       if (p.deleteCandidate) candidates.push(p.deleteCandidate);
     };
 
     for (const [id, r] of [...byId.entries()].sort(([, a], [, b]) => compareKeys(a.key, b.key))) {
       const cl = this.cluster(r.key.cluster);
-      collect(id, r.ok ? this.planSpec(r, cl) : this.planInvalid(r.key, r.errors, cl));
+      collect(id, r.ok ? this.planSpec(id, r, cl) : this.planInvalid(r.key, r.errors, cl));
     }
     for (const cluster of clusters) {
       const cl = this.cluster(cluster);
       // Only services without a spec are planned here: find them, then sort those.
       const orphans: string[] = [];
-      for (const name of Object.keys(cl.services)) {
-        if (!byId.has(serviceId({ cluster, service: name }))) orphans.push(name);
+      const named = specNames.get(cluster);
+      for (const name in cl.services) {
+        if (Object.hasOwn(cl.services, name) && !named?.has(name)) orphans.push(name);
       }
       orphans.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       for (const name of orphans) {
@@ -458,17 +482,22 @@ class Planner {
    * @returns refused service id -> the key of the spec that keeps the family.
    */
   private findFamilyCollisions(byId: Map<ServiceId, SpecParseResult & { key: ServiceKey }>): Map<ServiceId, ServiceKey> {
-    const byFamily = new Map<string, ServiceKey[]>();
+    // The first key per family, and a list only for the (rare) families named more than once.
+    const first = new Map<string, ServiceKey>();
+    const shared = new Map<string, ServiceKey[]>();
     for (const r of byId.values()) {
       if (!r.ok || r.spec.state !== 'present') continue;
       const family = taskDefinitionFamily(r.key);
-      const keys = byFamily.get(family);
-      if (keys) keys.push(r.key);
-      else byFamily.set(family, [r.key]);
+      const holder = first.get(family);
+      if (holder === undefined) first.set(family, r.key);
+      else {
+        const keys = shared.get(family);
+        if (keys) keys.push(r.key);
+        else shared.set(family, [holder, r.key]);
+      }
     }
     const refused = new Map<ServiceId, ServiceKey>();
-    for (const [family, keys] of byFamily) {
-      if (keys.length < 2) continue;
+    for (const [family, keys] of shared) {
       const holdsFamily = (k: ServiceKey) => {
         const svc = own(own(this.observed.clusters, k.cluster)?.services, k.service);
         return svc !== undefined && !isGone(svc) && isOwned(svc, this.options) && svc.taskDefinition.includes(`:task-definition/${family}:`);
@@ -531,36 +560,33 @@ class Planner {
       lag.laggingSince && sameRevision && rem?.reason !== undefined && isStoppedTaskReason(rem.reason) ? rem.reason : undefined;
     const reason =
       deleting ?? stoppedTaskReason(a.service) ?? rememberedRootCause ?? eventReason(a.service) ?? (lag.laggingSince ? rem?.reason : undefined);
-    // Built field by field (no spread, no copy without the undefined members): the pass's
-    // hottest allocation, one per service. Key order is that of the ServiceStatus fields.
+    // Built field by field (no spread, no closure, no copy without the undefined members): the
+    // pass's hottest allocation, one per service. Key order is that of the ServiceStatus fields.
     const m = a.memory;
     const out: Record<string, unknown> = {
       phase: a.phase,
       conditions: resolveConditions(a.conditions, rem?.conditions, this.now),
     };
-    const put = (k: keyof ServiceStatus, v: unknown) => {
+    if (a.specHash !== undefined) out.specHash = a.specHash;
+    // Counts may be undefined at run time: a remembered status from before a field existed.
+    if (a.desiredCount !== undefined) out.desiredCount = a.desiredCount;
+    if (a.runningCount !== undefined) out.runningCount = a.runningCount;
+    if (a.pendingCount !== undefined) out.pendingCount = a.pendingCount;
+    if (lag.laggingSince !== undefined) out.laggingSince = lag.laggingSince;
+    out.lagBeyondGrace = lag.lagBeyondGrace;
+    if (reason !== undefined) out.reason = reason;
+    for (const k of MEMORY_BEFORE_TD) {
+      const v = m !== undefined && k in m ? m[k] : rem?.[k];
       if (v !== undefined) out[k] = v;
-    };
-    const memo = <K extends keyof Memory>(k: K): Memory[K] => (m !== undefined && k in m ? m[k] : rem?.[k]);
-    put('specHash', a.specHash);
-    put('desiredCount', a.desiredCount);
-    put('runningCount', a.runningCount);
-    put('pendingCount', a.pendingCount);
-    put('laggingSince', lag.laggingSince);
-    put('lagBeyondGrace', lag.lagBeyondGrace);
-    put('reason', reason);
-    put('lastAppliedSpecHash', memo('lastAppliedSpecHash'));
-    put('failedSpecHash', memo('failedSpecHash'));
-    put('failedServiceDeploymentArn', memo('failedServiceDeploymentArn'));
-    put('appliedDeploymentId', memo('appliedDeploymentId'));
-    put('appliedRolloutState', memo('appliedRolloutState'));
-    put('rolloutFromTaskDefinitionArn', memo('rolloutFromTaskDefinitionArn'));
-    put('firstRollout', memo('firstRollout'));
-    put('taskDefinitionArn', current?.taskDefinition);
-    put('drift', memo('drift'));
-    put('driftCorrectedAt', memo('driftCorrectedAt'));
-    put('lastAction', rem?.lastAction);
-    put('reasonsFirstSeen', rememberReason(rem?.reasonsFirstSeen, reason, this.now));
+    }
+    if (current !== undefined) out.taskDefinitionArn = current.taskDefinition;
+    for (const k of MEMORY_AFTER_TD) {
+      const v = m !== undefined && k in m ? m[k] : rem?.[k];
+      if (v !== undefined) out[k] = v;
+    }
+    if (rem?.lastAction !== undefined) out.lastAction = rem.lastAction;
+    const reasons = rememberReason(rem?.reasonsFirstSeen, reason, this.now);
+    if (reasons !== undefined) out.reasonsFirstSeen = reasons;
     out.observedAt = isoTime(this.now);
     return out as unknown as ServiceStatus;
   }
@@ -609,32 +635,20 @@ class Planner {
     };
   }
 
-  private planSpec(r: Extract<SpecParseResult, { ok: true }>, cl: ObservedCluster): ServicePlan {
+  /** @param id `serviceId(r.key)`, made once per pass (a lookup key of several maps). */
+  private planSpec(id: ServiceId, r: Extract<SpecParseResult, { ok: true }>, cl: ObservedCluster): ServicePlan {
     const { key, spec, hash } = r;
-    const id = serviceId(key);
-    const svc = own(cl.services, key.service);
-    const base = { id, specHash: hash, graceSeconds: this.grace(spec) };
-
     if (spec.state === 'absent') return this.planAbsent(r, cl);
 
+    const svc = own(cl.services, key.service);
     const counts = this.specCounts(spec, svc);
-    const blocked = (reason: Reason, message: string): ServicePlan => ({
-      actions: [],
-      status: this.status({
-        ...base,
-        ...counts,
-        service: svc,
-        phase: 'Blocked',
-        conditions: drafts('Blocked', reason, message, { blocked: { reason, message } }),
-      }),
-    });
 
     if (!cl.exists) {
-      return blocked(Reason.ClusterNotFound, `cluster ${key.cluster} does not exist; the reconciler does not create clusters`);
+      return this.blockedPlan(id, r, counts, svc, Reason.ClusterNotFound, `cluster ${key.cluster} does not exist; the reconciler does not create clusters`);
     }
     const holder = this.familyCollisions.get(id);
     if (holder) {
-      return blocked(
+      return this.blockedPlan(id, r, counts, svc, 
         Reason.FamilyCollision,
         `task definition family ${taskDefinitionFamily(key)} is also that of ${serviceId(holder)}, which keeps it; ` +
           'rename this service (or the other) so that cluster-service names differ',
@@ -642,10 +656,11 @@ class Planner {
     }
     const violations = allowListViolations(spec, this.options.allow);
     if (violations.length > 0) {
-      return blocked(Reason.NotAllowed, violations.map((v) => describeViolation(v, this.options.allow)).join('; '));
+      return this.blockedPlan(id, r, counts, svc, Reason.NotAllowed, violations.map((v) => describeViolation(v, this.options.allow)).join('; '));
     }
-    if (effectiveSubnets(spec, this.options.defaults).length === 0) {
-      return blocked(
+    if ((spec.subnets && spec.subnets.length > 0 ? spec.subnets : this.options.defaults.subnets).length === 0) {
+      // effectiveSubnets(spec, defaults) is empty (without its copy).
+      return this.blockedPlan(id, r, counts, svc, 
         Reason.NoSubnets,
         'the spec names no subnets and the reconciler has no default subnets (DEFAULT_SUBNETS); set `subnets`',
       );
@@ -662,7 +677,14 @@ class Planner {
         const known = rem ? { desiredCount: rem.desiredCount, runningCount: rem.runningCount, pendingCount: rem.pendingCount } : counts;
         return {
           actions: [],
-          status: this.status({ ...base, ...known, phase: 'Pending', conditions: unknownDrafts(Reason.ObservationIncomplete, message) }),
+          status: this.status({
+            id,
+            specHash: hash,
+            graceSeconds: this.grace(spec),
+            ...known,
+            phase: 'Pending',
+            conditions: unknownDrafts(Reason.ObservationIncomplete, message),
+          }),
         };
       }
       if (rem?.failedSpecHash === hash) return this.failedStatus(r, svc, counts, this.failedMessage(rem), rem.failedServiceDeploymentArn);
@@ -674,7 +696,9 @@ class Planner {
       return {
         actions: [],
         status: this.status({
-          ...base,
+          id,
+          specHash: hash,
+          graceSeconds: this.grace(spec),
           ...counts,
           runningCount: 0,
           pendingCount: 0,
@@ -684,10 +708,33 @@ class Planner {
       };
     }
     const owned = isOwned(live, this.options);
-    if (!owned && !spec.adopt) return blocked(Reason.NotOwned, this.notOwnedMessage(live));
+    if (!owned && !spec.adopt) return this.blockedPlan(id, r, counts, svc, Reason.NotOwned, this.notOwnedMessage(live));
     const refusal = owned ? undefined : this.adoptionRefusal(live);
-    if (refusal) return blocked(refusal.reason, refusal.message);
-    return this.planExisting(r, live, counts, !owned);
+    if (refusal) return this.blockedPlan(id, r, counts, svc, refusal.reason, refusal.message);
+    return this.planExisting(id, r, live, counts, !owned);
+  }
+
+  /** A present spec the reconciler refuses to act on (its status Blocked with `reason`). */
+  private blockedPlan(
+    id: ServiceId,
+    r: Extract<SpecParseResult, { ok: true }>,
+    counts: { desiredCount: number; runningCount: number; pendingCount: number },
+    svc: ObservedService | undefined,
+    reason: Reason,
+    message: string,
+  ): ServicePlan {
+    return {
+      actions: [],
+      status: this.status({
+        id,
+        specHash: r.hash,
+        graceSeconds: this.grace(r.spec),
+        ...counts,
+        service: svc,
+        phase: 'Blocked',
+        conditions: drafts('Blocked', reason, message, { blocked: { reason, message } }),
+      }),
+    };
   }
 
   /**
@@ -854,6 +901,13 @@ class Planner {
     // A spec that would start a deployment (another task definition, or other service revision
     // settings: subnets, security groups, load balancers...) may be one ECS already rolled back.
     const wantsDeployment = (tdChanges !== undefined && tdChanges.length > 0) || revisionChanges.length > 0;
+    // The steady case, decided without a closure: nothing to deploy and no FAILED deployment leave
+    // every rule below without a case (each needs one or the other).
+    if (!wantsDeployment) {
+      let anyFailed = false;
+      for (const d of svc.deployments) if (d.rolloutState === 'FAILED') anyFailed = true;
+      if (!anyFailed) return undefined;
+    }
     const rolledBack = wantsDeployment ? this.rolledBackInHistory(hash, svc, rendered, desired, revisionChanges, rem) : undefined;
     const appliedThis = rem?.lastAppliedSpecHash === hash;
     const ours = (d: ObservedDeployment): boolean => {
@@ -973,30 +1027,24 @@ class Planner {
   }
 
   private planExisting(
+    id: ServiceId,
     r: Extract<SpecParseResult, { ok: true }>,
     svc: ObservedService,
     counts: { desiredCount: number; runningCount: number; pendingCount: number },
     adopting: boolean,
   ): ServicePlan {
     const { key, spec, hash } = r;
-    const id = serviceId(key);
     const rem = this.remembered(id);
     const rendered = this.renderer(spec);
     const liveTd = own(this.observed.taskDefinitions, svc.taskDefinition);
     const allTdChanges = liveTd ? this.taskDefinitionChanges(hash, rendered, liveTd) : undefined;
-    const base = {
-      id,
-      specHash: hash,
-      graceSeconds: this.grace(spec),
-      service: svc,
-      desiredCount: counts.desiredCount,
-      runningCount: counts.runningCount,
-      pendingCount: counts.pendingCount,
-    };
 
     const desired = desiredConfigOf(hash, this.renderKey, () => desiredServiceConfig(spec, this.options.defaults));
     const fullDiff = diffService(desired, svc);
-    const revisionChanges = [...fullDiff.changes, ...fullDiff.unsendable].filter(isRevisionChange);
+    const revisionChanges =
+      fullDiff.changes.length === 0 && fullDiff.unsendable.length === 0
+        ? NO_CHANGES
+        : [...fullDiff.changes, ...fullDiff.unsendable].filter(isRevisionChange);
     const wantsDeployment = allTdChanges !== undefined && (allTdChanges.length > 0 || revisionChanges.length > 0);
     if (svc.serviceDeployments === undefined && svc.serviceDeploymentsError === undefined && wantsDeployment && rem?.failedSpecHash !== hash) {
       this.historyWanted.push(key);
@@ -1006,14 +1054,21 @@ class Planner {
 
     // Under the CODE_DEPLOY or EXTERNAL deployment controller, what ECS does not let UpdateService
     // change is observed and never sent: it is reported as NotUpdatable instead.
-    const limited = limitToDeploymentController(svc.deploymentController?.type, [...(allTdChanges ?? []), ...fullDiff.changes], fullDiff.input);
-    // Nothing held back (the ECS controller, or nothing to change): the diffs stand as they are.
-    const tdChanges = limited.held.length === 0 ? allTdChanges : allTdChanges?.filter((c) => limited.changes.includes(c));
-    const serviceDiff =
-      limited.held.length === 0
-        ? { input: limited.input, changes: fullDiff.changes }
-        : { input: limited.input, changes: fullDiff.changes.filter((c) => limited.changes.includes(c)) };
-    const held = fullDiff.unsendable.length === 0 ? limited.held : [...fullDiff.unsendable, ...limited.held];
+    // (Under ECS's own controller everything may be sent: no list to build.)
+    let tdChanges = allTdChanges;
+    const serviceDiff = { input: fullDiff.input, changes: fullDiff.changes };
+    let held = fullDiff.unsendable;
+    const controller = svc.deploymentController?.type;
+    if (controller !== undefined && controller !== 'ECS') {
+      const limited = limitToDeploymentController(controller, [...(allTdChanges ?? []), ...fullDiff.changes], fullDiff.input);
+      serviceDiff.input = limited.input;
+      // Nothing held back (nothing to change): the diffs stand as they are.
+      if (limited.held.length > 0) {
+        tdChanges = allTdChanges?.filter((c) => limited.changes.includes(c));
+        serviceDiff.changes = fullDiff.changes.filter((c) => limited.changes.includes(c));
+      }
+      held = fullDiff.unsendable.length === 0 ? limited.held : [...fullDiff.unsendable, ...limited.held];
+    }
     const notUpdatable =
       held.length > 0
         ? {
@@ -1021,12 +1076,15 @@ class Planner {
             message: `not corrected, because ${held[0].why}: ${changesText(held)}`,
           }
         : undefined;
-    const changes = [...(tdChanges ?? []), ...serviceDiff.changes];
     const kind: UpdateKind = adopting ? 'adopt' : rem?.lastAppliedSpecHash !== hash ? 'rollout' : 'drift';
     const primary = primaryDeployment(svc);
     const retry =
       kind !== 'drift' && primary?.rolloutState === 'FAILED' && tdChanges?.length === 0 && !startsDeployment(serviceDiff.input);
-    if (retry) {
+    const changes =
+      (tdChanges !== undefined && tdChanges.length > 0) || serviceDiff.changes.length > 0 || retry
+        ? [...(tdChanges ?? []), ...serviceDiff.changes]
+        : NO_CHANGES;
+    if (retry && primary !== undefined) {
       // A FAILED deployment launches no tasks (ECS-FACTS §4) and an UpdateService without a new
       // task definition starts none: a retry of the same task definition must force one.
       changes.push({ field: 'deployment', from: `${primary.id} FAILED`, to: 'new deployment (forceNewDeployment)' });
@@ -1040,6 +1098,60 @@ class Planner {
             : `task definition ${svc.taskDefinition} could not be described; it is left alone this pass`,
         };
 
+    // Service tags from the spec (ECS-FACTS §7: tags are not an UpdateService field; TagResource
+    // adds or overwrites them). Tags a person added by hand are left alone; a tag removed from the
+    // spec is not removed from the service (the reconciler does not remember which keys it set).
+    let tagChanges: [string, string][] = NO_TAG_CHANGES;
+    if (!adopting) {
+      for (const k in spec.tags) {
+        if (!Object.hasOwn(spec.tags, k)) continue;
+        const v = spec.tags[k];
+        if (own(svc.tags, k) === v) continue;
+        if (tagChanges === NO_TAG_CHANGES) tagChanges = [];
+        tagChanges.push([k, v]);
+      }
+      if (tagChanges.length > 1) tagChanges.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    }
+
+    if (adopting || tagChanges.length > 0 || (tdChanges !== undefined && tdChanges.length > 0) || changes.length > 0) {
+      return this.actingPlan(id, r, svc, counts, adopting, rem, rendered, liveTd, tdChanges, serviceDiff.input, changes, tagChanges, kind, retry, primary, incomplete, notUpdatable);
+    }
+    return this.unchangedPlan(id, r, svc, counts, rem, tdChanges, primary, incomplete, notUpdatable);
+  }
+
+  /**
+   * The plan of an existing service with something to do (adopt, tag, register, update), and its
+   * status: Progressing.
+   */
+  private actingPlan(
+    id: ServiceId,
+    r: Extract<SpecParseResult, { ok: true }>,
+    svc: ObservedService,
+    counts: { desiredCount: number; runningCount: number; pendingCount: number },
+    adopting: boolean,
+    rem: ServiceStatus | undefined,
+    rendered: () => TaskDefinition & { family: string },
+    liveTd: TaskDefinition | undefined,
+    tdChanges: FieldChange[] | undefined,
+    serviceInput: Omit<UpdateServiceInput, 'cluster' | 'service'>,
+    changes: FieldChange[],
+    tagChanges: [string, string][],
+    kind: UpdateKind,
+    retry: boolean,
+    primary: ObservedDeployment | undefined,
+    incomplete: ConditionDrafts['incomplete'],
+    notUpdatable: ConditionDrafts['blocked'],
+  ): ServicePlan {
+    const { key, spec, hash } = r;
+    const base = {
+      id,
+      specHash: hash,
+      graceSeconds: this.grace(spec),
+      service: svc,
+      desiredCount: counts.desiredCount,
+      runningCount: counts.runningCount,
+      pendingCount: counts.pendingCount,
+    };
     const actions: Action[] = [];
     if (adopting) {
       const tag: TagResourceAction = {
@@ -1051,16 +1163,6 @@ class Planner {
         tags: serviceTags(spec, this.options.ownerId),
       };
       actions.push(tag);
-    }
-    // Service tags from the spec (ECS-FACTS §7: tags are not an UpdateService field; TagResource
-    // adds or overwrites them). Tags a person added by hand are left alone; a tag removed from the
-    // spec is not removed from the service (the reconciler does not remember which keys it set).
-    const tagChanges: [string, string][] = [];
-    if (!adopting) {
-      for (const [k, v] of Object.entries(spec.tags)) {
-        if (own(svc.tags, k) !== v) tagChanges.push([k, v]);
-      }
-      tagChanges.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     }
     const tagLines = tagChanges.map(([k, v]) => describeChange({ field: `tags.${k}`, from: own(svc.tags, k) ?? '(none)', to: v }));
     const tagText = tagLines.join(', ');
@@ -1077,7 +1179,7 @@ class Planner {
     const input: UpdateServiceInput = {
       cluster: key.cluster,
       service: key.service,
-      ...serviceDiff.input,
+      ...serviceInput,
       ...(retry ? { forceNewDeployment: true } : {}),
     };
     if (tdChanges && tdChanges.length > 0) {
@@ -1108,7 +1210,7 @@ class Planner {
         ? { appliedDeploymentId: primary.id, appliedRolloutState: rolloutStateOf(svc, primary) }
         : {};
 
-    if (actions.length > 0) {
+    {
       const newDeployment = startsDeployment(input);
       const reason = adopting ? Reason.Adopting : kind === 'drift' ? Reason.DriftCorrected : Reason.SpecApplied;
       const message =
@@ -1153,23 +1255,46 @@ class Planner {
       };
     }
 
-    // Nothing to change: the phase follows what ECS reports.
+  }
+
+  /**
+   * The plan of an existing service with nothing to change (almost every service, every pass): no
+   * action, and the status follows what ECS reports. Nothing but the status is allocated here.
+   */
+  private unchangedPlan(
+    id: ServiceId,
+    r: Extract<SpecParseResult, { ok: true }>,
+    svc: ObservedService,
+    counts: { desiredCount: number; runningCount: number; pendingCount: number },
+    rem: ServiceStatus | undefined,
+    tdChanges: FieldChange[] | undefined,
+    primary: ObservedDeployment | undefined,
+    incomplete: ConditionDrafts['incomplete'],
+    notUpdatable: ConditionDrafts['blocked'],
+  ): ServicePlan {
+    const { spec, hash } = r;
     const memory: Memory =
       tdChanges === undefined
         ? {}
-        : 'appliedDeploymentId' in observedDeployment
+        : primary && primary.taskDefinition === svc.taskDefinition
           ? {
               lastAppliedSpecHash: hash,
               failedSpecHash: undefined,
               failedServiceDeploymentArn: undefined,
-              appliedDeploymentId: observedDeployment.appliedDeploymentId,
-              appliedRolloutState: observedDeployment.appliedRolloutState,
+              appliedDeploymentId: primary.id,
+              appliedRolloutState: rolloutStateOf(svc, primary),
             }
           : { lastAppliedSpecHash: hash, failedSpecHash: undefined, failedServiceDeploymentArn: undefined };
     const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec), svc, this.observed.ecsClockOffsetMs);
-    const inRollout =
-      primary?.rolloutState === 'IN_PROGRESS' ||
-      svc.deployments.some((d) => d.status === 'ACTIVE' && d.rolloutState !== 'FAILED');
+    let inRollout = primary?.rolloutState === 'IN_PROGRESS';
+    if (!inRollout) {
+      for (const d of svc.deployments) {
+        if (d.status === 'ACTIVE' && d.rolloutState !== 'FAILED') {
+          inRollout = true;
+          break;
+        }
+      }
+    }
     let phase: Phase;
     let reason: Reason;
     let message: string;
@@ -1177,29 +1302,41 @@ class Planner {
     if (counts.runningCount < counts.desiredCount && lag.lagBeyondGrace) {
       // A rollout that never ends (no circuit breaker) must not hide a lag beyond grace.
       const during = inRollout ? ` (deployment ${primary?.id ?? '?'} in progress)` : '';
-      [phase, reason, message] = ['Degraded', Reason.LagBeyondGrace, `${countText}, lagging since ${lag.laggingSince}${during}`];
+      phase = 'Degraded';
+      reason = Reason.LagBeyondGrace;
+      message = `${countText}, lagging since ${lag.laggingSince}${during}`;
     } else if (inRollout) {
-      [phase, reason, message] = ['Progressing', Reason.RolloutInProgress, `deployment ${primary?.id ?? '?'} in progress; ${countText}`];
+      phase = 'Progressing';
+      reason = Reason.RolloutInProgress;
+      message = `deployment ${primary?.id ?? '?'} in progress; ${countText}`;
     } else if (counts.runningCount < counts.desiredCount) {
-      [phase, reason, message] = ['Progressing', Reason.TasksLagging, `${countText}, lagging since ${lag.laggingSince}`];
+      phase = 'Progressing';
+      reason = Reason.TasksLagging;
+      message = `${countText}, lagging since ${lag.laggingSince}`;
     } else if (counts.runningCount > counts.desiredCount || counts.pendingCount > 0) {
-      [phase, reason, message] = ['Progressing', Reason.TasksSettling, countText];
+      phase = 'Progressing';
+      reason = Reason.TasksSettling;
+      message = countText;
     } else if (notUpdatable) {
-      [phase, reason, message] = ['Blocked', Reason.NotUpdatable, notUpdatable.message];
+      phase = 'Blocked';
+      reason = Reason.NotUpdatable;
+      message = notUpdatable.message;
     } else {
-      [phase, reason, message] = ['Converged', Reason.ServiceConverged, countText];
+      phase = 'Converged';
+      reason = Reason.ServiceConverged;
+      message = countText;
     }
     // The steady path of almost every service every pass: its arguments written out, not spread.
-    const extra: { incomplete?: ConditionDrafts['incomplete']; blocked?: ConditionDrafts['blocked'] } = {};
-    if (incomplete) extra.incomplete = incomplete;
-    if (notUpdatable) extra.blocked = notUpdatable;
+    let extra: { incomplete?: ConditionDrafts['incomplete']; blocked?: ConditionDrafts['blocked'] } | undefined;
+    if (incomplete) (extra ??= {}).incomplete = incomplete;
+    if (notUpdatable) (extra ??= {}).blocked = notUpdatable;
     return {
-      actions: [],
+      actions: NO_ACTIONS,
       status: this.status({
-        id: base.id,
-        specHash: base.specHash,
-        graceSeconds: base.graceSeconds,
-        service: base.service,
+        id,
+        specHash: hash,
+        graceSeconds: this.grace(spec),
+        service: svc,
         desiredCount: counts.desiredCount,
         runningCount: counts.runningCount,
         pendingCount: counts.pendingCount,

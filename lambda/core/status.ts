@@ -160,22 +160,34 @@ export interface ConditionDrafts {
  */
 export function resolveConditions(drafts: ConditionDrafts, remembered: Condition[] | undefined, now: Date): Condition[] {
   const at = isoTime(now);
-  const out: Condition[] = [];
-  const add = (type: ConditionType, status: ConditionStatus, reason: Reason, message: string) => {
-    let prev: Condition | undefined;
-    for (const c of remembered ?? []) {
+  const out: Condition[] = [
+    condition(ConditionType.Ready, drafts.ready.status, drafts.ready.reason, drafts.ready.message, remembered, at),
+    condition(ConditionType.Progressing, drafts.progressing.status, drafts.progressing.reason, drafts.progressing.message, remembered, at),
+  ];
+  if (drafts.blocked) out.push(condition(ConditionType.Blocked, 'True', drafts.blocked.reason, drafts.blocked.message, remembered, at));
+  if (drafts.incomplete) out.push(condition(ConditionType.Incomplete, 'True', drafts.incomplete.reason, drafts.incomplete.message, remembered, at));
+  return out;
+}
+
+/** One condition, its `lastTransitionTime` kept from the remembered one of its type when the status is the same. */
+function condition(
+  type: ConditionType,
+  status: ConditionStatus,
+  reason: Reason,
+  message: string,
+  remembered: Condition[] | undefined,
+  at: string,
+): Condition {
+  let prev: Condition | undefined;
+  if (remembered !== undefined) {
+    for (const c of remembered) {
       if (c.type === type) {
         prev = c;
         break;
       }
     }
-    out.push({ type, status, reason, message, lastTransitionTime: prev && prev.status === status ? prev.lastTransitionTime : at });
-  };
-  add(ConditionType.Ready, drafts.ready.status, drafts.ready.reason, drafts.ready.message);
-  add(ConditionType.Progressing, drafts.progressing.status, drafts.progressing.reason, drafts.progressing.message);
-  if (drafts.blocked) add(ConditionType.Blocked, 'True', drafts.blocked.reason, drafts.blocked.message);
-  if (drafts.incomplete) add(ConditionType.Incomplete, 'True', drafts.incomplete.reason, drafts.incomplete.message);
-  return out;
+  }
+  return { type, status, reason, message, lastTransitionTime: prev && prev.status === status ? prev.lastTransitionTime : at };
 }
 
 /** Lag of one service at `now`. */
@@ -185,6 +197,9 @@ export interface Lag {
   /** True when `now - laggingSince` exceeds the grace (seconds). */
   readonly lagBeyondGrace: boolean;
 }
+
+/** The lag of a service that does not lag: one shared object, never changed (the steady path's). */
+const NOT_LAGGING: Lag = Object.freeze({ lagBeyondGrace: false });
 
 /**
  * Lag bookkeeping: a service lags while `runningCount < desiredCount` (tasks). `laggingSince` is
@@ -201,7 +216,7 @@ export function computeLag(
   service?: ObservedService,
   ecsClockOffsetMs = 0,
 ): Lag {
-  if (runningCount >= desiredCount) return { lagBeyondGrace: false };
+  if (runningCount >= desiredCount) return NOT_LAGGING;
   const rememberedMs = remembered?.laggingSince !== undefined ? Date.parse(remembered.laggingSince) : NaN;
   // ECS's timestamps are ECS's clock: compared with ECS's now, then moved to the reconciler's time
   // (`laggingSince` and the grace are the reconciler's), so a skewed clock neither starts nor hides a lag.
@@ -266,14 +281,15 @@ export function stoppedTaskReason(service: ObservedService | undefined): string 
 export function eventReason(service: ObservedService | undefined): string | undefined {
   if (!service) return undefined;
   // One scan, no copy: the newest wins, the first listed among equally new ones (as a stable sort).
+  // ECS lists events newest first, so once one is found the rest are older: no pattern test for them.
   let best: ObservedService['events'][number] | undefined;
   let bestMs = -Infinity;
   for (const e of service.events) {
     const ms = e.createdAt.getTime();
-    if ((best === undefined || ms > bestMs) && !STEADY_STATE.test(e.message)) {
-      best = e;
-      bestMs = ms;
-    }
+    if (best !== undefined && !(ms > bestMs)) continue;
+    if (STEADY_STATE.test(e.message)) continue;
+    best = e;
+    bestMs = ms;
   }
   return best?.message;
 }
@@ -299,6 +315,7 @@ export function rememberReason(
   reason: string | undefined,
   now: Date,
 ): Record<string, string> | undefined {
+  if (remembered !== undefined && keptAsItIs(remembered, reason)) return remembered;
   const entries: [string, string][] = remembered ? Object.entries(remembered) : [];
   if (reason !== undefined && !hasOwnKey(remembered, reason)) entries.push([reason, isoTime(now)]);
   if (entries.length === 0) return undefined;
@@ -308,6 +325,33 @@ export function rememberReason(
   for (let i = 1; i < entries.length && sorted; i++) sorted = newestFirst(entries[i - 1], entries[i]) < 0;
   if (!sorted) entries.sort(newestFirst);
   return Object.fromEntries(entries.length > MAX_REMEMBERED_REASONS ? entries.slice(0, MAX_REMEMBERED_REASONS) : entries);
+}
+
+/**
+ * Whether {@link rememberReason} would return a copy of `remembered` with nothing changed: `reason`
+ * is absent or already in it, it holds at most {@link MAX_REMEMBERED_REASONS} entries, all strings,
+ * already newest first. Then the remembered map itself is returned (statuses are never changed in
+ * place; the pass copies a status to change it), which spares a steady service two arrays and an
+ * object every pass. Checked without allocating.
+ */
+function keptAsItIs(remembered: Record<string, string>, reason: string | undefined): boolean {
+  if (reason !== undefined && !hasOwnKey(remembered, reason)) return false;
+  if (Object.getPrototypeOf(remembered) !== Object.prototype) return false;
+  let count = 0;
+  let prevKey = '';
+  let prevAt = '';
+  for (const k in remembered) {
+    if (!Object.hasOwn(remembered, k)) return false;
+    const at = remembered[k];
+    if (typeof at !== 'string') return false;
+    // Newest first, then by reason: the order `rememberReason` writes.
+    if (count > 0 && !(prevAt > at || (prevAt === at && prevKey < k))) return false;
+    count += 1;
+    if (count > MAX_REMEMBERED_REASONS) return false;
+    prevKey = k;
+    prevAt = at;
+  }
+  return count > 0;
 }
 
 /**
