@@ -5,12 +5,27 @@
  * Speed is measured in `npm run bench`, never here: these tests count digests computed.
  */
 import { describe, expect, it } from 'vitest';
-import { BoundedMemo, clearCompareMemo, digestsComputed } from '../lambda/core/compare-memo';
+import { BoundedMemo, clearCompareMemo, digestsComputed, setCompareMemoEnabled } from '../lambda/core/compare-memo';
 import { plan } from '../lambda/core/planner';
+import { eventReason, rememberReason } from '../lambda/core/status';
 import { canonicalTaskDefinitionHash } from '../lambda/core/taskdef';
 import type { PlanInput } from '../lambda/core/planner';
-import type { TaskDefinition } from '../lambda/core/types';
-import { aConvergedService, aPlanInput, aServiceSpec, aSpec, anObservedCluster, anObservedState, describedTaskDefinitionFor } from './support/builders';
+import type { ObservedService, Plan, ServiceStatus, TaskDefinition } from '../lambda/core/types';
+import {
+  NOW,
+  SG_1,
+  SUBNET_A,
+  SUBNET_B,
+  aConvergedService,
+  aDeployment,
+  aPlanInput,
+  aServiceSpec,
+  aSpec,
+  anObservedCluster,
+  anObservedState,
+  at,
+  describedTaskDefinitionFor,
+} from './support/builders';
 import { taskDefinitionArn } from './support/fake-ecs';
 
 /** A converged fleet of `n` services in cluster `apps`, as one plan input. */
@@ -117,5 +132,237 @@ describe('hash-first planner', () => {
     expect(memo.get('b')).toBeUndefined();
     expect(memo.get('a')).toBe(1);
     expect(memo.get('c')).toBe(3);
+  });
+});
+
+/**
+ * The steady path (issue 12: a converged service costs a few small objects a pass): once a fleet
+ * is planned steady, each change below, made to one service as a new observation (a new object,
+ * as every pass reads ECS afresh), must still reach the full comparison and the status. Each case
+ * fails if a shortcut of the steady path (comparison allocated only on a difference, set texts
+ * compared without building them, scalar fields compared without their canonical form, the
+ * failed-rollout check skipped when nothing is FAILED, the reason scan stopped at the newest
+ * explaining event, the remembered reasons kept as they are) skipped it.
+ */
+describe('steady path: every change still reaches the full comparison', () => {
+  const SPOT_SG = 'sg-0fffffffffffffff1';
+  const OTHER_SUBNET = 'subnet-0fffffffffffffff1';
+
+  /** Three converged services (web-0..2, tag team=a), planned twice: memo warm, statuses remembered. */
+  function steadyFleet(): { input: PlanInput; steady: Plan } {
+    clearCompareMemo();
+    const specs = Array.from({ length: 3 }, (_, i) => aSpec({ service: `web-${i}`, tags: { team: 'a' } }));
+    const converged = specs.map((s) => aConvergedService(s.spec));
+    const base = aPlanInput({
+      specs,
+      observed: anObservedState(
+        [anObservedCluster('apps', converged.map((c) => c.service))],
+        Object.assign({}, ...converged.map((c) => c.taskDefinitions)) as Record<string, TaskDefinition>,
+      ),
+    });
+    const first = plan(base);
+    const input = { ...base, remembered: first.statuses };
+    const steady = plan(input);
+    expect(steady.actions).toEqual([]);
+    expect(Object.values(steady.statuses).map((st) => st.phase)).toEqual(['Converged', 'Converged', 'Converged']);
+    return { input: { ...input, remembered: steady.statuses }, steady };
+  }
+
+  /** `input` with web-1 observed as `change` makes it (a new object). */
+  function withWeb1(input: PlanInput, change: (s: ObservedService) => ObservedService): PlanInput {
+    const cl = input.observed.clusters.apps;
+    const services = { ...cl.services, 'web-1': change(structuredClone(cl.services['web-1'])) };
+    return { ...input, observed: { ...input.observed, clusters: { apps: { ...cl, services } } } };
+  }
+
+  const readyReason = (st: ServiceStatus | undefined) => st?.conditions.find((c) => c.type === 'Ready')?.reason;
+  const NEW_EVENT = '(service web-1) was unable to place a task because no container instance met all of its requirements.';
+
+  it.each([
+    {
+      case: 'desiredCount set by hand',
+      change: (s: ObservedService) => ({ ...s, desiredCount: 7 }),
+      actions: ['UpdateService web-1'],
+      reason: /desiredCount 7 -> 2/,
+    },
+    {
+      case: 'a subnet replaced by hand (same count)',
+      change: (s: ObservedService) => ({
+        ...s,
+        networkConfiguration: { awsvpcConfiguration: { ...s.networkConfiguration!.awsvpcConfiguration, subnets: [SUBNET_A, OTHER_SUBNET] } },
+      }),
+      actions: ['UpdateService web-1'],
+      reason: new RegExp(`networkConfiguration.subnets ${SUBNET_A},${OTHER_SUBNET} -> ${SUBNET_A},${SUBNET_B}`),
+    },
+    {
+      case: 'one subnet of two left (a text that is a prefix of the wanted one)',
+      change: (s: ObservedService) => ({
+        ...s,
+        networkConfiguration: { awsvpcConfiguration: { ...s.networkConfiguration!.awsvpcConfiguration, subnets: [SUBNET_A] } },
+      }),
+      actions: ['UpdateService web-1'],
+      reason: new RegExp(`networkConfiguration.subnets ${SUBNET_A} -> ${SUBNET_A},${SUBNET_B}`),
+    },
+    {
+      case: 'a security group replaced by hand',
+      change: (s: ObservedService) => ({
+        ...s,
+        networkConfiguration: { awsvpcConfiguration: { ...s.networkConfiguration!.awsvpcConfiguration, securityGroups: [SPOT_SG] } },
+      }),
+      actions: ['UpdateService web-1'],
+      reason: new RegExp(`networkConfiguration.securityGroups ${SPOT_SG} -> ${SG_1}`),
+    },
+    {
+      case: 'the circuit breaker turned off by hand',
+      change: (s: ObservedService) => ({
+        ...s,
+        deploymentConfiguration: { ...s.deploymentConfiguration!, deploymentCircuitBreaker: { enable: false, rollback: false } },
+      }),
+      actions: ['UpdateService web-1'],
+      reason: /deploymentCircuitBreaker enable=false,rollback=false -> enable=true,rollback=true/,
+    },
+    {
+      case: 'ECS Exec turned on by hand (a declared scalar field)',
+      change: (s: ObservedService) => ({ ...s, enableExecuteCommand: true }),
+      actions: ['UpdateService web-1'],
+      reason: /enableExecuteCommand true -> false/,
+    },
+    {
+      case: 'the platform version pinned by hand',
+      change: (s: ObservedService) => ({ ...s, platformVersion: '1.4.0' }),
+      actions: ['UpdateService web-1'],
+      reason: /platformVersion 1\.4\.0 -> LATEST/,
+    },
+    {
+      case: 'the capacity provider switched by hand',
+      change: (s: ObservedService) => ({ ...s, capacityProviderStrategy: [{ capacityProvider: 'FARGATE_SPOT', weight: 1, base: 0 }] }),
+      actions: ['UpdateService web-1'],
+      reason: /capacityProviderStrategy FARGATE_SPOT:1 -> FARGATE:1/,
+    },
+    {
+      case: 'a spec tag changed by hand',
+      change: (s: ObservedService) => ({ ...s, tags: { ...s.tags, team: 'b' } }),
+      actions: ['TagResource web-1'],
+      reason: /tags\.team b -> a/,
+    },
+    {
+      case: 'the subnets listed the other way round (no change)',
+      change: (s: ObservedService) => ({
+        ...s,
+        networkConfiguration: { awsvpcConfiguration: { ...s.networkConfiguration!.awsvpcConfiguration, subnets: [SUBNET_B, SUBNET_A] } },
+      }),
+      actions: [],
+      phase: 'Converged',
+    },
+    {
+      case: 'a task stopped (runningCount below desiredCount)',
+      change: (s: ObservedService) => ({ ...s, runningCount: 1 }),
+      actions: [],
+      phase: 'Progressing',
+      readyReason: 'TasksLagging',
+      status: { runningCount: 1, laggingSince: NOW.toISOString() },
+    },
+    {
+      case: 'a task pending',
+      change: (s: ObservedService) => ({ ...s, pendingCount: 1 }),
+      actions: [],
+      phase: 'Progressing',
+      readyReason: 'TasksSettling',
+      status: { pendingCount: 1 },
+    },
+    {
+      case: 'a new ECS event, listed first as ECS does',
+      change: (s: ObservedService) => ({
+        ...s,
+        events: [
+          { id: 'e2', createdAt: at(-5), message: NEW_EVENT },
+          { id: 'e1', createdAt: at(-600), message: '(service web-1) has reached a steady state.' },
+          ...s.events,
+        ],
+      }),
+      actions: [],
+      phase: 'Converged',
+      status: { reason: NEW_EVENT, reasonsFirstSeen: { [NEW_EVENT]: NOW.toISOString() } },
+    },
+    {
+      case: 'the PRIMARY deployment FAILED',
+      change: (s: ObservedService) => ({ ...s, deployments: [{ ...s.deployments[0], rolloutState: 'FAILED' as const, rolloutStateReason: 'tasks failed to start' }] }),
+      actions: [],
+      phase: 'Degraded',
+      readyReason: 'RolloutFailed',
+    },
+    {
+      case: 'a second deployment in progress',
+      change: (s: ObservedService) => ({
+        ...s,
+        deployments: [...s.deployments, aDeployment({ id: 'ecs-svc/0000009', status: 'ACTIVE', taskDefinition: s.taskDefinition, rolloutState: 'IN_PROGRESS' })],
+      }),
+      actions: [],
+      phase: 'Progressing',
+      readyReason: 'RolloutInProgress',
+    },
+  ])('$case', ({ change, actions, reason, phase, readyReason: wantReady, status }) => {
+    // Prepare
+    const { input, steady } = steadyFleet();
+    const changed = withWeb1(input, change);
+    // Act
+    const p = plan(changed);
+    setCompareMemoEnabled(false);
+    let reference: Plan;
+    try {
+      reference = plan(changed);
+    } finally {
+      setCompareMemoEnabled(true);
+    }
+    // Assess
+    expect(p).toStrictEqual(reference);
+    expect(p.actions.map((a) => `${a.type} ${a.service}`)).toEqual(actions);
+    if (reason) expect(p.actions.map((a) => a.reason).join('\n')).toMatch(reason);
+    const web1 = p.statuses['apps/web-1'];
+    if (phase) expect(web1.phase).toBe(phase);
+    if (wantReady) expect(readyReason(web1)).toBe(wantReady);
+    if (status) expect(web1).toMatchObject(status);
+    // The services that did not change keep their steady status, observedAt included.
+    expect(p.statuses['apps/web-0']).toStrictEqual(steady.statuses['apps/web-0']);
+    expect(p.statuses['apps/web-2']).toStrictEqual(steady.statuses['apps/web-2']);
+  });
+
+  it('eventReason picks the newest explaining event in any listing order', () => {
+    const ev = (id: string, seconds: number, message: string) => ({ id, createdAt: at(seconds), message });
+    const steadyMsg = '(service web) has reached a steady state.';
+    const service = (events: ObservedService['events']) => ({ events }) as ObservedService;
+    // Newest first (ECS's order): the steady-state message is skipped, the next one explains.
+    expect(eventReason(service([ev('3', -1, steadyMsg), ev('2', -10, 'B'), ev('1', -100, 'A')]))).toBe('B');
+    // Oldest first: a newer event later in the list still wins.
+    expect(eventReason(service([ev('1', -100, 'A'), ev('2', -10, 'B'), ev('3', -1, steadyMsg)]))).toBe('B');
+    // Equally new: the first listed.
+    expect(eventReason(service([ev('1', -10, 'A'), ev('2', -10, 'B')]))).toBe('A');
+    expect(eventReason(service([ev('1', -1, steadyMsg)]))).toBeUndefined();
+  });
+
+  it('rememberReason returns the remembered map itself only when nothing in it would change', () => {
+    const remembered = { B: at(-10).toISOString(), A: at(-100).toISOString() };
+    // Unchanged (reason known, newest first, within the bound): the same object.
+    expect(rememberReason(remembered, 'A', NOW)).toBe(remembered);
+    expect(rememberReason(remembered, undefined, NOW)).toBe(remembered);
+    // A new reason: a new map, newest first.
+    const added = rememberReason(remembered, 'C', NOW);
+    expect(added).not.toBe(remembered);
+    expect(Object.entries(added ?? {})).toEqual([
+      ['C', NOW.toISOString()],
+      ['B', at(-10).toISOString()],
+      ['A', at(-100).toISOString()],
+    ]);
+    // Out of order: sorted into a new map.
+    const unsorted = { A: at(-100).toISOString(), B: at(-10).toISOString() };
+    const sorted = rememberReason(unsorted, 'A', NOW);
+    expect(sorted).not.toBe(unsorted);
+    expect(Object.keys(sorted ?? {})).toEqual(['B', 'A']);
+    // Over the bound: cut to the ten newest.
+    const eleven = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`R${String(i).padStart(2, '0')}`, at(-i).toISOString()]));
+    const cut = rememberReason(eleven, undefined, NOW);
+    expect(cut).not.toBe(eleven);
+    expect(Object.keys(cut ?? {})).toHaveLength(10);
+    expect(rememberReason({}, undefined, NOW)).toBeUndefined();
   });
 });

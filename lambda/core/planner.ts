@@ -288,18 +288,6 @@ type Memory = Partial<
   >
 >;
 
-/** The memory fields in the status's key order: those before `taskDefinitionArn`, then those after. */
-const MEMORY_BEFORE_TD = [
-  'lastAppliedSpecHash',
-  'failedSpecHash',
-  'failedServiceDeploymentArn',
-  'appliedDeploymentId',
-  'appliedRolloutState',
-  'rolloutFromTaskDefinitionArn',
-  'firstRollout',
-] as const satisfies readonly (keyof Memory)[];
-const MEMORY_AFTER_TD = ['drift', 'driftCorrectedAt'] as const satisfies readonly (keyof Memory)[];
-
 interface StatusArgs {
   readonly id: ServiceId;
   readonly phase: Phase;
@@ -575,15 +563,29 @@ class Planner {
     if (lag.laggingSince !== undefined) out.laggingSince = lag.laggingSince;
     out.lagBeyondGrace = lag.lagBeyondGrace;
     if (reason !== undefined) out.reason = reason;
-    for (const k of MEMORY_BEFORE_TD) {
-      const v = m !== undefined && k in m ? m[k] : rem?.[k];
-      if (v !== undefined) out[k] = v;
-    }
-    if (current !== undefined) out.taskDefinitionArn = current.taskDefinition;
-    for (const k of MEMORY_AFTER_TD) {
-      const v = m !== undefined && k in m ? m[k] : rem?.[k];
-      if (v !== undefined) out[k] = v;
-    }
+    // Each memory field from `a.memory` when it names the field (undefined there clears it), else
+    // remembered; written out field by field (named loads and stores, no keyed access).
+    const lastAppliedSpecHash = m !== undefined && 'lastAppliedSpecHash' in m ? m.lastAppliedSpecHash : rem?.lastAppliedSpecHash;
+    if (lastAppliedSpecHash !== undefined) out.lastAppliedSpecHash = lastAppliedSpecHash;
+    const failedSpecHash = m !== undefined && 'failedSpecHash' in m ? m.failedSpecHash : rem?.failedSpecHash;
+    if (failedSpecHash !== undefined) out.failedSpecHash = failedSpecHash;
+    const failedServiceDeploymentArn =
+      m !== undefined && 'failedServiceDeploymentArn' in m ? m.failedServiceDeploymentArn : rem?.failedServiceDeploymentArn;
+    if (failedServiceDeploymentArn !== undefined) out.failedServiceDeploymentArn = failedServiceDeploymentArn;
+    const appliedDeploymentId = m !== undefined && 'appliedDeploymentId' in m ? m.appliedDeploymentId : rem?.appliedDeploymentId;
+    if (appliedDeploymentId !== undefined) out.appliedDeploymentId = appliedDeploymentId;
+    const appliedRolloutState = m !== undefined && 'appliedRolloutState' in m ? m.appliedRolloutState : rem?.appliedRolloutState;
+    if (appliedRolloutState !== undefined) out.appliedRolloutState = appliedRolloutState;
+    const rolloutFrom =
+      m !== undefined && 'rolloutFromTaskDefinitionArn' in m ? m.rolloutFromTaskDefinitionArn : rem?.rolloutFromTaskDefinitionArn;
+    if (rolloutFrom !== undefined) out.rolloutFromTaskDefinitionArn = rolloutFrom;
+    const firstRollout = m !== undefined && 'firstRollout' in m ? m.firstRollout : rem?.firstRollout;
+    if (firstRollout !== undefined) out.firstRollout = firstRollout;
+    if (current?.taskDefinition !== undefined) out.taskDefinitionArn = current.taskDefinition;
+    const drift = m !== undefined && 'drift' in m ? m.drift : rem?.drift;
+    if (drift !== undefined) out.drift = drift;
+    const driftCorrectedAt = m !== undefined && 'driftCorrectedAt' in m ? m.driftCorrectedAt : rem?.driftCorrectedAt;
+    if (driftCorrectedAt !== undefined) out.driftCorrectedAt = driftCorrectedAt;
     if (rem?.lastAction !== undefined) out.lastAction = rem.lastAction;
     const reasons = rememberReason(rem?.reasonsFirstSeen, reason, this.now);
     if (reasons !== undefined) out.reasonsFirstSeen = reasons;
