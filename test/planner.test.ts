@@ -1513,6 +1513,27 @@ describe('task definition family collisions', () => {
     expect(condition(p.statuses['a-b/c'], 'Blocked')?.message).toContain('a-b-c is also that of a/b-c');
   });
 
+  it.each([
+    { case: 'at the second dash of the longer name', clusters: ['x-a', 'x-a-b'], services: ['b-c', 'c'], family: 'x-a-b-c' },
+    { case: 'with a cluster name starting with a dash', clusters: ['-a', '-a-b'], services: ['b-c', 'c'], family: '-a-b-c' },
+    { case: 'among other clusters that collide with nothing', clusters: ['p', 'q-r'], services: ['r-s', 's'], family: null },
+  ])('a family shared through cluster names is found $case', ({ clusters, services, family }) => {
+    // Prepare
+    const specs = [aSpec({ cluster: clusters[1], service: services[1] }), aSpec({ cluster: clusters[0], service: services[0] })];
+    const input = aPlanInput({ specs, observed: anObservedState(clusters.map((c) => anObservedCluster(c, []))) });
+    // Act
+    const p = plan(input);
+    // Assess
+    const refused = Object.entries(p.statuses).filter(([, st]) => condition(st, 'Blocked')?.reason === Reason.FamilyCollision);
+    if (family === null) {
+      expect(refused).toEqual([]);
+      expect(p.actions).toHaveLength(4);
+    } else {
+      expect(refused.map(([id]) => id)).toEqual([`${clusters[1]}/${services[1]}`]);
+      expect(condition(refused[0][1], 'Blocked')?.message).toContain(`${family} is also that of ${clusters[0]}/${services[0]}`);
+    }
+  });
+
   it('the spec whose service already runs a revision of the family keeps it, even when it sorts later', () => {
     // Prepare
     const newcomer = aSpec({ cluster: 'a', service: 'b-c' });

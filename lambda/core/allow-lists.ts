@@ -135,15 +135,19 @@ export function allowListedValues(spec: ServiceSpec): { path: string; value: str
   return out;
 }
 
+/** Whether `allow` sets any list (else {@link allowListViolations} finds nothing, whatever the spec). */
+export function anyAllowList(allow: AllowLists): boolean {
+  for (const name in ALLOW_LIST) if (allow[name as AllowListName] !== undefined) return true;
+  return false;
+}
+
 /** What {@link allowListViolations} returns when no list is set (shared, frozen: every spec every pass). */
 const NO_VIOLATIONS = Object.freeze([]) as unknown as AllowListViolation[];
 
 /** The values of `spec` outside `allow`, in attribute order; [] when every value is allowed. */
 export function allowListViolations(spec: ServiceSpec, allow: AllowLists): AllowListViolation[] {
   // No list set (the default): anything is allowed, and the spec's values need not be gathered.
-  let anyList = false;
-  for (const name in ALLOW_LIST) if (allow[name as AllowListName] !== undefined) anyList = true;
-  if (!anyList) return NO_VIOLATIONS;
+  if (!anyAllowList(allow)) return NO_VIOLATIONS;
   return allowListedValues(spec).filter((v) => {
     const entries = allow[v.list];
     return entries !== undefined && !admits(v.list, entries, v.value);

@@ -133,8 +133,26 @@ export function setCompareMemoEnabled(on: boolean): void {
   memoEnabled = on;
 }
 
+/**
+ * The entry asked last: the planner asks for the digest and then for the configuration of one
+ * spec in a row, so the second lookup is one comparison. Cleared with the memo.
+ */
+let lastEntry: { specHash: string; renderKey: string; entry: SpecEntry } | undefined;
+
 function specEntry(specHash: string, renderKey: string): SpecEntry {
   if (!memoEnabled) return {};
+  if (lastEntry !== undefined && lastEntry.specHash === specHash && lastEntry.renderKey === renderKey) return lastEntry.entry;
+  const entry = specEntryOf(specHash, renderKey);
+  if (lastEntry === undefined) lastEntry = { specHash, renderKey, entry };
+  else {
+    lastEntry.specHash = specHash;
+    lastEntry.renderKey = renderKey;
+    lastEntry.entry = entry;
+  }
+  return entry;
+}
+
+function specEntryOf(specHash: string, renderKey: string): SpecEntry {
   let memo = specEntries.get(renderKey);
   if (memo === undefined) {
     while (specEntries.size >= RENDER_KEYS_MAX) specEntries.delete(specEntries.keys().next().value as string);
@@ -181,4 +199,5 @@ export function desiredConfigOf(specHash: string, renderKey: string, build: () =
 /** Forgets every rendered digest and desired configuration (tests; live digests go with their descriptions). */
 export function clearCompareMemo(): void {
   specEntries.clear();
+  lastEntry = undefined;
 }

@@ -18,7 +18,7 @@
  * - no delete and re-create of a service in one pass; DRAINING names wait (ECS-FACTS §3).
  */
 import { createHash } from 'node:crypto';
-import { allowListViolations, describeViolation } from './allow-lists';
+import { allowListViolations, anyAllowList, describeViolation } from './allow-lists';
 import type { PlanOptions } from './options';
 import { OWNER_TAG_KEY, isOwnedBy } from './ports';
 import {
@@ -267,6 +267,9 @@ const ACTION_RANK: Record<Action['type'], number> = {
   DeleteService: 4,
 };
 
+/** A spec parse result with a usable key. */
+type KeyedSpec = SpecParseResult & { key: ServiceKey };
+
 /** Shared empty results of the steady path (frozen: a push would throw instead of leaking into the next service). */
 const NO_CHANGES = Object.freeze([]) as unknown as FieldChange[];
 const NO_ACTIONS = Object.freeze([]) as unknown as Action[];
@@ -363,7 +366,11 @@ class Planner {
     this.observed = input.observed;
     this.pendingTaskDefinitions = new Set(input.observed.taskDefinitionsPending ?? []);
     this.renderKey = renderingKey({ defaults: this.options.defaults, ownerId: this.options.ownerId });
+    this.allowListsSet = anyAllowList(this.options.allow);
   }
+
+  /** Whether any allow-list is set (else no spec needs checking against them). */
+  private readonly allowListsSet: boolean;
 
   /** The rendering options as a short key of the digest memo (`./compare-memo`). */
   private readonly renderKey: string;
@@ -399,17 +406,10 @@ class Planner {
   }
 
   run(): Plan {
-    const byId = this.indexSpecs();
-    // Per cluster, the service names that have a spec (to find the orphans without a key string each).
-    const specNames = new Map<string, Set<string>>();
-    for (const r of byId.values()) {
-      const names = specNames.get(r.key.cluster);
-      if (names) names.add(r.key.service);
-      else specNames.set(r.key.cluster, new Set([r.key.service]));
-    }
+    const { ids, results, specNames } = this.indexSpecs();
     this.clustersWithSpecs = new Set(specNames.keys());
-    this.familyCollisions = this.findFamilyCollisions(byId);
-    const clusters = this.managedClusters(byId);
+    this.familyCollisions = this.findFamilyCollisions(results);
+    const clusters = this.managedClusters();
     const actions: Action[] = [];
     const statuses: Record<ServiceId, ServiceStatus> = dict();
     const candidates: DeleteCandidate[] = [];
@@ -420,7 +420,13 @@ class Planner {
       if (p.deleteCandidate) candidates.push(p.deleteCandidate);
     };
 
-    for (const [id, r] of [...byId.entries()].sort(([, a], [, b]) => compareKeys(a.key, b.key))) {
+    // Positions sorted by cluster, then service (a sort of small integers, no pair per spec).
+    const order: number[] = [];
+    for (let i = 0; i < results.length; i++) order.push(i);
+    order.sort((i, j) => compareKeys(results[i].key, results[j].key));
+    for (const i of order) {
+      const id = ids[i];
+      const r = results[i];
       const cl = this.cluster(r.key.cluster);
       collect(id, r.ok ? this.planSpec(id, r, cl) : this.planInvalid(r.key, r.errors, cl));
     }
@@ -449,16 +455,32 @@ class Planner {
   // Inputs
   // -------------------------------------------------------------------------------------------
 
-  /** Specs by service id; an invalid result wins over a valid one for the same key (safer). */
-  private indexSpecs(): Map<ServiceId, SpecParseResult & { key: ServiceKey }> {
-    const byId = new Map<ServiceId, SpecParseResult & { key: ServiceKey }>();
+  /**
+   * One spec per service id, in the order first seen: `ids[i]` and `results[i]`; an invalid result
+   * wins over a valid one for the same key (safer). `specNames`: per cluster, the service names
+   * that have a spec (to find the orphans without a key string each).
+   */
+  private indexSpecs(): { ids: ServiceId[]; results: KeyedSpec[]; specNames: Map<string, Set<string>> } {
+    const position = new Map<ServiceId, number>();
+    const ids: ServiceId[] = [];
+    const results: KeyedSpec[] = [];
+    const specNames = new Map<string, Set<string>>();
     for (const r of this.input.specs) {
       if (!r.key) continue;
       const id = serviceId(r.key);
-      const seen = byId.get(id);
-      if (!seen || (seen.ok && !r.ok)) byId.set(id, r as SpecParseResult & { key: ServiceKey });
+      const at = position.get(id);
+      if (at === undefined) {
+        position.set(id, ids.length);
+        ids.push(id);
+        results.push(r as KeyedSpec);
+        const names = specNames.get(r.key.cluster);
+        if (names) names.add(r.key.service);
+        else specNames.set(r.key.cluster, new Set([r.key.service]));
+      } else if (results[at].ok && !r.ok) {
+        results[at] = r as KeyedSpec;
+      }
     }
-    return byId;
+    return { ids, results, specNames };
   }
 
   /**
@@ -469,11 +491,15 @@ class Planner {
    * overwrite each other's revisions.
    * @returns refused service id -> the key of the spec that keeps the family.
    */
-  private findFamilyCollisions(byId: Map<ServiceId, SpecParseResult & { key: ServiceKey }>): Map<ServiceId, ServiceKey> {
+  private findFamilyCollisions(results: readonly KeyedSpec[]): Map<ServiceId, ServiceKey> {
+    // Two keys share a family only if one cluster's name is another's followed by '-' (`a-b`/`c`
+    // and `a`/`b-c`): within one cluster, different services have different families. With no
+    // such pair of cluster names (the usual fleet), no family string need be made at all.
+    if (!anyClusterExtendsAnother(this.clustersWithSpecs)) return new Map();
     // The first key per family, and a list only for the (rare) families named more than once.
     const first = new Map<string, ServiceKey>();
     const shared = new Map<string, ServiceKey[]>();
-    for (const r of byId.values()) {
+    for (const r of results) {
       if (!r.ok || r.spec.state !== 'present') continue;
       const family = taskDefinitionFamily(r.key);
       const holder = first.get(family);
@@ -497,9 +523,10 @@ class Planner {
     return refused;
   }
 
-  private managedClusters(byId: Map<ServiceId, { key: ServiceKey }>): string[] {
+  /** Clusters named in the options or by a spec item, sorted. */
+  private managedClusters(): string[] {
     const names = new Set(this.options.managedClusters);
-    for (const r of byId.values()) names.add(r.key.cluster);
+    for (const cluster of this.clustersWithSpecs) names.add(cluster);
     return [...names].sort();
   }
 
@@ -656,8 +683,8 @@ class Planner {
           'rename this service (or the other) so that cluster-service names differ',
       );
     }
-    const violations = allowListViolations(spec, this.options.allow);
-    if (violations.length > 0) {
+    const violations = this.allowListsSet ? allowListViolations(spec, this.options.allow) : undefined;
+    if (violations !== undefined && violations.length > 0) {
       return this.blockedPlan(id, r, counts, svc, Reason.NotAllowed, violations.map((v) => describeViolation(v, this.options.allow)).join('; '));
     }
     if ((spec.subnets && spec.subnets.length > 0 ? spec.subnets : this.options.defaults.subnets).length === 0) {
@@ -1567,6 +1594,16 @@ class Planner {
     }
     return out;
   }
+}
+
+/** Whether one of `clusters` is another one's name followed by `-` and more (`a-b` and `a`). */
+function anyClusterExtendsAnother(clusters: ReadonlySet<string>): boolean {
+  for (const name of clusters) {
+    for (let i = name.indexOf('-', 1); i !== -1; i = name.indexOf('-', i + 1)) {
+      if (clusters.has(name.slice(0, i))) return true;
+    }
+  }
+  return false;
 }
 
 /**
