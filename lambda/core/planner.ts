@@ -1134,7 +1134,7 @@ class Planner {
     if (!adopting) {
       for (const k in spec.tags) {
         if (!Object.hasOwn(spec.tags, k)) continue;
-        const v = spec.tags[k];
+        const v = own(spec.tags, k) as string;
         if (own(svc.tags, k) === v) continue;
         if (tagChanges === NO_TAG_CHANGES) tagChanges = [];
         tagChanges.push([k, v]);

@@ -15,7 +15,7 @@ import type {
   Phase,
   ServiceStatus,
 } from './types';
-import { hasOwnKey } from './dict';
+import { hasOwnKey, own } from './dict';
 
 let lastIsoMs = NaN;
 let lastIso = '';
@@ -341,8 +341,7 @@ function keptAsItIs(remembered: Record<string, string>, reason: string | undefin
   let prevKey = '';
   let prevAt = '';
   for (const k in remembered) {
-    if (!Object.hasOwn(remembered, k)) return false;
-    const at = remembered[k];
+    const at = own(remembered, k);
     if (typeof at !== 'string') return false;
     // Newest first, then by reason: the order `rememberReason` writes.
     if (count > 0 && !(prevAt > at || (prevAt === at && prevKey < k))) return false;
