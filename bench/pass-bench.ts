@@ -1,312 +1,411 @@
 /**
- * The pass benchmark (parent side): full reconcile passes with the real adapters against the ECS
- * simulator (HTTP on loopback, ECS's throttling on) and dynalite, run by a worker process that
- * stands in for a Lambda container (`./pass-worker`).
+ * The pass benchmark (parent side): reconcile passes with the real adapters against the ECS
+ * simulator (HTTP on loopback, ECS's throttling on, 30 ms per call) and dynalite, run by a worker
+ * process that stands in for a Lambda container (`./pass-worker`), bounded like the Lambda (50 s).
  *
- * For each fleet size N:
- * 1. `create`: a fresh stack, N spec items, one unbounded pass from empty (registers a task
- *    definition and creates a service per spec; the whole cost in one pass), then passes a
- *    simulated minute apart until the fleet is steady.
- * 2. `cold`: a new worker (a new Lambda container: empty in-memory task definition cache, the
- *    durable cache table as the creating container left it) runs a pass over the steady fleet,
- *    bounded like the Lambda: it reads the durable cache, then describes what it lacks;
- *    `catchup`: the next passes, a minute apart, until every task definition is described.
- * 3. `steady`: the same worker runs `steadyPasses` more passes a minute apart: the pass of almost
- *    every minute. The simulator's call log counts the last one's ECS calls by action.
- * And once, at a chosen N: `lambda`: passes bounded like the Lambda (50 s timeout) from empty until
- * the fleet is steady, to see how creation spreads over passes.
+ * For each fleet size N (services dealt over 20 clusters), on a fleet seeded as the reconciler
+ * would have left it (`./scale-fleet`), and for each events mode (off: every pass polls; on: the
+ * simulator's events feed the pass), one container runs, a simulated minute apart:
+ * 1. `new container`: its first pass (empty in-memory caches; the durable task definition cache as
+ *    the creating container left it);
+ * 2. `steady`: the next passes;
+ * 3. `drift`: 10% of the services changed by hand in ECS (desiredCount + 1, as in the console)
+ *    half a minute before the next pass; passes until every one is corrected;
+ * 4. `spec edit`: a few spec items edited (a new image) half a minute before the next pass; passes
+ *    until every one is rolled out (its UpdateService sent).
+ * Then passes until the fleet is steady again (not reported), so that the next mode starts alike.
  */
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { taskDefinitionCacheTableDefinition } from '../lambda/adapters/dynamo-task-definition-cache';
 import { ENV } from '../lambda/config';
-import type { CallCount } from '../local/sim';
-import { localReconcilerEnv, startLocalStack, type LocalStack } from '../local/stack';
-import { BENCH_OWNER_ID, BENCH_START_TIME, BENCH_TABLE, benchClusters, benchSpecItems } from './fixtures';
+import { memoryForFleet } from '../lib/function-memory';
+import type { CallCount, CallRecord } from '../local/sim';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_RECONCILER_CREDENTIALS } from '../local/stack';
+import { BENCH_CLUSTER_COUNT, BENCH_TABLE, benchClusters, benchSpecItem } from './fixtures';
 import type { PassDeadline, PassInitRequest, PassInitResponse, PassRequest, PassResult } from './protocol';
-import { BenchWorker, WorkerError } from './workers';
+import { benchEnv, seedFleet, type SeededFleet } from './scale-fleet';
+import { BenchWorker } from './workers';
 
-/** Warm steady passes measured after the cold one, unless told otherwise. */
-export const DEFAULT_STEADY_PASSES = 3;
 /** The construct's function timeout (seconds), `lib/ecs-reconciler.ts`. */
 export const LAMBDA_TIMEOUT_SECONDS = 50;
-/** Passes tried before a fleet counts as not converging (a bug, reported). */
-const MAX_CONVERGE_PASSES = 12;
-/** Passes of a new container after its first one, at most, until every task definition is described. */
-const MAX_CATCHUP_PASSES = 60;
 /** The schedule: one pass a minute (seconds). */
-const SCHEDULE_SECONDS = 60;
-/** The durable task definition cache's table (issue 12 part 1), as the construct creates it. */
-const BENCH_CACHE_TABLE = `${BENCH_TABLE}-td-cache`;
-/** DynamoDB BatchWriteItem takes at most 25 items. */
-const BATCH_WRITE_MAX = 25;
-
-export type PassKind = 'create' | 'converge' | 'cold' | 'catchup' | 'steady' | 'lambda';
-
-/** Passes of the largest fleet in a container whose V8 old space is capped. */
-export interface CappedRun {
-  /** `--max-old-space-size` of the worker (MiB). */
-  readonly heapMiB: number;
-  /** The first pass, then the steady passes; fewer when the worker died. */
-  readonly passes: MeasuredPass[];
-  /** Why the worker failed (e.g. out of memory), when it did. */
-  readonly error?: string;
+export const SCHEDULE_SECONDS = 60;
+/** The access key the reconciler calls ECS with: the local stack's reconciler key (its CloudTrail events carry its role). */
+const RECONCILER_ACCESS_KEY_ID = LOCAL_RECONCILER_CREDENTIALS.accessKeyId;
+/** Real milliseconds the simulator holds each ECS answer (AWS's latency, about). */
+export const DEFAULT_LATENCY_MS = 30;
+/** Share of the services changed by hand in the drift scenario. */
+export const DRIFT_SHARE = 0.1;
+/** Spec items edited in the spec-edit scenario. */
+export const DEFAULT_SPEC_EDITS = 10;
+/** Seconds between a change and the next scheduled pass (half the schedule: the mean wait). */
+export const EDIT_LEAD_SECONDS = 30;
+/**
+ * Passes after a change, at most, until every changed service is acted on: enough to see whether
+ * a change is acted on within two passes; beyond, drift of 10% is paced by ECS's UpdateService
+ * budget (docs/benchmarks.md).
+ */
+export const DEFAULT_MAX_FOLLOW_PASSES = 3;
+/** Passes to settle the fleet between modes, at most (the hand edits left are undone first). */
+const MAX_SETTLE_PASSES = 2;
+/** Peak RSS limit of issue 12's targets (MiB) by fleet size: the function's memory the construct gives that size (256 up to 5,000, 512 up to 20,000). */
+export function rssLimitMiB(services: number): number {
+  return memoryForFleet(services);
 }
+
+export type EventsMode = 'off' | 'on';
+export type Scenario = 'new container' | 'steady' | 'drift' | 'spec edit';
 
 /** One measured pass. */
 export interface MeasuredPass {
   readonly services: number;
-  readonly kind: PassKind;
-  /** 1-based index among the passes of its kind at this size. */
+  readonly mode: EventsMode;
+  readonly scenario: Scenario;
+  /** 1-based index of the pass within its scenario. */
   readonly index: number;
   readonly result: PassResult;
   /** ECS calls the simulator answered during the pass, by action. */
   readonly ecsCalls: Record<string, CallCount>;
-  /** Services ACTIVE in the simulator after the pass. */
-  readonly activeServices: number;
+  /** Fewest calls that read the services this pass read (ListServices pages of the clusters it listed, DescribeServices of 10). */
+  readonly readLowerBound: number;
+  /** ListServices and DescribeServices calls of the pass (what the lower bound counts). */
+  readonly serviceReads: number;
+  /** Every ECS read call of the pass (List*, Describe*: task definitions, deployment history, stopped tasks too). */
+  readonly readCalls: number;
+  /** Distinct services DescribeServices named this pass. */
+  readonly servicesDescribed: number;
+}
+
+/** A scenario of one size and mode: its passes and, for an edit, how fast it was acted on. */
+export interface ScenarioResult {
+  readonly services: number;
+  readonly mode: EventsMode;
+  readonly scenario: Scenario;
+  readonly passes: MeasuredPass[];
+  /** Services changed (drift, spec edit); 0 otherwise. */
+  readonly targets: number;
+  /** Of them, acted on (their UpdateService sent) by the end. */
+  readonly actedOn: number;
+  /** Targets acted on by each pass after the edit (cumulative). */
+  readonly actedByPass: number[];
+  /** Simulated seconds from each acted-on change to its UpdateService. */
+  readonly editToCallSeconds: number[];
+}
+
+export interface ModeRun {
+  readonly mode: EventsMode;
+  readonly init: PassInitResponse;
+  readonly scenarios: ScenarioResult[];
+  /** High-water RSS of the container over all its passes (bytes). */
+  readonly maxRssBytes: number;
+  /** Passes needed to settle after the scenarios (not reported otherwise); undefined when it did not. */
+  readonly settledAfter?: number;
 }
 
 export interface SizeResult {
   readonly services: number;
   readonly clusters: number;
-  /** Memory of a fresh worker after init (bundle loaded, runtime built). */
-  readonly init: PassInitResponse;
-  readonly passes: MeasuredPass[];
-  /** True when the fleet reached the steady state (no action, no status write, all Converged). */
-  readonly converged: boolean;
-  /** The same passes with the V8 heap capped (largest size only). */
-  readonly capped?: CappedRun;
-}
-
-export interface LambdaRunResult {
-  readonly services: number;
-  readonly passes: MeasuredPass[];
-  readonly converged: boolean;
+  readonly seedSeconds: number;
+  readonly modes: ModeRun[];
 }
 
 export interface PassBenchOptions {
   readonly passWorker: string;
   readonly sizes: readonly number[];
-  /** Fleet size of the Lambda-bounded run from empty; 0 skips it. */
-  readonly lambdaSize: number;
-  /** Warm steady passes per size (default {@link DEFAULT_STEADY_PASSES}). */
-  readonly steadyPasses?: number;
+  readonly modes: readonly EventsMode[];
+  readonly steadyPasses: number;
+  readonly specEdits: number;
+  readonly maxFollowPasses: number;
+  readonly latencyMs: number;
+  /** Node flags of the worker (e.g. `--max-old-space-size`). */
+  readonly workerExecArgv?: (services: number) => string[];
   /**
-   * `--max-old-space-size` (MiB) of one more container that runs the first and steady passes of
-   * the largest fleet; 0 or undefined skips it.
+   * Events on: what the worker's environment needs (queue URL...) and a hook called before each
+   * pass (e.g. the schedule's heartbeat). Undefined: only `off` can run.
    */
-  readonly cappedHeapMiB?: number;
+  readonly events?: EventsFeedSetup;
   /** Called with a line of progress (stderr). */
   readonly progress: (line: string) => void;
 }
 
-export interface PassBenchResult {
-  readonly sizes: SizeResult[];
-  readonly lambda?: LambdaRunResult;
+/** How the bench feeds the simulator's events to the reconciler (events on). */
+export interface EventsFeedSetup {
+  /** Starts the feed on a seeded fleet; returns the reconciler variables and a hook run before each pass. */
+  start(fleet: SeededFleet): Promise<EventsFeed>;
+}
+
+/** A started events feed. */
+export interface EventsFeed {
+  /** Reconciler variables of events mode (`EVENTS_QUEUE_URL`, `EVENTS_IGNORE_PRINCIPALS`). */
+  readonly env: Record<string, string>;
+  /** Endpoint of the queue's server. */
+  readonly sqsEndpoint: string;
+  /** Before each pass (the heartbeat rule fires). */
+  beforePass(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Runs the pass benchmark. Servers and workers are always stopped before it returns. */
-export async function runPassBench(opts: PassBenchOptions): Promise<PassBenchResult> {
-  const sizes: SizeResult[] = [];
-  for (const n of opts.sizes) sizes.push(await benchSize(n, opts));
-  const lambda = opts.lambdaSize > 0 ? await benchLambda(opts.lambdaSize, opts) : undefined;
-  return { sizes, ...(lambda ? { lambda } : {}) };
+export async function runPassBench(opts: PassBenchOptions): Promise<SizeResult[]> {
+  const out: SizeResult[] = [];
+  for (const n of opts.sizes) out.push(await benchSize(n, opts));
+  return out;
 }
 
-/** A fleet on a fresh local stack: servers, table, clusters, N spec items. */
-class Fleet {
+/** Services of cluster `c` in a fleet of `n` (dealt round-robin). */
+function clusterSize(n: number, c: number): number {
+  return Math.floor(n / BENCH_CLUSTER_COUNT) + (c < n % BENCH_CLUSTER_COUNT ? 1 : 0);
+}
+
+const READ_ACTIONS = /^(List|Describe)/;
+
+/** Read calls, their lower bound and the services described, from the pass's call log. */
+function readCost(n: number, calls: CallRecord[]): { readLowerBound: number; serviceReads: number; readCalls: number; servicesDescribed: number } {
+  const listed = new Set<string>();
+  const described = new Map<string, Set<string>>();
+  let readCalls = 0;
+  let serviceReads = 0;
+  for (const c of calls) {
+    if (READ_ACTIONS.test(c.action)) readCalls += 1;
+    if (c.action === 'ListServices' || c.action === 'DescribeServices') serviceReads += 1;
+    if (c.outcome !== 'ok') continue;
+    const cluster = String(c.request.cluster ?? '');
+    if (c.action === 'ListServices') listed.add(cluster);
+    if (c.action === 'DescribeServices') {
+      const names = described.get(cluster) ?? new Set<string>();
+      for (const s of (c.request.services as string[] | undefined) ?? []) names.add(s);
+      described.set(cluster, names);
+    }
+  }
+  const clusters = benchClusters();
+  let lower = 0;
+  for (const cluster of listed) lower += Math.max(1, Math.ceil(clusterSize(n, clusters.indexOf(cluster)) / 100));
+  let servicesDescribed = 0;
+  for (const names of described.values()) {
+    lower += Math.ceil(names.size / 10);
+    servicesDescribed += names.size;
+  }
+  return { readLowerBound: lower, serviceReads, readCalls, servicesDescribed };
+}
+
+/** One container (worker) over a seeded fleet, a pass a simulated minute apart. */
+class Container {
+  private lastStartMs: number;
+  private maxRss = 0;
+
   private constructor(
-    readonly stack: LocalStack,
-    readonly services: number,
-  ) {}
-
-  static async start(n: number): Promise<Fleet> {
-    const stack = await startLocalStack({
-      specsTable: BENCH_TABLE,
-      clusters: benchClusters(),
-      seed: 1,
-      startTime: BENCH_START_TIME,
-      throttling: true,
-    });
-    const fleet = new Fleet(stack, n);
-    try {
-      const ddb = new DynamoDBClient(stack.dynamoClientConfig);
-      try {
-        await ddb.send(new CreateTableCommand(taskDefinitionCacheTableDefinition(BENCH_CACHE_TABLE)));
-      } finally {
-        ddb.destroy();
-      }
-      await fleet.putSpecs();
-    } catch (err) {
-      await stack.close();
-      throw err;
-    }
-    return fleet;
+    readonly fleet: SeededFleet,
+    readonly worker: BenchWorker,
+    readonly init: PassInitResponse,
+    readonly mode: EventsMode,
+    private readonly beforePass: () => Promise<void>,
+  ) {
+    this.lastStartMs = fleet.stack.sim.clock.nowMs() - SCHEDULE_SECONDS * 1000;
   }
 
-  private async putSpecs(): Promise<void> {
-    const items = benchSpecItems(this.services);
-    for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) {
-      let requests = items.slice(i, i + BATCH_WRITE_MAX).map((Item) => ({ PutRequest: { Item } }));
-      while (requests.length > 0) {
-        const out = await this.stack.doc.send(new BatchWriteCommand({ RequestItems: { [BENCH_TABLE]: requests } }));
-        requests = (out.UnprocessedItems?.[BENCH_TABLE] ?? []) as typeof requests;
-      }
-    }
-  }
-
-  /** The reconciler's environment on this stack (local defaults, OWNER_ID, budget 0.5, the durable task definition cache). */
-  env(): Record<string, string> {
-    return localReconcilerEnv(this.stack, { OWNER_ID: BENCH_OWNER_ID, [ENV.taskDefinitionCacheTable]: BENCH_CACHE_TABLE });
-  }
-
-  async startWorker(bundle: string, execArgv: string[] = []): Promise<{ worker: BenchWorker; init: PassInitResponse }> {
+  static async start(
+    fleet: SeededFleet,
+    bundle: string,
+    mode: EventsMode,
+    env: Record<string, string>,
+    execArgv: string[],
+    feed: EventsFeed | undefined,
+  ): Promise<Container> {
     const worker = BenchWorker.start(bundle, execArgv);
     try {
       const init = await worker.request<PassInitRequest>({
         type: 'init',
-        ecsEndpoint: this.stack.sim.endpoint,
-        dynamodbEndpoint: this.stack.db.endpoint,
-        region: this.stack.region,
-        env: this.env(),
+        ecsEndpoint: fleet.stack.sim.endpoint,
+        dynamodbEndpoint: fleet.stack.db.endpoint,
+        region: fleet.stack.region,
+        env,
+        ecsAccessKeyId: RECONCILER_ACCESS_KEY_ID,
+        ...(feed ? { sqsEndpoint: feed.sqsEndpoint } : {}),
       });
-      return { worker, init };
+      const beforePass = feed ? () => feed.beforePass() : async () => undefined;
+      return new Container(fleet, worker, init, mode, beforePass);
     } catch (err) {
       await worker.stop();
       throw err;
     }
   }
 
-  /** Moves simulated time to the next scheduled start after `lastStart` (never backwards). */
-  advanceToNextStart(lastStartMs: number): void {
-    const sim = this.stack.sim;
-    const target = lastStartMs + SCHEDULE_SECONDS * 1000;
-    if (target > sim.clock.nowMs()) sim.advance((target - sim.clock.nowMs()) / 1000);
+  get highWaterRss(): number {
+    return this.maxRss;
   }
 
-  /** Runs one pass in `worker` with the simulator's call log cleared first. */
-  async pass(worker: BenchWorker, kind: PassKind, index: number, deadline: PassDeadline): Promise<MeasuredPass> {
-    const sim = this.stack.sim;
+  /** Moves simulated time to `ms` (never backwards). */
+  private advanceTo(ms: number): void {
+    const sim = this.fleet.stack.sim;
+    if (ms > sim.clock.nowMs()) sim.advance((ms - sim.clock.nowMs()) / 1000);
+  }
+
+  /** Moves simulated time to {@link EDIT_LEAD_SECONDS} before the next pass (or leaves it, if later) and returns it. */
+  editTime(): Date {
+    this.advanceTo(this.lastStartMs + (SCHEDULE_SECONDS - EDIT_LEAD_SECONDS) * 1000);
+    return this.fleet.stack.sim.clock.now();
+  }
+
+  /** Runs the next scheduled pass, bounded like the Lambda, with the call log cleared first. */
+  async pass(scenario: Scenario, index: number): Promise<{ measured: MeasuredPass; calls: CallRecord[] }> {
+    const sim = this.fleet.stack.sim;
+    this.advanceTo(this.lastStartMs + SCHEDULE_SECONDS * 1000);
+    this.lastStartMs = sim.clock.nowMs();
+    await this.beforePass();
     sim.clearCalls();
-    const { result } = await worker.request<PassRequest>({ type: 'pass', simNowMs: sim.clock.nowMs(), deadline });
-    const activeServices = sim.snapshot().clusters.reduce((n, c) => n + c.services.filter((s) => s.status === 'ACTIVE').length, 0);
-    return { services: this.services, kind, index, result, ecsCalls: sim.callCounts(), activeServices };
-  }
-
-  close(): Promise<void> {
-    return this.stack.close();
+    const deadline: PassDeadline = { kind: 'lambda', timeoutSeconds: LAMBDA_TIMEOUT_SECONDS };
+    const { result } = await this.worker.request<PassRequest>({ type: 'pass', simNowMs: sim.clock.nowMs(), deadline });
+    const calls = sim.calls();
+    this.maxRss = Math.max(this.maxRss, result.maxRssBytes);
+    const n = this.fleet.services;
+    return {
+      measured: { services: n, mode: this.mode, scenario, index, result, ecsCalls: sim.callCounts(), ...readCost(n, calls) },
+      calls,
+    };
   }
 }
 
-/** True when a pass found nothing to do and every service Converged. */
-export function isSteady(r: PassResult, services: number): boolean {
-  return r.actionsPlanned === 0 && r.statusesWritten === 0 && (r.phases.Converged ?? 0) === services;
+/** Indexes of the services changed by hand: every tenth. */
+function driftTargets(n: number): number[] {
+  return Array.from({ length: Math.floor(n * DRIFT_SHARE) }, (_, k) => k * Math.round(1 / DRIFT_SHARE) + 7).filter((i) => i < n);
+}
+
+/** Indexes of the spec items edited: spread over the fleet. */
+function specEditTargets(n: number, count: number): number[] {
+  const k = Math.min(count, n);
+  const step = Math.floor(n / k);
+  return Array.from({ length: k }, (_, j) => j * step + 3).filter((i) => i < n);
+}
+
+function keyOf(i: number): string {
+  const item = benchSpecItem(i);
+  return `${String(item.cluster)}/${String(item.service)}`;
+}
+
+/**
+ * Runs passes after an edit made at `at` until each target's UpdateService was sent (or
+ * `maxPasses`), and measures how fast.
+ */
+async function follow(
+  c: Container,
+  scenario: Scenario,
+  targets: number[],
+  at: Date,
+  maxPasses: number,
+): Promise<ScenarioResult> {
+  const waiting = new Set(targets.map(keyOf));
+  const passes: MeasuredPass[] = [];
+  const actedByPass: number[] = [];
+  const latencies: number[] = [];
+  for (let i = 1; i <= maxPasses && waiting.size > 0; i++) {
+    const { measured, calls } = await c.pass(scenario, i);
+    passes.push(measured);
+    for (const call of calls) {
+      if (call.action !== 'UpdateService' || call.outcome !== 'ok') continue;
+      const key = `${String(call.request.cluster)}/${String(call.request.service)}`;
+      if (!waiting.delete(key)) continue;
+      latencies.push((call.at.getTime() - at.getTime()) / 1000);
+    }
+    actedByPass.push(targets.length - waiting.size);
+  }
+  return {
+    services: c.fleet.services,
+    mode: c.mode,
+    scenario,
+    passes,
+    targets: targets.length,
+    actedOn: targets.length - waiting.size,
+    actedByPass,
+    editToCallSeconds: latencies,
+  };
+}
+
+async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOptions): Promise<ModeRun> {
+  const n = fleet.services;
+  const sim = fleet.stack.sim;
+  let feed: EventsFeed | undefined;
+  if (mode === 'on') {
+    if (!opts.events) throw new Error('events on needs a feed (PassBenchOptions.events)');
+    feed = await opts.events.start(fleet);
+  }
+  const env = feed ? benchEnv(fleet.stack, feed.env) : { ...fleet.env, [ENV.events]: 'false' };
+  const closeFeed = async () => feed?.close();
+  const c = await Container.start(fleet, opts.passWorker, mode, env, opts.workerExecArgv?.(n) ?? [], feed);
+  try {
+    const scenarios: ScenarioResult[] = [];
+    const one = (scenario: Scenario, passes: MeasuredPass[]): ScenarioResult => ({
+      services: n,
+      mode,
+      scenario,
+      passes,
+      targets: 0,
+      actedOn: 0,
+      actedByPass: [],
+      editToCallSeconds: [],
+    });
+    scenarios.push(one('new container', [(await c.pass('new container', 1)).measured]));
+    opts.progress(`  N=${n} events ${mode}: new container pass done`);
+    const steady: MeasuredPass[] = [];
+    for (let i = 1; i <= opts.steadyPasses; i++) steady.push((await c.pass('steady', i)).measured);
+    scenarios.push(one('steady', steady));
+
+    // Drift: desiredCount + 1 by hand (ECS's console does an UpdateService as the person).
+    const drift = driftTargets(n);
+    const driftAt = c.editTime();
+    for (const i of drift) {
+      const item = benchSpecItem(i);
+      sim.setDesiredCount({ cluster: String(item.cluster), service: String(item.service), desiredCount: Number(item.desiredCount) + 1 });
+    }
+    const driftResult = await follow(c, 'drift', drift, driftAt, opts.maxFollowPasses);
+    scenarios.push(driftResult);
+    opts.progress(`  N=${n} events ${mode}: drift ${driftResult.actedOn}/${driftResult.targets} corrected in ${driftResult.passes.length} passes`);
+
+    // Spec edits: a new image in the item, as `ecsr set image` writes it.
+    const edits = specEditTargets(n, opts.specEdits);
+    const editAt = c.editTime();
+    const image = `public.ecr.aws/nginx/nginx:1.28.${mode === 'on' ? 1 : 0}`;
+    for (const i of edits) {
+      const item = benchSpecItem(i);
+      await fleet.stack.doc.send(
+        new UpdateCommand({
+          TableName: BENCH_TABLE,
+          Key: { cluster: item.cluster, service: item.service },
+          UpdateExpression: 'SET #image = :image',
+          ExpressionAttributeNames: { '#image': 'image' },
+          ExpressionAttributeValues: { ':image': image },
+        }),
+      );
+    }
+    const editResult = await follow(c, 'spec edit', edits, editAt, opts.maxFollowPasses);
+    scenarios.push(editResult);
+    opts.progress(`  N=${n} events ${mode}: spec edits ${editResult.actedOn}/${editResult.targets} rolled out in ${editResult.passes.length} passes`);
+
+    // Settle before the next mode (not reported): the hand edits not corrected yet are undone by hand.
+    for (const i of drift) {
+      const item = benchSpecItem(i);
+      sim.setDesiredCount({ cluster: String(item.cluster), service: String(item.service), desiredCount: Number(item.desiredCount) });
+    }
+    let settledAfter: number | undefined;
+    for (let i = 1; i <= MAX_SETTLE_PASSES && settledAfter === undefined; i++) {
+      const { measured } = await c.pass('steady', 100 + i);
+      if (measured.result.actionsPlanned === 0 && measured.result.statusesWritten === 0) settledAfter = i;
+    }
+    return { mode, init: c.init, scenarios, maxRssBytes: c.highWaterRss, ...(settledAfter !== undefined ? { settledAfter } : {}) };
+  } finally {
+    await c.worker.stop();
+    await closeFeed();
+  }
 }
 
 async function benchSize(n: number, opts: PassBenchOptions): Promise<SizeResult> {
-  const fleet = await Fleet.start(n);
-  const passes: MeasuredPass[] = [];
-  const workers: BenchWorker[] = [];
+  opts.progress(`  N=${n}: seeding the fleet (planner + simulator in process, dynalite)...`);
+  const fleet = await seedFleet(n);
+  opts.progress(`  N=${n}: seeded in ${fleet.seedSeconds.toFixed(0)} s`);
   try {
-    const unbounded: PassDeadline = { kind: 'unbounded' };
-    const lambda: PassDeadline = { kind: 'lambda', timeoutSeconds: LAMBDA_TIMEOUT_SECONDS };
-
-    // 1. Create from empty, then converge.
-    const creator = await fleet.startWorker(opts.passWorker);
-    workers.push(creator.worker);
-    let start = fleet.stack.sim.clock.nowMs();
-    const create = await fleet.pass(creator.worker, 'create', 1, unbounded);
-    passes.push(create);
-    opts.progress(`  N=${n}: create pass ${(create.result.realMs / 1000).toFixed(1)} s real, ${create.result.waitedSeconds.toFixed(0)} s budget waits`);
-    let converged = false;
-    for (let i = 1; i <= MAX_CONVERGE_PASSES && !converged; i++) {
-      fleet.advanceToNextStart(start);
-      start = fleet.stack.sim.clock.nowMs();
-      const p = await fleet.pass(creator.worker, 'converge', i, lambda);
-      passes.push(p);
-      converged = isSteady(p.result, n);
-    }
-    await creator.worker.stop();
-    opts.progress(`  N=${n}: ${converged ? 'steady' : 'NOT steady'} after ${passes.length - 1} more passes`);
-
-    // 2. A new container: the cold pass, then warm steady passes.
-    const fresh = await fleet.startWorker(opts.passWorker);
-    workers.push(fresh.worker);
-    fleet.advanceToNextStart(start);
-    start = fleet.stack.sim.clock.nowMs();
-    let newContainer = await fleet.pass(fresh.worker, 'cold', 1, lambda);
-    passes.push(newContainer);
-    for (let i = 2; newContainer.result.taskDefinitionsPending > 0 && i <= MAX_CATCHUP_PASSES; i++) {
-      fleet.advanceToNextStart(start);
-      start = fleet.stack.sim.clock.nowMs();
-      newContainer = await fleet.pass(fresh.worker, 'catchup', i, lambda);
-      passes.push(newContainer);
-    }
-    const steadyPasses = opts.steadyPasses ?? DEFAULT_STEADY_PASSES;
-    for (let i = 1; i <= steadyPasses; i++) {
-      fleet.advanceToNextStart(start);
-      start = fleet.stack.sim.clock.nowMs();
-      passes.push(await fleet.pass(fresh.worker, 'steady', i, lambda));
-    }
-    opts.progress(`  N=${n}: first pass of a new container and ${steadyPasses} steady passes done`);
-
-    // 3. The largest fleet again, in a container with a capped heap.
-    let capped: CappedRun | undefined;
-    const heapMiB = opts.cappedHeapMiB ?? 0;
-    if (heapMiB > 0 && n === Math.max(...opts.sizes)) {
-      const cappedPasses: MeasuredPass[] = [];
-      let error: string | undefined;
-      try {
-        const c = await fleet.startWorker(opts.passWorker, [`--max-old-space-size=${heapMiB}`]);
-        workers.push(c.worker);
-        let pending = true;
-        for (let i = 1; pending && i <= MAX_CATCHUP_PASSES + 1; i++) {
-          fleet.advanceToNextStart(start);
-          start = fleet.stack.sim.clock.nowMs();
-          const p = await fleet.pass(c.worker, i === 1 ? 'cold' : 'catchup', i, lambda);
-          cappedPasses.push(p);
-          pending = p.result.taskDefinitionsPending > 0;
-        }
-        for (let i = 1; i <= steadyPasses; i++) {
-          fleet.advanceToNextStart(start);
-          start = fleet.stack.sim.clock.nowMs();
-          cappedPasses.push(await fleet.pass(c.worker, 'steady', i, lambda));
-        }
-      } catch (err) {
-        if (!(err instanceof WorkerError)) throw err;
-        error = err.message.split('\n').find((l) => /heap|memory/i.test(l)) ?? err.message.slice(0, 200);
-      }
-      capped = { heapMiB, passes: cappedPasses, ...(error ? { error } : {}) };
-      opts.progress(`  N=${n}: heap capped at ${heapMiB} MiB: ${error ? `failed: ${error}` : 'passes completed'}`);
-    }
-    return { services: n, clusters: benchClusters().length, init: fresh.init, passes, converged, ...(capped ? { capped } : {}) };
+    fleet.stack.sim.setLatency(opts.latencyMs);
+    const modes: ModeRun[] = [];
+    for (const mode of opts.modes) modes.push(await runMode(fleet, mode, opts));
+    return { services: n, clusters: benchClusters().length, seedSeconds: fleet.seedSeconds, modes };
   } finally {
-    for (const w of workers) await w.stop();
-    await fleet.close();
-  }
-}
-
-async function benchLambda(n: number, opts: PassBenchOptions): Promise<LambdaRunResult> {
-  const fleet = await Fleet.start(n);
-  const { worker } = await fleet.startWorker(opts.passWorker);
-  const passes: MeasuredPass[] = [];
-  try {
-    const deadline: PassDeadline = { kind: 'lambda', timeoutSeconds: LAMBDA_TIMEOUT_SECONDS };
-    let converged = false;
-    // Creation at the budget takes about 2 s per service; allow that many minutes and some.
-    const maxPasses = Math.ceil((n * 2) / SCHEDULE_SECONDS) + MAX_CONVERGE_PASSES;
-    let start = fleet.stack.sim.clock.nowMs();
-    for (let i = 1; i <= maxPasses && !converged; i++) {
-      if (i > 1) fleet.advanceToNextStart(start);
-      start = fleet.stack.sim.clock.nowMs();
-      const p = await fleet.pass(worker, 'lambda', i, deadline);
-      passes.push(p);
-      converged = isSteady(p.result, n);
-    }
-    opts.progress(`  N=${n} (Lambda-bounded): ${converged ? 'steady' : 'NOT steady'} after ${passes.length} passes`);
-    return { services: n, passes, converged };
-  } finally {
-    await worker.stop();
-    await fleet.close();
+    await fleet.stack.close();
   }
 }

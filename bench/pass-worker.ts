@@ -12,6 +12,8 @@
  * clock, so a limiter that overdrew its budget would meet ThrottlingExceptions.
  */
 import { Agent, request } from 'node:http';
+import { getHeapStatistics } from 'node:v8';
+import { taskDefinitionCacheSize } from '../lambda/adapters/ecs-observer';
 import { createRuntime, type Runtime } from '../lambda/adapters/runtime';
 import { loadConfig } from '../lambda/config';
 import {
@@ -86,7 +88,8 @@ function init(req: PassInitRequest): PassInitResponse {
   controlEndpoint = req.ecsEndpoint;
   const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
   runtime = createRuntime(loadConfig(req.env), {
-    ecsClientConfig: { endpoint: req.ecsEndpoint, region: req.region, credentials },
+    ecsClientConfig: { endpoint: req.ecsEndpoint, region: req.region, credentials: { ...credentials, ...(req.ecsAccessKeyId ? { accessKeyId: req.ecsAccessKeyId } : {}) } },
+    ...(req.sqsEndpoint ? { sqsClientConfig: { endpoint: req.sqsEndpoint, region: req.region, credentials } } : {}),
     dynamoClientConfig: { endpoint: req.dynamodbEndpoint, region: req.region, credentials },
     clock: { now: () => new Date(simNowMs) },
     monotonicMs: () => performance.now(),
@@ -108,6 +111,17 @@ function init(req: PassInitRequest): PassInitResponse {
     { step: 'initialize', name: 'benchDynamoCallCount' },
   );
   return { id: req.id, type: 'init', memory: memorySample(), maxRssBytes: maxRssBytes() };
+}
+
+/**
+ * The live heap after a full garbage collection (bytes), when the worker runs with `--expose-gc`
+ * (`--worker-node-options=--expose-gc`: a diagnosis, it changes when V8 collects).
+ */
+function liveHeap(): { liveHeapBytes: number } | undefined {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return undefined;
+  gc();
+  return { liveHeapBytes: getHeapStatistics().used_heap_size };
 }
 
 async function pass(req: PassRequest): Promise<PassResponse> {
@@ -168,6 +182,13 @@ async function pass(req: PassRequest): Promise<PassResponse> {
         statusesWritten: summary.counts.statusesWritten,
         statusesPending: summary.counts.statusesPending,
         taskDefinitionsPending: summary.counts.taskDefinitionsPending,
+        servicesRead: summary.counts.servicesRead,
+        servicesNotRead: summary.counts.servicesNotRead,
+        driftCorrections: summary.counts.driftCorrections,
+        rotationComplete: summary.rotation?.complete ?? false,
+        ...(summary.events
+          ? { eventsMode: summary.events.mode, eventsReceived: summary.events.received, ...(summary.events.reason ? { eventsReason: summary.events.reason } : {}) }
+          : {}),
         phases,
         errors: summary.errors.slice(0, ATTENTION_MAX),
         attention: [...attention.values()],
@@ -178,6 +199,9 @@ async function pass(req: PassRequest): Promise<PassResponse> {
         peak,
         maxRssBytes: maxRssBytes(),
         samples,
+        heapAfterBytes: getHeapStatistics().used_heap_size,
+        ...(liveHeap() ?? {}),
+        cachedTaskDefinitions: taskDefinitionCacheSize(),
       },
     };
   } finally {

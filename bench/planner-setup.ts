@@ -91,7 +91,7 @@ function assertSteady(p: Plan, n: number): void {
 }
 
 /** What the actuator does, without HTTP: register, then create with the registered ARN. */
-function applyInProcess(sim: SimulatedEcs, actions: Action[]): void {
+export function applyInProcess(sim: SimulatedEcs, actions: Action[]): void {
   const registered = new Map<string, string>();
   for (const a of actions) {
     if (a.type === 'RegisterTaskDefinition') {
@@ -107,7 +107,7 @@ function applyInProcess(sim: SimulatedEcs, actions: Action[]): void {
 }
 
 /** What the observer reads, without HTTP: ListServices, DescribeServices (TAGS), DescribeTaskDefinition. */
-function observeInProcess(sim: SimulatedEcs, clusters: string[]): ObservedState {
+export function observeInProcess(sim: SimulatedEcs, clusters: string[]): ObservedState {
   const observed: ObservedState = { clusters: {}, taskDefinitions: {} };
   for (const cluster of clusters) {
     const names: string[] = [];

@@ -75,6 +75,10 @@ export interface PassInitRequest {
   readonly region: string;
   /** The reconciler's environment (`loadConfig` input). */
   readonly env: Record<string, string>;
+  /** Events on: the local SQS server of the event queue. */
+  readonly sqsEndpoint?: string;
+  /** The access key the reconciler calls ECS with (the simulator names its caller by it); dummy ones by default. */
+  readonly ecsAccessKeyId?: string;
 }
 
 /**
@@ -107,6 +111,17 @@ export interface PassResult {
   readonly statusesPending: number;
   /** Task definitions in use left undescribed: the pass's time for observation ran out. */
   readonly taskDefinitionsPending: number;
+  /** Services read from ECS this pass, and spec items whose service was not (the rotation reads them later). */
+  readonly servicesRead: number;
+  readonly servicesNotRead: number;
+  /** UpdateService actions of kind drift applied. */
+  readonly driftCorrections: number;
+  /** True when the rotation read every service this pass. */
+  readonly rotationComplete: boolean;
+  /** Events mode of the pass (`events`, `polling`), absent without a queue; messages received. */
+  readonly eventsMode?: string;
+  readonly eventsReceived?: number;
+  readonly eventsReason?: string;
   /** Services by phase after the pass. */
   readonly phases: Record<string, number>;
   /** Errors of the summary (first few). */
@@ -133,6 +148,11 @@ export interface PassResult {
   readonly maxRssBytes: number;
   /** Samples taken. */
   readonly samples: number;
+  /** V8's heap after the pass (`v8.getHeapStatistics().used_heap_size`, bytes) and the process-wide task definition cache's size. */
+  readonly heapAfterBytes: number;
+  readonly cachedTaskDefinitions: number;
+  /** The live heap after a full collection (bytes), only when the worker runs with `--expose-gc`. */
+  readonly liveHeapBytes?: number;
 }
 
 export interface PassInitResponse {

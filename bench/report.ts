@@ -1,11 +1,13 @@
 /**
- * The benchmark's tables (cli-table3), printed to stdout. Nothing is written to disk: numbers
- * belong to the machine and the day they were measured.
+ * The benchmark's tables (cli-table3), printed to stdout and written to bench/RESULTS.md by
+ * `./run`. Every figure of the pass benchmark is put against its bound: the invocation's deadline,
+ * the fewest calls that read the same services, a per-service refresh of the same services, and
+ * the RSS limit of the fleet's size.
  */
 import Table from 'cli-table3';
-import { LAMBDA_TIMEOUT_SECONDS, type CappedRun, type LambdaRunResult, type MeasuredPass, type SizeResult } from './pass-bench';
+import { LAMBDA_TIMEOUT_SECONDS, rssLimitMiB, type MeasuredPass, type ScenarioResult, type SizeResult } from './pass-bench';
 import type { PlannerCaseResult } from './protocol';
-import { mib, ms, seconds } from './stats';
+import { median, mib, ms, percentile, seconds } from './stats';
 
 /** No colours: the tables are pasted into markdown and logs. */
 const plain = { style: { head: [] as string[], border: [] as string[] } };
@@ -26,201 +28,192 @@ export function plannerTable(timing: PlannerCaseResult[], alloc: PlannerCaseResu
   return t.toString();
 }
 
-function throttled(p: MeasuredPass): number {
-  return Object.values(p.ecsCalls).reduce((n, c) => n + c.throttled, 0);
-}
-
-/** Seconds a Lambda would take: the reconciler's real time here plus the limiter's waits. */
+/** Seconds a Lambda would take: the reconciler's real time here (30 ms per ECS call included) plus the limiter's waits. */
 export function estimatedLambdaSeconds(p: MeasuredPass): number {
   return (p.result.realMs - p.result.controlMs) / 1000 + p.result.waitedSeconds;
 }
 
-function passRow(label: string, p: MeasuredPass, peakRss: number, peakHeap: number): (string | number)[] {
-  const est = estimatedLambdaSeconds(p);
-  return [
-    p.services,
-    label,
-    p.result.actionsApplied,
-    p.result.actionsFailed + p.result.actionsSkipped,
-    p.result.statusesWritten,
-    p.result.taskDefinitionsPending,
-    seconds((p.result.realMs - p.result.controlMs) / 1000),
-    seconds(p.result.waitedSeconds),
-    seconds(est),
-    est <= LAMBDA_TIMEOUT_SECONDS ? 'yes' : 'NO',
-    throttled(p),
-    mib(peakRss),
-    mib(peakHeap),
-  ];
+function throttled(p: MeasuredPass): number {
+  return Object.values(p.ecsCalls).reduce((n, c) => n + c.throttled, 0);
 }
 
-/** Row label of a pass of a new container. */
-function passLabel(p: MeasuredPass): string {
-  if (p.kind === 'cold') return 'first (new container)';
-  if (p.kind === 'catchup') return `new container, pass ${p.index}`;
-  return `steady ${p.index}`;
+const ratio = (value: number, bound: number): string => (bound > 0 ? `${(value / bound).toFixed(2)}x` : '-');
+
+/** The pass a scenario is summed up by: the first one (steady: the median by time). */
+function representative(s: ScenarioResult): MeasuredPass | undefined {
+  if (s.scenario !== 'steady') return s.passes[0];
+  const sorted = [...s.passes].sort((a, b) => estimatedLambdaSeconds(a) - estimatedLambdaSeconds(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+function scenarios(sizes: SizeResult[]): ScenarioResult[] {
+  return sizes.flatMap((s) => s.modes.flatMap((m) => m.scenarios));
 }
 
 /**
- * The pass table: per size, the create pass (from empty, unbounded), the cold pass (new
- * container) and the warm steady pass (median time of the warm passes, peak memory over them).
+ * The pass table: one row per size, events mode and scenario (its first pass after the change;
+ * steady: the median of the steady passes), each figure against its bound.
  */
 export function passTable(sizes: SizeResult[]): string {
   const t = new Table({
     ...plain,
     head: [
       'services',
+      'events',
       'pass',
-      'applied',
-      'failed/ skipped',
-      'status writes',
-      'TDs pending',
-      'real s',
-      'budget waits s',
       'est. Lambda s',
-      `fits ${LAMBDA_TIMEOUT_SECONDS} s`,
-      'throttled',
+      `of the ${LAMBDA_TIMEOUT_SECONDS} s deadline`,
+      'slowest pass of the scenario',
+      'service reads',
+      'of the lower bound',
+      'all ECS reads',
+      'of a per-service refresh',
+      'services read',
+      'TDs pending',
+      'changed: acted on by pass 1, 2, ...',
+      'change to its UpdateService s p50 / max',
       'peak RSS MiB',
-      'peak heapUsed MiB',
+      'of the limit',
     ],
-    colAligns: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right'],
+    colAligns: ['right', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right'],
+  });
+  for (const s of scenarios(sizes)) {
+    const p = representative(s);
+    if (!p) continue;
+    const est = estimatedLambdaSeconds(p);
+    const slowest = Math.max(...s.passes.map(estimatedLambdaSeconds));
+    const peak = Math.max(...s.passes.map((x) => x.result.peak.rss));
+    const acted =
+      s.targets > 0
+        ? `${s.targets}: ${s.actedByPass.slice(0, 6).join(', ')}${s.actedByPass.length > 6 ? `, ... ${s.actedByPass.at(-1)} (pass ${s.actedByPass.length})` : ''}`
+        : '-';
+    const lat = s.editToCallSeconds.length > 0 ? `${seconds(median(s.editToCallSeconds))} / ${seconds(percentile(s.editToCallSeconds, 100))}` : '-';
+    t.push([
+      s.services,
+      s.mode,
+      s.scenario === 'steady' ? `steady (median of ${s.passes.length})` : s.scenario,
+      seconds(est),
+      ratio(est, LAMBDA_TIMEOUT_SECONDS),
+      `${seconds(slowest)} (${ratio(slowest, LAMBDA_TIMEOUT_SECONDS)})`,
+      p.serviceReads,
+      ratio(p.serviceReads, p.readLowerBound),
+      p.readCalls,
+      ratio(p.readCalls, 2 * p.servicesDescribed),
+      p.result.servicesRead,
+      p.result.taskDefinitionsPending,
+      acted,
+      lat,
+      mib(peak),
+      ratio(peak / (1024 * 1024), rssLimitMiB(s.services)),
+    ]);
+  }
+  return t.toString();
+}
+
+/** API calls of the same passes, by operation (ECS: the simulator's call log; DynamoDB: the worker's client). */
+export function callsTable(sizes: SizeResult[]): string {
+  const rows = scenarios(sizes).flatMap((s) => {
+    const p = representative(s);
+    return p ? [{ s, p }] : [];
+  });
+  const ecs = new Set<string>();
+  const ddb = new Set<string>();
+  for (const { p } of rows) {
+    Object.keys(p.ecsCalls).forEach((a) => ecs.add(a));
+    Object.keys(p.result.dynamoCalls).forEach((a) => ddb.add(a));
+  }
+  const ecsActions = [...ecs].sort();
+  const ddbActions = [...ddb].sort();
+  const t = new Table({
+    ...plain,
+    head: ['services', 'events', 'pass', ...ecsActions, 'lower bound (service reads)', ...ddbActions.map((a) => `DynamoDB ${a}`), 'throttled'],
+  });
+  for (const { s, p } of rows) {
+    t.push([
+      s.services,
+      s.mode,
+      s.scenario,
+      ...ecsActions.map((a) => p.ecsCalls[a]?.total ?? 0),
+      p.readLowerBound,
+      ...ddbActions.map((a) => p.result.dynamoCalls[a] ?? 0),
+      throttled(p),
+    ]);
+  }
+  return t.toString();
+}
+
+/** Memory of each container: after init, its high-water RSS over all its passes, against the limit. */
+export function memoryTable(sizes: SizeResult[]): string {
+  const t = new Table({
+    ...plain,
+    head: [
+      'services',
+      'events',
+      'passes',
+      'RSS after init MiB',
+      'max RSS of the container MiB',
+      'limit MiB',
+      'of the limit',
+      'peak heapUsed MiB',
+      'heap after the last pass MiB',
+      'task definitions cached',
+    ],
+    colAligns: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   });
   for (const s of sizes) {
-    const create = s.passes.find((p) => p.kind === 'create');
-    const cold = s.passes.find((p) => p.kind === 'cold');
-    const catchup = s.passes.filter((p) => p.kind === 'catchup');
-    const steady = s.passes.filter((p) => p.kind === 'steady');
-    if (create) t.push(passRow('create from empty', create, create.result.peak.rss, create.result.peak.heapUsed));
-    if (cold) t.push(passRow('first pass, new container', cold, cold.result.peak.rss, cold.result.peak.heapUsed));
-    for (const p of catchup) t.push(passRow(`new container, pass ${p.index}`, p, p.result.peak.rss, p.result.peak.heapUsed));
-    if (steady.length > 0) {
-      const mid = [...steady].sort((a, b) => a.result.realMs - b.result.realMs)[Math.floor((steady.length - 1) / 2)];
-      const peakRss = Math.max(...steady.map((p) => p.result.peak.rss));
-      const peakHeap = Math.max(...steady.map((p) => p.result.peak.heapUsed));
-      t.push(passRow(`steady (median of ${steady.length})`, mid, peakRss, peakHeap));
+    for (const m of s.modes) {
+      const passes = m.scenarios.flatMap((x) => x.passes);
+      const last = passes.at(-1);
+      const limit = rssLimitMiB(s.services);
+      t.push([
+        s.services,
+        m.mode,
+        passes.length,
+        mib(m.init.memory.rss),
+        mib(m.maxRssBytes),
+        limit,
+        ratio(m.maxRssBytes / (1024 * 1024), limit),
+        mib(Math.max(...passes.map((p) => p.result.peak.heapUsed))),
+        last ? mib(last.result.heapAfterBytes) : '-',
+        last?.result.cachedTaskDefinitions ?? '-',
+      ]);
     }
   }
   return t.toString();
 }
 
-/** Memory of each size's fresh worker: after init, and its high-water RSS after the steady passes. */
-export function memoryTable(sizes: SizeResult[]): string {
-  const t = new Table({
-    ...plain,
-    head: ['services', 'RSS after init MiB', 'heapUsed after init MiB', 'max RSS of the container MiB', 'converged'],
-    colAligns: ['right', 'right', 'right', 'right', 'left'],
-  });
-  for (const s of sizes) {
-    const last = s.passes.filter((p) => p.kind === 'cold' || p.kind === 'catchup' || p.kind === 'steady').at(-1);
-    t.push([s.services, mib(s.init.memory.rss), mib(s.init.memory.heapUsed), last ? mib(last.result.maxRssBytes) : '-', s.converged ? 'yes' : 'NO']);
-  }
-  return t.toString();
-}
-
-/**
- * Memory pass by pass in one container (the largest size): the first pass, then each steady pass.
- * A high-water RSS that keeps climbing from pass to pass would be a leak.
- */
+/** Pass by pass memory of the largest fleet's containers: a high-water RSS that keeps climbing would be a leak. */
 export function memoryTrendTable(size: SizeResult): string {
   const t = new Table({
     ...plain,
-    head: ['pass', 'TDs pending', 'est. Lambda s', 'peak RSS MiB', 'peak heapUsed MiB', 'max RSS so far MiB'],
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right'],
+    head: ['events', 'pass', 'est. Lambda s', 'peak RSS MiB', 'peak heapUsed MiB', 'heap after MiB', 'live heap MiB', 'max RSS so far MiB'],
+    colAligns: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
   });
-  for (const p of size.passes.filter((x) => x.kind === 'cold' || x.kind === 'catchup' || x.kind === 'steady')) {
-    t.push([
-      passLabel(p),
-      p.result.taskDefinitionsPending,
-      seconds(estimatedLambdaSeconds(p)),
-      mib(p.result.peak.rss),
-      mib(p.result.peak.heapUsed),
-      mib(p.result.maxRssBytes),
-    ]);
-  }
-  return t.toString();
-}
-
-/** The largest fleet's passes in a container with a capped V8 heap. */
-export function cappedTable(services: number, run: CappedRun): string {
-  const t = new Table({
-    ...plain,
-    head: ['pass', 'outcome', 'est. Lambda s', 'peak RSS MiB', 'peak heapUsed MiB', 'max RSS so far MiB'],
-    colAligns: ['left', 'left', 'right', 'right', 'right', 'right'],
-  });
-  for (const p of run.passes) {
-    t.push([
-      passLabel(p),
-      p.result.outcome,
-      seconds(estimatedLambdaSeconds(p)),
-      mib(p.result.peak.rss),
-      mib(p.result.peak.heapUsed),
-      mib(p.result.maxRssBytes),
-    ]);
-  }
-  if (run.error) t.push([{ colSpan: 6, content: `${services} services, heap ${run.heapMiB} MiB: the worker failed: ${run.error}` }]);
-  return t.toString();
-}
-
-/** API calls of the last warm steady pass per size: ECS (simulator's call log) and DynamoDB. */
-export function callsTable(sizes: SizeResult[]): string {
-  const lastSteady = sizes.map((s) => s.passes.filter((p) => p.kind === 'steady').at(-1));
-  const cold = sizes.map((s) => s.passes.find((p) => p.kind === 'cold'));
-  const ecsActions = new Set<string>();
-  const ddbActions = new Set<string>();
-  for (const p of [...lastSteady, ...cold]) {
-    if (!p) continue;
-    Object.keys(p.ecsCalls).forEach((a) => ecsActions.add(a));
-    Object.keys(p.result.dynamoCalls).forEach((a) => ddbActions.add(a));
-  }
-  const t = new Table({
-    ...plain,
-    head: ['API call', ...sizes.map((s) => `N=${s.services} steady`), ...sizes.map((s) => `N=${s.services} new container`)],
-    colAligns: ['left', ...sizes.map(() => 'right' as const), ...sizes.map(() => 'right' as const)],
-  });
-  const cell = (p: MeasuredPass | undefined, get: (p: MeasuredPass) => number | undefined) => (p ? (get(p) ?? 0) : '-');
-  for (const a of [...ecsActions].sort()) {
-    t.push([`ECS ${a}`, ...lastSteady.map((p) => cell(p, (x) => x.ecsCalls[a]?.total)), ...cold.map((p) => cell(p, (x) => x.ecsCalls[a]?.total))]);
-  }
-  for (const a of [...ddbActions].sort()) {
-    t.push([
-      `DynamoDB ${a}`,
-      ...lastSteady.map((p) => cell(p, (x) => x.result.dynamoCalls[a])),
-      ...cold.map((p) => cell(p, (x) => x.result.dynamoCalls[a])),
-    ]);
-  }
-  return t.toString();
-}
-
-/** The Lambda-bounded run from empty: what each one-minute pass got done. */
-export function lambdaTable(run: LambdaRunResult): string {
-  const t = new Table({
-    ...plain,
-    head: ['pass', 'registered', 'created', 'skipped (out of time)', 'status writes', 'est. Lambda s', 'services ACTIVE', 'phases'],
-    colAligns: ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
-  });
-  for (const p of run.passes) {
-    t.push([
-      p.index,
-      p.result.appliedByType.RegisterTaskDefinition ?? 0,
-      p.result.appliedByType.CreateService ?? 0,
-      p.result.actionsSkipped,
-      p.result.statusesWritten,
-      seconds(estimatedLambdaSeconds(p)),
-      p.activeServices,
-      Object.entries(p.result.phases)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', '),
-    ]);
+  for (const m of size.modes) {
+    for (const s of m.scenarios) {
+      for (const p of s.passes) {
+        t.push([
+          m.mode,
+          `${s.scenario} ${p.index}`,
+          seconds(estimatedLambdaSeconds(p)),
+          mib(p.result.peak.rss),
+          mib(p.result.peak.heapUsed),
+          mib(p.result.heapAfterBytes),
+          p.result.liveHeapBytes !== undefined ? mib(p.result.liveHeapBytes) : '-',
+          mib(p.result.maxRssBytes),
+        ]);
+      }
+    }
   }
   return t.toString();
 }
 
 /**
- * What the passes reported beyond the numbers: summary errors, and services left Degraded,
- * Blocked or Invalid grouped by phase and reason; each the first time it appears per size and kind
- * of pass. The benchmark's fleet is healthy, so every line deserves a look.
+ * What the passes reported beyond the numbers: summary errors, events mode falling back to
+ * polling, and services left Degraded, Blocked or Invalid grouped by phase and reason; each the
+ * first time it appears per size, mode and scenario.
  */
-export function passFindings(passes: MeasuredPass[]): string[] {
+export function passFindings(sizes: SizeResult[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   const once = (scope: string, what: string, line: string) => {
@@ -228,11 +221,16 @@ export function passFindings(passes: MeasuredPass[]): string[] {
     seen.add(`${scope}|${what}`);
     out.push(line);
   };
-  for (const p of passes) {
-    const scope = `N=${p.services} ${p.kind}`;
-    for (const e of p.result.errors) once(scope, e, `${scope} pass ${p.index}: error: ${e}`);
-    for (const a of p.result.attention) {
-      once(scope, a.key, `${scope} pass ${p.index}: ${a.count} service(s) ${a.key}, e.g. ${a.example}`);
+  for (const s of scenarios(sizes)) {
+    const scope = `N=${s.services} events ${s.mode} ${s.scenario}`;
+    if (s.targets > 0 && s.actedOn < s.targets) {
+      out.push(`${scope}: ${s.targets - s.actedOn} of ${s.targets} changed services not acted on after ${s.passes.length} passes`);
+    }
+    for (const p of s.passes) {
+      // A listing cut at the deadline is the rotation at work (the cursor goes on), not a failure.
+      for (const e of p.result.errors) if (!e.endsWith('not read to the end (deadline)')) once(scope, e, `${scope} pass ${p.index}: error: ${e}`);
+      if (s.mode === 'on' && p.result.eventsMode === 'polling') once(scope, 'polling', `${scope} pass ${p.index}: events mode fell back to polling: ${p.result.eventsReason ?? ''}`);
+      for (const a of p.result.attention) once(scope, a.key, `${scope} pass ${p.index}: ${a.count} service(s) ${a.key}, e.g. ${a.example}`);
     }
   }
   return out;

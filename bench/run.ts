@@ -20,11 +20,21 @@
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
+import { heapFlag, memoryForFleet } from '../lib/function-memory';
 import { localReconcilerEnv } from '../local/stack';
 import { BENCH_MAX_SERVICES, BENCH_OWNER_ID, BENCH_REGION, BENCH_TABLE, benchClusters } from './fixtures';
-import { runPassBench } from './pass-bench';
+import {
+  DEFAULT_LATENCY_MS,
+  DEFAULT_MAX_FOLLOW_PASSES,
+  DEFAULT_SPEC_EDITS,
+  DRIFT_SHARE,
+  EDIT_LEAD_SECONDS,
+  LAMBDA_TIMEOUT_SECONDS,
+  runPassBench,
+} from './pass-bench';
+import { simulatorEventsFeed } from './events-feed';
 import type { PlannerCaseResult, PlannerRequest } from './protocol';
-import { callsTable, cappedTable, lambdaTable, memoryTable, memoryTrendTable, passFindings, passTable, plannerTable } from './report';
+import { callsTable, memoryTable, memoryTrendTable, passFindings, passTable, plannerTable } from './report';
 import { bundleWorkers, BenchWorker } from './workers';
 import { runStartupBench, startupTable } from './cli-startup';
 import { fastPathTable, runFastPathBench } from './fast-path-bench';
@@ -49,10 +59,13 @@ function count(value: string): number {
 
 interface BenchOptions {
   sizes: number[];
-  passSizes?: number[];
-  lambdaSize: number;
+  passSizes: number[];
   steadyPasses: number;
-  cappedHeapMib: number;
+  specEdits: number;
+  maxFollowPasses: number;
+  latencyMs: number;
+  events: boolean;
+  workerNodeOptions: string;
   plannerBudgetMs: number;
   planner: boolean;
   pass: boolean;
@@ -68,11 +81,14 @@ interface BenchOptions {
 
 const program = new Command('bench')
   .description('Speed and memory of the planner and of full passes (simulator + dynalite). Prints tables and writes them to bench/RESULTS.md.')
-  .option('--sizes <list>', 'fleet sizes (services) of the planner and pass benchmarks', sizeList, [10, 100, 500, 1000])
-  .option('--pass-sizes <list>', 'fleet sizes of the pass benchmark (default: --sizes)', sizeList)
-  .option('--steady-passes <n>', 'warm steady passes measured per size', count, 3)
-  .option('--capped-heap-mib <n>', 'also run the largest fleet with --max-old-space-size=<n> (0 skips it)', count, 64)
-  .option('--lambda-size <n>', 'fleet size of the Lambda-bounded run from empty (0 skips it)', count, 100)
+  .option('--sizes <list>', 'fleet sizes (services) of the planner benchmark', sizeList, [10, 100, 500, 1000])
+  .option('--pass-sizes <list>', 'fleet sizes of the pass benchmark', sizeList, [1000, 5000, 20000])
+  .option('--steady-passes <n>', 'steady passes measured per size and events mode', count, 1)
+  .option('--spec-edits <n>', 'spec items edited in the spec-edit scenario', count, DEFAULT_SPEC_EDITS)
+  .option('--max-follow-passes <n>', 'passes after a change, at most, until every changed service is acted on', count, DEFAULT_MAX_FOLLOW_PASSES)
+  .option('--latency-ms <ms>', 'real milliseconds the simulator holds each ECS answer', count, DEFAULT_LATENCY_MS)
+  .option('--no-events', 'events off only (skip the events-on rows)')
+  .option('--worker-node-options <flags>', 'extra node flags of the pass worker, after the heap limit the construct sets for the fleet size (e.g. --expose-gc to report the live heap)', '')
   .option('--planner-budget-ms <ms>', 'measured milliseconds per planner case, at least', count, 1000)
   .option('--no-planner', 'skip the planner benchmark')
   .option('--no-pass', 'skip the pass benchmarks')
@@ -126,52 +142,41 @@ async function main(): Promise<void> {
     }
 
     if (opts.pass) {
-      progress('passes: real adapters, simulator (throttling on) and dynalite...');
-      const result = await runPassBench({
+      progress('passes: real adapters, simulator (throttling on, latency) and dynalite...');
+      const sizes = await runPassBench({
         passWorker: bundles.passWorker,
-        sizes: opts.passSizes ?? opts.sizes,
-        lambdaSize: opts.lambdaSize,
+        sizes: opts.passSizes,
+        modes: opts.events ? ['off', 'on'] : ['off'],
         steadyPasses: opts.steadyPasses,
-        cappedHeapMiB: opts.cappedHeapMib,
+        specEdits: opts.specEdits,
+        maxFollowPasses: opts.maxFollowPasses,
+        latencyMs: opts.latencyMs,
+        // As the construct runs the function for that fleet size: V8's heap limit from its memory.
+        workerExecArgv: (n) => [heapFlag(memoryForFleet(n)), ...opts.workerNodeOptions.split(' ').filter((f) => f !== '')],
+        ...(opts.events ? { events: simulatorEventsFeed } : {}),
         progress,
       });
-      print('2. Full passes (real adapters; simulator over HTTP with ECS throttling; limiter at the budget; dynalite)');
-      print('   real s = the reconciler\'s own time here; budget waits s = rate-limiter waits (simulated here, real in AWS)');
-      print('   a new container\'s passes are bounded like the Lambda (50 s); TDs pending = task definitions left to describe');
-      print(passTable(result.sizes));
+      print(`2. Passes at scale: ${sizes.map((s) => s.services).join(', ')} services over ${benchClusters().length} clusters, ECS ${opts.latencyMs} ms a call with its buckets, limiter at the budget, dynalite; one container per size and events mode, bounded like the Lambda (${LAMBDA_TIMEOUT_SECONDS} s), a pass a simulated minute apart`);
+      print('   est. Lambda s = the reconciler\'s real time here (the 30 ms a call included) + the rate limiter\'s waits (simulated here, real in AWS)');
+      print('   ECS reads against the lower bound (ListServices pages of the clusters listed + DescribeServices of 10 for the services read) and a per-service refresh (DescribeServices + DescribeTaskDefinition per service read)');
+      print(`   drift: ${Math.round(DRIFT_SHARE * 100)}% of the services' desiredCount changed by hand; spec edit: ${opts.specEdits} images changed; both ${EDIT_LEAD_SECONDS} s before the next pass`);
+      print(passTable(sizes));
       print();
-      print('3. Memory of a new container (worker process) and its high-water RSS after the first and steady passes');
-      print(memoryTable(result.sizes));
-      const largest = [...result.sizes].sort((a, b) => b.services - a.services)[0];
+      print('3. API calls of the same passes, by operation');
+      print(callsTable(sizes));
+      print();
+      print('4. Memory of each container (a worker process bundled like the Lambda) against the limit of its fleet size');
+      print(memoryTable(sizes));
+      const largest = [...sizes].sort((a, b) => b.services - a.services)[0];
       if (largest) {
         print(`   pass by pass, ${largest.services} services:`);
         print(memoryTrendTable(largest));
-        if (largest.capped) {
-          print(`   the same in a container with the V8 heap capped (--max-old-space-size=${largest.capped.heapMiB}):`);
-          print(cappedTable(largest.services, largest.capped));
-        }
       }
       print();
-      print('4. API calls of one pass (ECS: the simulator\'s call log; DynamoDB: the worker\'s client)');
-      print(callsTable(result.sizes));
-      print();
-      if (result.lambda) {
-        print(`5. From empty, passes bounded like the Lambda (${result.lambda.services} services, 50 s timeout, one pass a minute)`);
-        print(lambdaTable(result.lambda));
-        print();
-      }
-      const all = [
-        ...result.sizes.flatMap((s) => [...s.passes, ...(s.capped?.passes ?? [])]),
-        ...(result.lambda?.passes ?? []),
-      ];
-      const findings = passFindings(all);
-      const notSteady = [
-        ...result.sizes.filter((s) => !s.converged).map((s) => `N=${s.services}: the fleet did not become steady`),
-        ...(result.lambda && !result.lambda.converged ? [`N=${result.lambda.services} (Lambda-bounded): the fleet did not become steady`] : []),
-      ];
-      if (findings.length + notSteady.length > 0) {
-        print('Findings (errors and services not healthy, first occurrence of each):');
-        for (const line of [...notSteady, ...findings]) print(`  ${line}`);
+      const findings = passFindings(sizes);
+      if (findings.length > 0) {
+        print('Findings (errors, fallbacks and services not healthy, first occurrence of each):');
+        for (const line of findings) print(`  ${line}`);
         print();
       }
     }
