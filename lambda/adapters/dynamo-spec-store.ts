@@ -115,13 +115,33 @@ function pruneConfirmationOf(item: Record<string, unknown>): PruneConfirmation |
   return { cluster: parsed.data[SORT_KEY], expiresAt, ...(parsed.data.confirmedBy !== undefined ? { confirmedBy: parsed.data.confirmedBy } : {}) };
 }
 
-const cursorItemSchema = z.object({ cursorCluster: z.string().min(1), cursorAfter: z.string().min(1).optional() });
+/** An ISO time, or undefined for anything else (a bad time only loses the events mode's memory, never the cursor). */
+const cursorTime = z
+  .string()
+  .refine((t) => !Number.isNaN(Date.parse(t)))
+  .optional()
+  .catch(undefined);
+const cursorItemSchema = z.object({
+  cursorCluster: z.string().min(1),
+  cursorAfter: z.string().min(1).optional(),
+  resyncAt: cursorTime,
+  heartbeatAt: cursorTime,
+});
 
-/** The cursor an item holds, or undefined when it is not a valid one (then the rotation starts over). */
+/**
+ * The cursor an item holds, or undefined when it is not a valid one (then the rotation starts
+ * over), with events mode's `resyncAt` and `heartbeatAt` when they are times.
+ */
 function cursorOf(item: Record<string, unknown>): ObserveCursor | undefined {
   const parsed = cursorItemSchema.safeParse(item);
   if (!parsed.success) return undefined;
-  return { cluster: parsed.data.cursorCluster, ...(parsed.data.cursorAfter !== undefined ? { after: parsed.data.cursorAfter } : {}) };
+  const d = parsed.data;
+  return {
+    cluster: d.cursorCluster,
+    ...(d.cursorAfter !== undefined ? { after: d.cursorAfter } : {}),
+    ...(d.resyncAt !== undefined ? { resyncAt: d.resyncAt } : {}),
+    ...(d.heartbeatAt !== undefined ? { heartbeatAt: d.heartbeatAt } : {}),
+  };
 }
 
 export interface DynamoSpecStoreOptions {
@@ -470,6 +490,11 @@ export class DynamoSpecStore implements SpecStore {
             [SORT_KEY]: this.cursorKey.service,
             cursorCluster: cursor.cluster,
             ...(cursor.after !== undefined ? { cursorAfter: cursor.after } : {}),
+            // Events mode's memory (lambda/core/resync.ts, the heartbeat): lost, a pass after a
+            // missed one read only one pass's share, and one whose messages did not include the
+            // heartbeat fell back to polling.
+            ...(cursor.resyncAt !== undefined ? { resyncAt: cursor.resyncAt } : {}),
+            ...(cursor.heartbeatAt !== undefined ? { heartbeatAt: cursor.heartbeatAt } : {}),
           },
         }),
       );

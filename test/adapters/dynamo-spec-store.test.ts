@@ -80,6 +80,7 @@ describe('DynamoSpecStore on dynalite', () => {
   it.each([
     { case: 'cluster and name', cursor: { cluster: 'apps', after: 'web-17' } },
     { case: 'cluster boundary', cursor: { cluster: 'jobs' } },
+    { case: 'events mode: resync pace and newest heartbeat', cursor: { cluster: 'apps', after: 'web-17', resyncAt: '2026-12-02T06:00:00.000Z', heartbeatAt: '2026-12-02T06:01:00.000Z' } },
   ])('keeps the rotation cursor in a reserved item the Scan reads back, never as a spec: $case', async ({ cursor }) => {
     // Prepare
     await put(aSpecItem({ service: 'web' }));
@@ -92,6 +93,18 @@ describe('DynamoSpecStore on dynalite', () => {
     // Assess
     expect(read.cursor).toEqual(cursor);
     expect(read.specs.map((s) => s.key)).toEqual([{ cluster: 'apps', service: 'web' }]);
+  });
+
+  it('a resyncAt or heartbeatAt that is not a time is dropped, the cursor kept', async () => {
+    // Prepare
+    await put({ cluster: '#cursor', service: '#cursor', cursorCluster: 'apps', resyncAt: 'soon', heartbeatAt: 7 });
+    const store = new DynamoSpecStore(doc, table);
+
+    // Act
+    const read = await store.readAll();
+
+    // Assess
+    expect(read.cursor).toEqual({ cluster: 'apps' });
   });
 
   it.each([
