@@ -15,7 +15,7 @@
  * answers from its simulator (0 = within its own budget), and limiter waits.
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambda/adapters/clients';
 import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
 import { DynamoTargetDirectory, TargetRunner, type TargetPassResult } from '../lambda/adapters/fan-out';
@@ -23,12 +23,12 @@ import { RecordingLog } from '../lambda/adapters/logger';
 import { InMemoryMetricsSink } from '../lambda/adapters/metrics';
 import { loadConfig } from '../lambda/config';
 import { dispatchTargets } from '../lambda/core/fan-out';
-import { partitionKeyOf, TARGET_PARTITION } from '../lambda/core/targets';
+import { partitionKeyOf } from '../lambda/core/targets';
 import { startEmbeddedDynamoDb } from '../local/embedded-dynamodb';
 import { deliver, InMemoryFanOutQueue } from '../local/fan-out';
-import { simulatedAccount, targetName } from '../local/fan-out-run';
+import { declareSimulatedTarget, simulatedAccount, targetName } from '../local/fan-out-run';
 import { startSimulator, type Simulator } from '../local/sim';
-import { LOCAL_CREDENTIALS, LOCAL_DEFAULTS, localReconcilerEnv } from '../local/stack';
+import { LOCAL_CREDENTIALS, localReconcilerEnv } from '../local/stack';
 import { BENCH_OWNER_ID, BENCH_START_TIME, benchClusters, benchSpecItems } from './fixtures';
 import { LAMBDA_TIMEOUT_SECONDS } from './pass-bench';
 
@@ -101,22 +101,7 @@ async function scenario(name: FanOutPass['scenario'], targets: number, opts: Fan
     const config = loadConfig({ ...env, FANOUT_QUEUE_URL: 'http://local/fan-out' });
     for (let i = 1; i <= targets; i++) {
       const t = targetName(i);
-      if (i > 1) {
-        await doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: {
-              cluster: TARGET_PARTITION,
-              service: t,
-              account: simulatedAccount(i),
-              region: sims[i - 1].region,
-              clusters,
-              roleArn: `arn:aws:iam::${simulatedAccount(i)}:role/ecs-reconciler-target`,
-              defaults: { subnets: LOCAL_DEFAULTS.subnets.split(','), securityGroups: LOCAL_DEFAULTS.securityGroups.split(','), executionRoleArn: LOCAL_DEFAULTS.executionRoleArn },
-            },
-          }),
-        );
-      }
+      if (i > 1) await declareSimulatedTarget(doc, table, i, sims[i - 1].region, clusters);
       await writeItems(doc, table, benchSpecItems(opts.services).map((item) => ({ ...item, cluster: partitionKeyOf(t, item.cluster as string) })));
     }
     const simOf = new Map(sims.map((s, i) => [targetName(i + 1), s]));

@@ -100,22 +100,7 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
     const config = loadConfig({ ...env, FANOUT_QUEUE_URL: 'http://local/fan-out' });
     for (let i = 1; i <= opts.targets; i++) {
       const name = targetName(i);
-      if (i > 1) {
-        await doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: {
-              cluster: TARGET_PARTITION,
-              service: name,
-              account: simulatedAccount(i),
-              region: sims[i - 1].region,
-              clusters,
-              roleArn: `arn:aws:iam::${simulatedAccount(i)}:role/ecs-reconciler-target`,
-              defaults: { subnets: LOCAL_DEFAULTS.subnets.split(','), securityGroups: LOCAL_DEFAULTS.securityGroups.split(','), executionRoleArn: LOCAL_DEFAULTS.executionRoleArn.replace('123456789012', simulatedAccount(i)) },
-            },
-          }),
-        );
-      }
+      if (i > 1) await declareSimulatedTarget(doc, table, i, sims[i - 1].region, clusters);
       for (const { spec } of opts.specs) {
         const item = specToItem(spec) as Record<string, unknown>;
         await doc.send(new PutCommand({ TableName: table, Item: { ...item, cluster: partitionKeyOf(name, spec.cluster) } }));
@@ -220,4 +205,30 @@ async function liveCounts(sim: Simulator, specs: readonly ServiceSpec[]): Promis
   } finally {
     ecs.destroy();
   }
+}
+
+/**
+ * Declares simulated account `i` (2 and up; 1 is `default`) as a target: a `#target` item naming
+ * its account (`simulatedAccount(i)`), Region, clusters, the role the reconciler would assume there,
+ * and the local defaults with the execution role moved into that account. Throws what PutItem throws.
+ */
+export async function declareSimulatedTarget(doc: DynamoDBDocumentClient, table: string, i: number, region: string, clusters: string[]): Promise<void> {
+  await doc.send(
+    new PutCommand({
+      TableName: table,
+      Item: {
+        cluster: TARGET_PARTITION,
+        service: targetName(i),
+        account: simulatedAccount(i),
+        region,
+        clusters,
+        roleArn: `arn:aws:iam::${simulatedAccount(i)}:role/ecs-reconciler-target`,
+        defaults: {
+          subnets: LOCAL_DEFAULTS.subnets.split(','),
+          securityGroups: LOCAL_DEFAULTS.securityGroups.split(','),
+          executionRoleArn: LOCAL_DEFAULTS.executionRoleArn.replace('123456789012', simulatedAccount(i)),
+        },
+      },
+    }),
+  );
 }
