@@ -112,7 +112,7 @@ const print = (line = ''): void => {
 };
 
 async function main(): Promise<void> {
-  // The SDK warns once per process that releases after January 2027 need Node 22 (STACK.md).
+  // The SDK warns once per process that releases after January 2027 need Node 22 (the SDK's Node.js support policy).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   program.parse();
   const opts = program.opts<BenchOptions>();

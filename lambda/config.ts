@@ -196,7 +196,7 @@ export interface ReconcilerConfig {
    */
   readonly taskDefinitionCacheTable?: string;
   readonly dryRun: boolean;
-  /** Fraction (0, 1] of ECS's documented API rates the reconciler may use (ECS-FACTS §2). */
+  /** Fraction (0, 1] of ECS's documented API rates the reconciler may use (docs/ecs-facts.md §2). */
   readonly apiBudgetFraction: number;
   readonly metricsNamespace: string;
   readonly plan: PlanOptions;

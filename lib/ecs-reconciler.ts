@@ -217,7 +217,7 @@ export interface EcsReconcilerProps {
   readonly maxDeletesPerPass?: number;
   /**
    * Fraction (0, 1] of ECS's documented API rates one pass may use (`API_BUDGET_FRACTION`); the
-   * rest is headroom for people, consoles and pipelines (ECS-FACTS §2).
+   * rest is headroom for people, consoles and pipelines (docs/ecs-facts.md §2).
    * @default 0.5
    */
   readonly apiBudgetFraction?: number;
@@ -310,7 +310,7 @@ export interface EcsReconcilerProps {
    * Reserve one concurrent execution for the function (`reservedConcurrentExecutions: 1`). Off by
    * default: Lambda refuses a reservation that leaves the account below its minimum unreserved
    * concurrency, which is the whole quota in new accounts (10 or 50), so the quick start would
-   * fail to deploy there (ECS-FACTS §9). The pass lease in the table already keeps two passes
+   * fail to deploy there (docs/ecs-facts.md §9). The pass lease in the table already keeps two passes
    * from acting at once; the reservation only saves the second invocation's few reads.
    * @default false
    */
@@ -447,7 +447,7 @@ export function effectiveLogGroupPrefix(logGroupPrefix: string, ownerId: string)
  * - `table`: specs, partition key `cluster`, sort key `service` (strings); on-demand, point-in-time
  *   recovery, deletion protection, RETAIN, encrypted with the AWS managed key (or `tableEncryptionKey`).
  * - `function`: Node.js (newest runtime in aws-cdk-lib), ARM64, reserved concurrency 1, 50 s timeout,
- *   async invocations not retried and dropped after 60 s (ECS-FACTS §9), its own log group.
+ *   async invocations not retried and dropped after 60 s (docs/ecs-facts.md §9), its own log group.
  * - a schedule (EventBridge rule, every minute by default).
  * - `executionRole` and `logGroups`: the default task execution role and one log group per managed
  *   cluster that rendered task definitions use.
@@ -735,7 +735,7 @@ export class EcsReconciler extends Construct {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: settings.memorySize,
-      // A pass must end before the next one starts (ECS-FACTS §9).
+      // A pass must end before the next one starts (docs/ecs-facts.md §9).
       timeout: Duration.seconds(settings.timeoutSeconds),
       // Opt-in: the lease prevents overlapping passes (see `reserveConcurrency`).
       ...(props.reserveConcurrency ? { reservedConcurrentExecutions: 1 } : {}),
@@ -750,7 +750,7 @@ export class EcsReconciler extends Construct {
         forceDockerBundling: false,
         format: nodejs.OutputFormat.ESM,
         mainFields: ['module', 'main'],
-        // ESM bundles still meet CommonJS `require` inside dependencies (STACK.md).
+        // ESM bundles still meet CommonJS `require` inside dependencies: the banner gives them one (a bundled ESM module has no `require` of its own).
         banner: "import { createRequire as __ecsrCreateRequire } from 'node:module'; const require = __ecsrCreateRequire(import.meta.url);",
         minify: true,
         sourceMap: true,
@@ -784,7 +784,7 @@ export class EcsReconciler extends Construct {
       schedule: events.Schedule.rate(Duration.minutes(settings.scheduleMinutes)),
       targets: [
         new targets.LambdaFunction(this.function, {
-          // A missed pass is made up by the next one; never queue stale passes (ECS-FACTS §9).
+          // A missed pass is made up by the next one; never queue stale passes (docs/ecs-facts.md §9).
           retryAttempts: 0,
           maxEventAge: Duration.seconds(60),
         }),

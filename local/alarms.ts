@@ -52,7 +52,7 @@ export function stateKey(alarm: AlarmId, contributor?: string): string {
 
 /**
  * How the local run names an alarm state, so that a Metrics Insights alarm as a whole is not taken
- * for one of its contributors (ECS-FACTS §10: each series the query returns is a contributor):
+ * for one of its contributors (docs/ecs-facts.md §10: each series the query returns is a contributor):
  * `ServiceLagBeyondGrace [shop/ledger]` for a contributor, `ServiceLagBeyondGrace (any service)`
  * for the Metrics Insights alarm itself, the bare id for any other alarm.
  */

@@ -1,5 +1,5 @@
 /**
- * The arrows that must never exist (ARCHITECTURE.md): the core knows no SDK, no simulator and no
+ * The arrows that must never exist (docs/development.md, "The shape of the code"): the core knows no SDK, no simulator and no
  * CDK; the Lambda's code never pulls in the CDK or the simulator.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';

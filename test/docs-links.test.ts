@@ -4,6 +4,7 @@
  * the repository and, with an anchor, a heading of that file (GitHub's slug rule: lower case,
  * punctuation other than `-` and `_` dropped, spaces become `-`); and no page sends the reader to
  * the team's workspace notes (ECS-FACTS, ARCHITECTURE.md, STACK.md...), which a clone does not have.
+ * The same holds for source comments: they cite `docs/ecs-facts.md §N`, and that section exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -24,6 +25,26 @@ function markdownFiles(dir = ''): string[] {
 }
 
 const PAGES = markdownFiles().sort();
+
+/** Directories of source code whose comments may cite documentation. */
+const SOURCE_DIRS = ['lambda', 'lib', 'local', 'bin', 'bench', 'scripts', 'test'];
+
+/** Every TypeScript or JavaScript source file under `dir`, relative to the root. */
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(join(ROOT, dir))) return [];
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return SKIPPED.has(e.name) ? [] : sourceFiles(path);
+    return /\.(ts|mts|js|mjs)$/.test(e.name) ? [path] : [];
+  });
+}
+
+const SOURCES = SOURCE_DIRS.flatMap((d) => sourceFiles(d)).filter((f) => f !== 'test/docs-links.test.ts').sort();
+
+/** `docs/ecs-facts.md §N` and the `§N`, `§N-§M`, `§N, §M` that follow it in a citation. */
+function citedFactSections(text: string): number[] {
+  return [...text.matchAll(/docs\/ecs-facts\.md`?((?:[ ,;-]*§\d+)+)/g)].flatMap((m) => [...m[1].matchAll(/§(\d+)/g)].map((n) => Number(n[1])));
+}
 
 /**
  * Names of the workspace's notes outside the repository: a reference to one is a dead end in a
@@ -79,7 +100,26 @@ describe('documentation links', () => {
     expect(outside).toEqual([]);
   });
 
+  it('source comments name no file outside the repository', () => {
+    expect(SOURCES.length).toBeGreaterThan(100);
+    const outside = SOURCES.flatMap((file) =>
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (OUTSIDE.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('every docs/ecs-facts.md §N a source comment cites is a section of that page', () => {
+    const sections = new Set([...readFileSync(join(ROOT, 'docs/ecs-facts.md'), 'utf8').matchAll(/^## §(\d+)\./gm)].map((m) => Number(m[1])));
+    expect(sections.size).toBeGreaterThan(5);
+    const cited = SOURCES.flatMap((file) => citedFactSections(readFileSync(join(ROOT, file), 'utf8')).map((n) => ({ file, n })));
+    expect(cited.length).toBeGreaterThan(30);
+    expect(cited.filter((c) => !sections.has(c.n))).toEqual([]);
+  });
+
   it('the check for outside names can fail', () => {
+    expect(citedFactSections('see docs/ecs-facts.md §1-§2 and (`docs/ecs-facts.md` §6), docs/ecs-facts.md §1, §5')).toEqual([1, 2, 6, 1, 5]);
     expect(OUTSIDE.test('see ECS-FACTS §10')).toBe(true);
     expect(OUTSIDE.test('[arch](../shared/docs/ARCHITECTURE.md)')).toBe(true);
     expect(OUTSIDE.test('the architecture test (test/architecture.test.ts)')).toBe(false);

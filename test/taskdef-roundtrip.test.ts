@@ -1,7 +1,7 @@
 /**
  * Round trip through a real register/describe on moto, an independent implementation of the ECS
  * API: render -> RegisterTaskDefinition -> DescribeTaskDefinition -> canonically equal to the
- * rendered input (ECS-FACTS §6: "test each default with a round trip through a real
+ * rendered input (docs/ecs-facts.md §6: "test each default with a round trip through a real
  * register/describe"). A round trip through our own ECS simulator belongs to the simulator's tests.
  */
 import {

@@ -286,7 +286,7 @@ describe('renderTaskDefinition', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Canonical comparison, one block per class of ECS-FACTS §6
+// Canonical comparison, one block per class of docs/ecs-facts.md §6
 // ---------------------------------------------------------------------------------------------
 
 describe('canonical comparison', () => {
@@ -929,7 +929,7 @@ describe('diffTaskDefinitions reports every real difference (from = live, to = d
 // Properties
 // ---------------------------------------------------------------------------------------------
 
-/** What ECS does to a RegisterTaskDefinition input before answering it (ECS-FACTS §6). */
+/** What ECS does to a RegisterTaskDefinition input before answering it (docs/ecs-facts.md §6). */
 function asEcsDescribesIt(input: TaskDefinition, seed: number): TaskDefinition {
   const shuffle = <T>(xs: T[] | undefined): T[] => {
     const out = [...(xs ?? [])];

@@ -9,7 +9,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { addRateLimitMiddleware, EcsRateLimiter, type LimiterTime } from './rate-limiter';
 
-/** SDK standard retry mode with 3 attempts (ECS-FACTS §2): the limiter sits inside the retries. */
+/** SDK standard retry mode with 3 attempts (docs/ecs-facts.md §2): the limiter sits inside the retries. */
 export const SDK_RETRY = { retryMode: 'standard', maxAttempts: 3 } as const;
 
 export interface EcsClientOptions {

@@ -50,7 +50,7 @@ function familyReference(action: CreateServiceAction | UpdateServiceAction): str
  *   the service's later actions (RegisterTaskDefinition, UpdateService, DeleteService) are skipped:
  *   the service is still not owned, and the reconciler writes only to services it owns.
  * - DeleteService with `scaleToZero` sends UpdateService `desiredCount: 0` first (DeleteService
- *   fails while the service keeps tasks; ECS-FACTS §3); a service already gone counts as deleted.
+ *   fails while the service keeps tasks; docs/ecs-facts.md §3); a service already gone counts as deleted.
  * - `shouldContinue()` is asked before each action; once false, the rest are skipped and left for
  *   the next pass. One failed action never stops the others.
  * Errors are classified with `errors.ts`; the result keeps ECS's own message.

@@ -2,7 +2,7 @@
  * The ECS observer: what ECS says about the managed clusters, their services, the task definitions
  * those services run and, for services that lag, why their tasks stopped.
  *
- * Calls per cluster (Amazon ECS API reference; ECS-FACTS §1, §5):
+ * Calls per cluster (Amazon ECS API reference; docs/ecs-facts.md §1, §5):
  * - ListServices, `maxResults` 100, SDK paginator: `ceil(n / 100)` calls;
  * - DescribeServices with `include: ['TAGS']`, 10 names per call, at most `concurrency` in flight:
  *   `ceil(n / 10)` calls, listed names plus names from specs (DRAINING services are not listed);
@@ -434,7 +434,7 @@ export class EcsObserver implements EcsReader {
    * services are described by name because ListServices omits them). Services DescribeServices
    * reports `MISSING` are absent from the result. `options.onServices` gets each
    * DescribeServices answer as it arrives. Stopped-task reasons of lagging services are read while
-   * `options.shouldContinue()` holds; a failed one is a warning (ECS-FACTS §5: they explain a lag,
+   * `options.shouldContinue()` holds; a failed one is a warning (docs/ecs-facts.md §5: they explain a lag,
    * they do not decide what exists). Listing and describing are never cut here (the pass uses
    * {@link listServices} and {@link readServices} to bound them).
    * @param cluster cluster name.

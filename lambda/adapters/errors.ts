@@ -4,7 +4,7 @@
  * `$retryable` and, for Node network failures, `code`.
  *
  * - `throttled`: ECS answered ThrottlingException (or 429, or "Too many concurrent attempts to
- *   create a new revision", ECS-FACTS §1-§2). Retryable: left for the next pass.
+ *   create a new revision", docs/ecs-facts.md §1-§2). Retryable: left for the next pass.
  * - `transient`: 5xx, ServerException, timeouts, connection resets. Retryable: next pass.
  * - `not-found`: ServiceNotFoundException, ClusterNotFoundException, ServiceNotActiveException,
  *   ResourceNotFoundException. Terminal for this call.
@@ -61,7 +61,7 @@ const THROTTLING_NAMES = new Set([
   'SlowDown',
 ]);
 
-/** RegisterTaskDefinition's burst failure is a ClientException with this text (ECS-FACTS §1). */
+/** RegisterTaskDefinition's burst failure is a ClientException with this text (docs/ecs-facts.md §1). */
 const CONCURRENT_REVISION_TEXT = 'too many concurrent attempts';
 
 /** True for throttling answers: retry later, never report as the spec's fault. */

@@ -2,7 +2,7 @@
  * Client-side rate limiting of every ECS call, per ECS throttling category.
  *
  * ECS throttles per account and Region with one token bucket per category (Amazon ECS API
- * reference, "Request throttling"; ECS-FACTS §2). People, the console and CI pipelines draw from
+ * reference, "Request throttling"; docs/ecs-facts.md §2). People, the console and CI pipelines draw from
  * the same buckets, so the reconciler limits itself to `apiBudgetFraction` of each bucket (burst and
  * refill both scaled) and waits for a token rather than failing. The buckets come from
  * `lambda/core/ecs-limits.ts`, the same table the simulator throttles with.

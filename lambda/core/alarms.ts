@@ -10,7 +10,7 @@
  *
  * Behaviour follows the Amazon CloudWatch User Guide, "Alarm evaluation" and "Configuring how
  * CloudWatch alarms treat missing data"; the per-service alarm is a Metrics Insights query alarm
- * ("Create an alarm based on a Multi Time Series Metrics Insights query"), see ECS-FACTS §10.
+ * ("Create an alarm based on a Multi Time Series Metrics Insights query"), see docs/ecs-facts.md §10.
  */
 import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from './metric-names';
 import { dict, own } from './dict';
@@ -59,7 +59,7 @@ export type AlarmSource =
     }
   /**
    * A Metrics Insights query returning one series per contributor (here per Cluster + Service).
-   * Services created later are covered without redeploying (ECS-FACTS §10).
+   * Services created later are covered without redeploying (docs/ecs-facts.md §10).
    */
   | {
       readonly kind: 'metricsInsights';
@@ -140,7 +140,7 @@ export const FAILED_ACTION_PASSES = 5;
 export const INVALID_SPEC_PASSES = 2;
 /** Function errors: M of N passes. A single failed pass is retried by the next one. */
 export const FUNCTION_ERRORS = { datapointsToAlarm: 2, evaluationPeriods: 3 } as const;
-/** Function throttles: M of N passes. One duplicate delivery throttled is harmless (ECS-FACTS §9). */
+/** Function throttles: M of N passes. One duplicate delivery throttled is harmless (docs/ecs-facts.md §9). */
 export const FUNCTION_THROTTLES = { datapointsToAlarm: 3, evaluationPeriods: 5 } as const;
 
 /** Default function timeout (seconds) the construct deploys, and the alarms assume. */
@@ -220,7 +220,7 @@ export function alarmSettingsProblems(s: AlarmSettings): string[] {
  *    grace only; per-service graces are honoured by (2).
  * 2. `ServicesLaggingBeyondGrace` — the pass's own count of services lagging beyond their grace > 0.
  * 3. `PassHeartbeat` — `PassSucceeded` Sum < 1 for {@link HEARTBEAT_MISSED_PASSES} periods; missing
- *    data is BREACHING, because a loop that stopped emits nothing (ECS-FACTS §10).
+ *    data is BREACHING, because a loop that stopped emits nothing (docs/ecs-facts.md §10).
  * 4. `FunctionErrors`, `FunctionThrottles` — the function's `AWS/Lambda` Errors / Throttles.
  *    `PassDurationNearTimeout` — `PassDuration` Maximum >= {@link PASS_DURATION_ALARM_FRACTION} of
  *    the function timeout in 2 of 3 passes. `AsyncEventsDropped` — the function's `AWS/Lambda`

@@ -1,7 +1,7 @@
 /**
  * ECS API limits and throttling categories, as documented in the Amazon ECS API reference
  * ("Request throttling", "DescribeServices", "DescribeTasks", "ListServices"); see
- * `../shared/docs/ECS-FACTS.md` §1-§2. The simulator throttles with these buckets and the actuator
+ * `docs/ecs-facts.md` §1-§2. The simulator throttles with these buckets and the actuator
  * rate-limits itself to a fraction of them: one table, two users.
  */
 
@@ -28,7 +28,7 @@ export const THROTTLE_BUCKETS: Readonly<Record<ThrottleCategory, { burst: number
   taskDefinitionRead: { burst: 50, refillPerSecond: 20 },
   taskDefinitionModify: { burst: 20, refillPerSecond: 1 },
   clusterRead: { burst: 50, refillPerSecond: 20 },
-  // Not listed in ECS-FACTS; ECS documents cluster modify actions with the same limits as
+  // Not listed in docs/ecs-facts.md; ECS documents cluster modify actions with the same limits as
   // cluster read. Only the simulator uses it.
   clusterModify: { burst: 50, refillPerSecond: 20 },
   tagModify: { burst: 20, refillPerSecond: 10 },
@@ -66,7 +66,7 @@ export const ACTION_CATEGORY: Readonly<Record<string, ThrottleCategory>> = {
   DescribeServiceRevisions: 'serviceDeployments',
 };
 
-/** Batch and page limits (ECS-FACTS §1). */
+/** Batch and page limits (docs/ecs-facts.md §1). */
 export const ECS_LIMITS = {
   describeServicesBatch: 10,
   describeTasksBatch: 100,

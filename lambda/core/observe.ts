@@ -238,7 +238,7 @@ function rotationStart(clusters: readonly string[], cursor: ObserveCursor | unde
   return { index: next >= 0 ? next : 0 };
 }
 
-/** DescribeServices takes at most 10 services per call (ECS-FACTS §1). */
+/** DescribeServices takes at most 10 services per call (docs/ecs-facts.md §1). */
 const DESCRIBE_SERVICES_BATCH = 10;
 
 /** Clusters observed at once by a reader without `listServices` / `readServices`. */

@@ -765,7 +765,7 @@ export function shouldEmitTaskLag(lag: number, remembered: ServiceStatus | undef
 /**
  * Whether a service's lag counts: `TaskLag` is emitted and `ServicesLaggingBeyondGrace` counted
  * only for services the reconciler is responsible for (each series is billed and each one is a
- * contributor of the lag alarm, ECS-FACTS §10):
+ * contributor of the lag alarm, docs/ecs-facts.md §10):
  * - a live ACTIVE service carrying our owner tag, whatever its phase (an `Invalid` spec or a
  *   `Blocked` allow-list does not make its missing tasks anyone else's problem), or one its spec
  *   adopts (`adopt: true`, being tagged);

@@ -24,7 +24,7 @@ import type {
 
 /** The service fields a spec asks for, ECS shapes, reconciler defaults applied. */
 export interface DesiredServiceConfig {
-  /** Undefined when Application Auto Scaling owns the count (`autoscaled`, ECS-FACTS §8). */
+  /** Undefined when Application Auto Scaling owns the count (`autoscaled`, docs/ecs-facts.md §8). */
   readonly desiredCount?: number;
   readonly capacityProviderStrategy: NonNullable<CreateServiceInput['capacityProviderStrategy']>;
   readonly networkConfiguration: CreateServiceInput['networkConfiguration'];
@@ -41,7 +41,7 @@ export interface DesiredServiceConfig {
   readonly given: ReadonlySet<ServiceFieldName>;
 }
 
-/** ECS's own defaults for a REPLICA service (ECS-FACTS §6, service level). */
+/** ECS's own defaults for a REPLICA service (docs/ecs-facts.md §6, service level). */
 export const ECS_SERVICE_DEFAULTS = {
   minimumHealthyPercent: 100,
   maximumPercent: 200,
@@ -52,7 +52,7 @@ export const ECS_SERVICE_DEFAULTS = {
 /**
  * The reconciler's circuit breaker default for services it creates or manages: enabled with
  * rollback, so that a failed rollout is detected (rolloutState FAILED) and ECS rolls back to the
- * last COMPLETED deployment (ECS-FACTS §4) instead of retrying a broken image forever.
+ * last COMPLETED deployment (docs/ecs-facts.md §4) instead of retrying a broken image forever.
  */
 export const DEFAULT_CIRCUIT_BREAKER = { enable: true, rollback: true } as const;
 
@@ -227,12 +227,12 @@ export interface ServiceDiff {
 
 /**
  * Compares `desired` with the live service as DescribeServices returns it, after applying ECS's
- * service defaults to the live side (ECS-FACTS §6: deploymentConfiguration 200/100, circuit breaker
+ * service defaults to the live side (docs/ecs-facts.md §6: deploymentConfiguration 200/100, circuit breaker
  * `{enable: false, rollback: false}` when absent, assignPublicIp DISABLED). Subnets, security
  * groups, capacity providers and load balancers compare as sets. Whole objects are sent for
  * networkConfiguration and deploymentConfiguration (UpdateService replaces them as a whole), and
  * `forceNewDeployment: true` accompanies any capacityProviderStrategy change, including from a
- * launch type (ECS-FACTS §7). `desiredCount` is never compared when the spec is autoscaled.
+ * launch type (docs/ecs-facts.md §7). `desiredCount` is never compared when the spec is autoscaled.
  */
 export function diffService(desired: DesiredServiceConfig, live: ObservedService): ServiceDiff {
   // Allocated on the first difference only: a steady service (almost all of them, every pass)

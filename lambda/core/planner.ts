@@ -14,8 +14,8 @@
  *   more than half of a cluster's (more than 4) owned services, and in a cluster for which the
  *   table holds no spec at all, unless a person confirmed that cluster (`ecsr prune --confirm`:
  *   then its orphans go at most `maxDeletesPerPass` a pass);
- * - a spec hash whose rollout FAILED is not re-applied until the spec changes (ECS-FACTS §4);
- * - no delete and re-create of a service in one pass; DRAINING names wait (ECS-FACTS §3).
+ * - a spec hash whose rollout FAILED is not re-applied until the spec changes (docs/ecs-facts.md §4);
+ * - no delete and re-create of a service in one pass; DRAINING names wait (docs/ecs-facts.md §3).
  */
 import { createHash } from 'node:crypto';
 import { allowListViolations, anyAllowList, describeViolation } from './allow-lists';
@@ -94,7 +94,7 @@ export interface PlanInput {
 }
 
 /**
- * Idempotency token for CreateService (ECS-FACTS §3: at most 36 ASCII characters, codes 33..126):
+ * Idempotency token for CreateService (docs/ecs-facts.md §3: at most 36 ASCII characters, codes 33..126):
  * `ecsr-` + 31 hex characters of SHA-256 over cluster, service, spec hash and, for a re-creation,
  * the `incarnation` it follows. The same create of the same spec always gets the same token, so a
  * retried create returns the service created by the first attempt instead of failing; a service
@@ -173,7 +173,7 @@ function serviceTags(spec: ServiceSpec, ownerId: string): { key: string; value: 
     .map(([key, value]) => ({ key, value }));
 }
 
-/** INACTIVE counts as absent (ECS-FACTS §3). */
+/** INACTIVE counts as absent (docs/ecs-facts.md §3). */
 function isGone(svc: ObservedService | undefined): boolean {
   return svc === undefined || svc.status === 'INACTIVE';
 }
@@ -193,7 +193,7 @@ function rolloutStateOf(svc: ObservedService, d: ObservedDeployment): ServiceSta
 
 /**
  * Service settings a service revision fixes (Amazon ECS API reference, "ServiceRevision"):
- * changing one starts a deployment (ECS-FACTS §7), which ECS's circuit breaker can roll back.
+ * changing one starts a deployment (docs/ecs-facts.md §7), which ECS's circuit breaker can roll back.
  */
 const REVISION_FIELDS: ReadonlySet<string> = new Set([
   'capacityProviderStrategy',
@@ -238,7 +238,7 @@ function asRevision(svc: ObservedService, rev: ObservedServiceRevision): Observe
   };
 }
 
-/** Whether an UpdateService with these fields starts a new deployment (ECS-FACTS §7). */
+/** Whether an UpdateService with these fields starts a new deployment (docs/ecs-facts.md §7). */
 function startsDeployment(input: Omit<UpdateServiceInput, 'cluster' | 'service'>): boolean {
   return (
     input.taskDefinition !== undefined ||
@@ -907,7 +907,7 @@ class Planner {
   }
 
   /**
-   * The deployment of the current spec hash ended FAILED (ECS-FACTS §4): a PRIMARY or ACTIVE
+   * The deployment of the current spec hash ended FAILED (docs/ecs-facts.md §4): a PRIMARY or ACTIVE
    * deployment with rolloutState FAILED whose task definition is ours (unless memory says another
    * hash failed and this one was never applied: a retry), or a rollback seen after
    * the fact (same hash applied, the deployment we applied never COMPLETED, a new PRIMARY, the
@@ -1114,7 +1114,7 @@ class Planner {
         ? [...(tdChanges ?? []), ...serviceDiff.changes]
         : NO_CHANGES;
     if (retry && primary !== undefined) {
-      // A FAILED deployment launches no tasks (ECS-FACTS §4) and an UpdateService without a new
+      // A FAILED deployment launches no tasks (docs/ecs-facts.md §4) and an UpdateService without a new
       // task definition starts none: a retry of the same task definition must force one.
       changes.push({ field: 'deployment', from: `${primary.id} FAILED`, to: 'new deployment (forceNewDeployment)' });
     }
@@ -1127,7 +1127,7 @@ class Planner {
             : `task definition ${svc.taskDefinition} could not be described; it is left alone this pass`,
         };
 
-    // Service tags from the spec (ECS-FACTS §7: tags are not an UpdateService field; TagResource
+    // Service tags from the spec (docs/ecs-facts.md §7: tags are not an UpdateService field; TagResource
     // adds or overwrites them). Tags a person added by hand are left alone; a tag removed from the
     // spec is not removed from the service (the reconciler does not remember which keys it set).
     let tagChanges: [string, string][] = NO_TAG_CHANGES;

@@ -253,7 +253,7 @@ export function lagStartFromEcs(service: ObservedService | undefined, now: Date)
 const STEADY_STATE = /has reached a steady state/i;
 
 /**
- * The best available explanation of a service's state (ECS-FACTS §5): the latest STOPPED task's
+ * The best available explanation of a service's state (docs/ecs-facts.md §5): the latest STOPPED task's
  * `stopCode: stoppedReason` (with the first container reason, if any), else the newest service
  * event that is not a steady-state message. Undefined when ECS says nothing useful.
  */
@@ -307,7 +307,7 @@ export const MAX_REMEMBERED_REASONS = 10;
 
 /**
  * `reasonsFirstSeen` after seeing `reason` at `now`: entries from memory are kept (stopped tasks
- * vanish after about an hour, ECS-FACTS §5), a new reason is added with `now`, and only the
+ * vanish after about an hour, docs/ecs-facts.md §5), a new reason is added with `now`, and only the
  * {@link MAX_REMEMBERED_REASONS} most recent first-sightings are kept.
  */
 export function rememberReason(

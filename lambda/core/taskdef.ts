@@ -5,7 +5,7 @@
  *
  * Why a canonical form: ECS answers a registered task definition with defaults filled in, empty
  * lists added, numbers turned into strings, lists reordered and server-only fields attached
- * (`../shared/docs/ECS-FACTS.md` §6). Comparing raw JSON gives the "perpetual diff" that makes a
+ * (`docs/ecs-facts.md` §6). Comparing raw JSON gives the "perpetual diff" that makes a
  * reconciler register a new revision, and roll every service, on every pass. Comparing canonical
  * forms does not, while any real difference, including one the reconciler never renders (a second
  * container, a volume added by hand), still shows as drift.
@@ -205,7 +205,7 @@ function networkModeOf(td: TaskDefinition): string {
  * returns it, into its {@link CanonicalTaskDefinition}. Never throws: values it cannot interpret
  * are kept as they are, so they show as a difference instead of being hidden.
  *
- * The rules come from the declarations of `./vocab/task.ts` (ECS-FACTS §6; Amazon ECS API
+ * The rules come from the declarations of `./vocab/task.ts` (docs/ecs-facts.md §6; Amazon ECS API
  * reference, TaskDefinition / ContainerDefinition), walked by `canonicalOf` (`./vocab/decl.ts`):
  * - server-only fields ({@link SERVER_ONLY_TASK_DEFINITION_FIELDS}) and `tags` are dropped;
  * - `null`, `[]`, `{}`, and `false` for a boolean without another default, are the same as

@@ -296,7 +296,7 @@ export interface ObservedEvent {
   message: string;
 }
 
-/** A STOPPED task's reason, from DescribeTasks (ECS-FACTS §5). */
+/** A STOPPED task's reason, from DescribeTasks (docs/ecs-facts.md §5). */
 export interface StoppedTask {
   taskArn: string;
   taskDefinitionArn?: string;
@@ -390,7 +390,7 @@ export interface ObservedService {
   /** Tags as a map (ECS returns `[{key, value}]`). */
   tags: Record<string, string>;
   createdAt?: Date;
-  /** Only filled for services whose running count lags (the observer's choice, ECS-FACTS §5). */
+  /** Only filled for services whose running count lags (the observer's choice, docs/ecs-facts.md §5). */
   stoppedTasks?: StoppedTask[];
   /**
    * The service's newest service deployments, newest first; read only for services whose spec
@@ -501,20 +501,20 @@ export interface ServiceStatus {
   /**
    * Id of the PRIMARY deployment seen running the desired task definition after the spec hash
    * was applied (cleared when a new rollout is planned). A later PRIMARY with another id and an
-   * older task definition, while that deployment had not COMPLETED, is a rollback (ECS-FACTS §4).
+   * older task definition, while that deployment had not COMPLETED, is a rollback (docs/ecs-facts.md §4).
    */
   appliedDeploymentId?: string;
   /**
    * rolloutState of the deployment `appliedDeploymentId` at the last observation. Once COMPLETED,
    * a later change of the live task definition is drift, not a circuit-breaker rollback (ECS rolls
-   * back only a deployment that is still in progress, ECS-FACTS §4).
+   * back only a deployment that is still in progress, docs/ecs-facts.md §4).
    */
   appliedRolloutState?: RolloutState;
   /**
    * Task definition ARN the service ran when the rollout of `lastAppliedSpecHash` was planned
    * (kept from the earlier rollout while that one had not COMPLETED); absent after a create, which
    * has no earlier deployment to return to ({@link firstRollout}). ECS's circuit breaker rolls back
-   * to the last COMPLETED deployment (ECS-FACTS §4): a new PRIMARY on any other task definition is
+   * to the last COMPLETED deployment (docs/ecs-facts.md §4): a new PRIMARY on any other task definition is
    * a person's change (drift), not a rollback. Absent in statuses written before it existed.
    */
   rolloutFromTaskDefinitionArn?: string;
@@ -536,7 +536,7 @@ export interface ServiceStatus {
    * carries it over from the remembered status).
    */
   lastAction?: { type: ActionType; at: string; summary: string; error?: string };
-  /** Reason text -> ISO time first seen; stopped tasks vanish after ~1 hour (ECS-FACTS §5). */
+  /** Reason text -> ISO time first seen; stopped tasks vanish after ~1 hour (docs/ecs-facts.md §5). */
   reasonsFirstSeen?: Record<string, string>;
   /** ISO time of the observation this status reflects. */
   observedAt: string;
@@ -593,7 +593,7 @@ export interface CreateServiceInput {
   serviceConnectConfiguration?: Record<string, unknown>;
   volumeConfigurations?: Record<string, unknown>[];
   tags: { key: string; value: string }[];
-  /** Idempotency token, at most 36 ASCII characters (ECS-FACTS §3). */
+  /** Idempotency token, at most 36 ASCII characters (docs/ecs-facts.md §3). */
   clientToken: string;
 }
 
@@ -657,7 +657,7 @@ export interface DeleteServiceAction extends ActionBase {
   readonly type: 'DeleteService';
   /** `absent`: the spec says so; `orphan`: an owned service has no spec (prune). */
   readonly cause: 'absent' | 'orphan';
-  /** Scale to 0 with UpdateService before DeleteService (ECS-FACTS §3). */
+  /** Scale to 0 with UpdateService before DeleteService (docs/ecs-facts.md §3). */
   readonly scaleToZero: boolean;
 }
 

@@ -13,7 +13,7 @@ import { dict, own } from '../../lambda/core/dict';
 // ---------------------------------------------------------------------------------------------
 
 /**
- * ECS's request throttling (ECS-FACTS §2; Amazon ECS API reference "Request throttling"): one
+ * ECS's request throttling (docs/ecs-facts.md §2; Amazon ECS API reference "Request throttling"): one
  * bucket per category with the documented burst and refill, shared by every caller of the
  * simulator, refilled on the virtual clock.
  */

@@ -4,7 +4,7 @@
  * them), throwing {@link EcsApiError} with ECS's error types and wording. Control methods do what
  * a person does by hand in the console, out of band (never recorded as API calls).
  *
- * Behaviour follows ECS-FACTS.md (batch and page limits, throttling, service lifecycle,
+ * Behaviour follows docs/ecs-facts.md (batch and page limits, throttling, service lifecycle,
  * deployments, circuit breaker, stop codes, task definition defaults) and the Amazon ECS API
  * reference for each action.
  */
@@ -1695,7 +1695,7 @@ function tagsInput(tags: unknown): Tag[] {
   });
 }
 
-/** Defaults: 100 / 200, circuit breaker off (ECS-FACTS §6); an update keeps what it omits. */
+/** Defaults: 100 / 200, circuit breaker off (docs/ecs-facts.md §6); an update keeps what it omits. */
 function deploymentConfig(given: DeploymentConfiguration | undefined, current: DeploymentConfig | undefined): DeploymentConfig {
   const out: DeploymentConfig = {
     minimumHealthyPercent: given?.minimumHealthyPercent ?? current?.minimumHealthyPercent ?? 100,

@@ -35,7 +35,7 @@ export const rolloutReason = {
   rollback: (toDeploymentId: string) => `ECS deployment circuit breaker: rolling back to deploymentId ${toDeploymentId}.`,
 } as const;
 
-/** DescribeTasks `stopCode` values the simulator produces (ECS-FACTS §5). */
+/** DescribeTasks `stopCode` values the simulator produces (docs/ecs-facts.md §5). */
 export type StopCode =
   | 'TaskFailedToStart'
   | 'EssentialContainerExited'

@@ -1,7 +1,7 @@
 /**
  * The simulated ECS service scheduler and Fargate task lifecycle, on the virtual clock.
  *
- * Follows ECS-FACTS §3-§5 and the Amazon ECS Developer Guide ("Task lifecycle", "Deploy Amazon ECS
+ * Follows docs/ecs-facts.md §3-§5 and the Amazon ECS Developer Guide ("Task lifecycle", "Deploy Amazon ECS
  * services by replacing tasks", "How the Amazon ECS deployment circuit breaker detects failures"):
  * - tasks go PROVISIONING -> PENDING -> ACTIVATING -> RUNNING, and when stopped DEACTIVATING ->
  *   STOPPING -> DEPROVISIONING -> STOPPED; stopped tasks stay describable for an hour;
@@ -133,7 +133,7 @@ export interface LaunchRequest {
   tags: Tag[];
 }
 
-/** Circuit breaker threshold (ECS-FACTS §4): min(200, max(3, ceil(0.5 x desiredCount))). */
+/** Circuit breaker threshold (docs/ecs-facts.md §4): min(200, max(3, ceil(0.5 x desiredCount))). */
 export function circuitBreakerThreshold(desiredCount: number): number {
   return Math.min(200, Math.max(3, Math.ceil(0.5 * desiredCount)));
 }
@@ -283,7 +283,7 @@ export class Scheduler {
     svc.deployments.unshift(d);
     this.ctx.events.deployment(svc, d, 'INFO', 'SERVICE_DEPLOYMENT_IN_PROGRESS', d.rolloutStateReason ?? rolloutReason.inProgress(id));
     svc.steady = false;
-    // A new deployment resets ECS's launch backoff (ECS-FACTS §4).
+    // A new deployment resets ECS's launch backoff (docs/ecs-facts.md §4).
     svc.consecutiveFailures = 0;
     svc.launchBackoffUntil = 0;
     this.kick(svc);
@@ -347,7 +347,7 @@ export class Scheduler {
         svc.deployments = svc.deployments.slice(0, 1);
         for (const d of svc.deployments) d.updatedAt = now;
         svc.retry?.cancel();
-        // INACTIVE services are purged later; then DescribeServices answers MISSING (ECS-FACTS §3).
+        // INACTIVE services are purged later; then DescribeServices answers MISSING (docs/ecs-facts.md §3).
         this.ctx.clock.after(this.ctx.timings.inactiveServiceRetentionSeconds, () => {
           if (cluster.services.get(svc.name) === svc) cluster.services.delete(svc.name);
         });

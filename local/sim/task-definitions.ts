@@ -1,7 +1,7 @@
 /**
  * RegisterTaskDefinition as ECS does it: validation (Fargate CPU/memory pairs, awsvpc, execution
  * role needs) and the defaults ECS adds and answers back on DescribeTaskDefinition
- * (ECS-FACTS §6; Amazon ECS Developer Guide "Task definition parameters", "Task CPU and memory").
+ * (docs/ecs-facts.md §6; Amazon ECS Developer Guide "Task definition parameters", "Task CPU and memory").
  */
 import type {
   ContainerDefinition,
@@ -198,7 +198,7 @@ function isEcrImage(image: string): boolean {
   return /^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?\//.test(image);
 }
 
-/** One container with ECS's defaults filled in (ECS-FACTS §6). */
+/** One container with ECS's defaults filled in (docs/ecs-facts.md §6). */
 export function normalizeContainer(c: ContainerDefinition, awsvpc: boolean): ContainerDefinition {
   const portMappings: PortMapping[] = (c.portMappings ?? []).map((p) => ({
     ...p,

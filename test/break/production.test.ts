@@ -97,7 +97,7 @@ describe('production faults', () => {
   it('a family with more than 100 revisions: one revision registered, reused after; nothing piles up', async () => {
     // Prepare: 120 revisions of the family apps-web made by someone else's pipeline.
     for (let i = 0; i < 120; i++) {
-      // One a second: RegisterTaskDefinition refills at 1/s (ECS-FACTS §2).
+      // One a second: RegisterTaskDefinition refills at 1/s (docs/ecs-facts.md §2).
       h.sim.advance(1);
       h.sim.call('RegisterTaskDefinition', {
           family: 'apps-web',

@@ -1,6 +1,6 @@
 /**
  * Exact ECS API call counts, from the simulator's call log: a steady pass costs the minimum
- * (ECS-FACTS §1), and creating many services stays inside the API budget (ECS-FACTS §2).
+ * (docs/ecs-facts.md §1), and creating many services stays inside the API budget (docs/ecs-facts.md §2).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ECS_LIMITS } from '../../lambda/core/ecs-limits';

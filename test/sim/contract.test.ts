@@ -167,7 +167,7 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
     });
 
     // Where they differ, the simulator follows the Amazon ECS API reference (TaskDefinition,
-    // PortMapping, HealthCheck) and what ECS answers (ECS-FACTS §6); moto answers the input back.
+    // PortMapping, HealthCheck) and what ECS answers (docs/ecs-facts.md §6); moto answers the input back.
     it.each([
       {
         field: 'portMappings (protocol defaults to tcp; awsvpc hostPort = containerPort: PortMapping)',
@@ -183,7 +183,7 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
         },
       },
       {
-        field: 'systemControls (an empty list appears: ECS-FACTS §6)',
+        field: 'systemControls (an empty list appears: docs/ecs-facts.md §6)',
         pick: (td: TaskDefinition) => td.containerDefinitions?.[0].systemControls,
         expected: { simulator: [], moto: undefined },
       },
@@ -272,7 +272,7 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
 
     // Where they differ after CreateService, the simulator follows the API reference:
     // DeploymentConfiguration ("maximumPercent ... default 200", "minimumHealthyPercent ... default
-    // 100"; the circuit breaker comes back filled: ECS-FACTS §6), AwsVpcConfiguration
+    // 100"; the circuit breaker comes back filled: docs/ecs-facts.md §6), AwsVpcConfiguration
     // ("assignPublicIp ... The default value is DISABLED"), and CreateService ("platformVersion ...
     // If one isn't specified, the LATEST platform version is used"). moto leaves them out.
     it.each([

@@ -27,7 +27,7 @@ describe('simulator: task definitions', () => {
   });
   beforeEach(() => sim.reset());
 
-  it('answers the defaults ECS adds on RegisterTaskDefinition (ECS-FACTS §6)', async () => {
+  it('answers the defaults ECS adds on RegisterTaskDefinition (docs/ecs-facts.md §6)', async () => {
     // Prepare
     const input = aTaskDefinition({
       cpu: '0.25 vCPU',

@@ -8,7 +8,7 @@
  * with rollback, ECS returns to the previous task definition), DeleteService makes a service
  * INACTIVE at once;
  * services seeded as DRAINING become INACTIVE on `tick()`. Task definitions read back with the
- * server defaults of ECS-FACTS §6 (see {@link describeAsEcs}). For realistic timing use the
+ * server defaults of docs/ecs-facts.md §6 (see {@link describeAsEcs}). For realistic timing use the
  * simulator (`local/`), for request shapes moto.
  */
 import type { ActionResult, EcsReader, EcsWriter } from '../../lambda/core/ports';
@@ -33,7 +33,7 @@ export interface FakeEcsOptions {
   /**
    * Outcome of each new deployment of a task definition; default always COMPLETED. FAILED models
    * tasks that cannot start: with the service's circuit breaker enabled the deployment ends FAILED
-   * (and rolls back when `rollback` is set, ECS-FACTS §4); without it the deployment stays
+   * (and rolls back when `rollback` is set, docs/ecs-facts.md §4); without it the deployment stays
    * IN_PROGRESS with no new task running, as ECS keeps retrying.
    */
   readonly rolloutOutcome?: (taskDefinition: TaskDefinition, service: ObservedService) => 'COMPLETED' | 'FAILED';
@@ -53,7 +53,7 @@ export function clusterArn(cluster: string): string {
   return `arn:aws:ecs:${FAKE_REGION}:${FAKE_ACCOUNT}:cluster/${cluster}`;
 }
 
-/** "0.25 vCPU" -> "256", "1 GB" -> "1024", "512" -> "512" (ECS-FACTS §6: numeric strings). */
+/** "0.25 vCPU" -> "256", "1 GB" -> "1024", "512" -> "512" (docs/ecs-facts.md §6: numeric strings). */
 function numericUnits(value: string | undefined, unit: 'vcpu' | 'gb'): string | undefined {
   if (value === undefined) return undefined;
   const m = /^\s*([\d.]+)\s*([a-z]*)\s*$/i.exec(value);
@@ -63,7 +63,7 @@ function numericUnits(value: string | undefined, unit: 'vcpu' | 'gb'): string | 
 }
 
 /**
- * What DescribeTaskDefinition returns for a RegisterTaskDefinition `input` (ECS-FACTS §6): container
+ * What DescribeTaskDefinition returns for a RegisterTaskDefinition `input` (docs/ecs-facts.md §6): container
  * `essential` true and `cpu` 0 when unset, port mappings with `protocol: tcp` and `hostPort` =
  * `containerPort`, empty lists (`mountPoints`, `volumesFrom`, `portMappings`, `environment`,
  * `systemControls`, `volumes`, `placementConstraints`), health check defaults (interval 30 s,

@@ -13,7 +13,7 @@
  *   stability window by ECS's clock, seen on two consecutive polls;
  * - for `state: absent`: phase `Deleted`.
  * It has failed when, for that hash, the rollout FAILED (`failedSpecHash`, condition
- * `RolloutFailed`: the reconciler will not re-apply it, ECS-FACTS §4) or the phase is `Invalid` or
+ * `RolloutFailed`: the reconciler will not re-apply it, docs/ecs-facts.md §4) or the phase is `Invalid` or
  * `Blocked` (a person must act; {@link failureSentence} says what to do per reason). Other states
  * (lagging tasks, rejected calls that the next pass retries) are waited out until the timeout.
  */
@@ -274,7 +274,7 @@ export async function waitForTargets(table: SpecTable, targets: readonly WaitTar
  * Why a service did not converge, for the failure report: the status's conditions and reasons,
  * then ECS's latest service events (DescribeServices) and the stop codes and reasons of its latest
  * stopped tasks (ListTasks desiredStatus STOPPED + DescribeTasks; ECS keeps stopped tasks about an
- * hour, ECS-FACTS §5). When ECS cannot be read, that is said instead.
+ * hour, docs/ecs-facts.md §5). When ECS cannot be read, that is said instead.
  */
 export async function explain(target: WaitTarget, status: ServiceStatus | undefined, ecs?: ECSClient): Promise<string[]> {
   const lines: string[] = [];

@@ -22,7 +22,7 @@ export interface ServiceFieldDecl {
   readonly field: Field;
   /** What an absent value in DescribeServices means; defaults to `field.default`. */
   readonly absentMeans?: unknown;
-  /** Whether an UpdateService that changes it starts a new deployment (ECS-FACTS §7). */
+  /** Whether an UpdateService that changes it starts a new deployment (docs/ecs-facts.md §7). */
   readonly startsDeployment: boolean;
   /**
    * Deployment controllers whose services UpdateService may change it for (Amazon ECS API

@@ -4,7 +4,7 @@
  * ContainerDefinition, HealthCheck, PortMapping, LogConfiguration, Volume; Amazon ECS Developer
  * Guide, "Amazon ECS task definition parameters for Fargate"). Defaults are ECS's: what an absent
  * value means, and what DescribeTaskDefinition answers when the field was left out
- * (`../../../shared/docs/ECS-FACTS.md` §6).
+ * (`docs/ecs-facts.md` §6).
  *
  * Everything about one shape is in one place: e.g. {@link HEALTH_CHECK} holds the fields of a
  * container health check, their ranges (seconds), ECS's defaults (30/5/3/0) and their docs; the
