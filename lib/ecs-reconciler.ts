@@ -311,7 +311,9 @@ export interface EcsReconcilerProps {
    * default: Lambda refuses a reservation that leaves the account below its minimum unreserved
    * concurrency, which is the whole quota in new accounts (10 or 50), so the quick start would
    * fail to deploy there (docs/ecs-facts.md §9). The pass lease in the table already keeps two passes
-   * from acting at once; the reservation only saves the second invocation's few reads.
+   * from acting at once; the reservation only saves the second invocation's few reads. It also
+   * caps the fast paths (stream and `EventsFastPath` queue): their invocations are throttled while a
+   * scheduled pass runs, and synth warns (`ecs-reconciler:FastPathThrottledByReservation`).
    * @default false
    */
   readonly reserveConcurrency?: boolean;
@@ -446,7 +448,8 @@ export function effectiveLogGroupPrefix(logGroupPrefix: string, ownerId: string)
  * The serverless ECS reconciler. Creates:
  * - `table`: specs, partition key `cluster`, sort key `service` (strings); on-demand, point-in-time
  *   recovery, deletion protection, RETAIN, encrypted with the AWS managed key (or `tableEncryptionKey`).
- * - `function`: Node.js (newest runtime in aws-cdk-lib), ARM64, reserved concurrency 1, 50 s timeout,
+ * - `function`: Node.js (newest runtime in aws-cdk-lib), ARM64, no reserved concurrency unless
+ *   `reserveConcurrency`, 50 s timeout,
  *   async invocations not retried and dropped after 60 s (docs/ecs-facts.md §9), its own log group.
  * - a schedule (EventBridge rule, every minute by default).
  * - `executionRole` and `logGroups`: the default task execution role and one log group per managed
@@ -899,6 +902,14 @@ export class EcsReconciler extends Construct {
       );
     }
     this.eventRules = this.eventsQueue ? this.buildEventRules(this.eventsQueue, settings.scheduleMinutes, this.eventsFastPathQueue) : [];
+    if (props.reserveConcurrency && (this.fastPath || this.eventsFastPathQueue)) {
+      // One reserved execution is also the fast paths' ceiling: while a scheduled pass runs, Lambda
+      // throttles their invocations (Lambda Developer Guide, "Configuring reserved concurrency").
+      Annotations.of(this).addWarningV2(
+        'ecs-reconciler:FastPathThrottledByReservation',
+        'reserveConcurrency caps the function at one invocation, so the fast paths (the table stream and the EventsFastPath queue) are throttled while a scheduled pass runs: an edit or an ECS event can wait for that pass, and a fast-path event throttled three times goes to the events dead-letter queue (the next scheduled pass still reads it). Drop reserveConcurrency (the pass lease already keeps two passes from acting at once), or set fastPath: false and eventsFastPath: false.',
+      );
+    }
     if (this.eventsQueue) {
       // Least privilege: receive and delete on this queue only (DeleteMessageBatch needs
       // sqs:DeleteMessage; Amazon SQS Developer Guide, "Amazon SQS API permissions").

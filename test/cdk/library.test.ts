@@ -60,6 +60,14 @@ describe('concurrency (part 4)', () => {
     const ctx: Record<string, string> = { createCluster: 'true', reserveConcurrency: 'true' };
     expect(reconcilerPropsFromContext((k) => ctx[k]).reserveConcurrency).toBe(true);
   });
+  it('warns that the reservation caps the fast paths, and only when a fast path is on', () => {
+    const warnings = (props: Partial<EcsReconcilerProps>) =>
+      Annotations.fromStack(build(props).stack).findWarning('*', Match.stringLikeRegexp('FastPathThrottledByReservation'));
+    expect(warnings({ reserveConcurrency: true })).toHaveLength(1);
+    expect(warnings({ reserveConcurrency: true, fastPath: false })).toHaveLength(1);
+    expect(warnings({ reserveConcurrency: true, fastPath: false, eventsFastPath: false })).toEqual([]);
+    expect(warnings({})).toEqual([]);
+  });
 });
 
 describe('tracing (part 4)', () => {
