@@ -27,7 +27,11 @@ export const simulatorEventsFeed: EventsFeedSetup = {
     const queueUrl = sqs.createQueue(LOCAL_EVENTS_QUEUE, { visibilityTimeoutSeconds: LAMBDA_TIMEOUT_SECONDS, maxReceiveCount: MAX_RECEIVE_COUNT, deadLetterQueue: LOCAL_EVENTS_DLQ });
     const bus = new LocalEventBridge({ account: sim.accountId, region: sim.region });
     for (const [name, rule] of Object.entries(EVENT_RULES)) bus.addRule({ name, pattern: rule.pattern, target: (body) => void sqs.send(LOCAL_EVENTS_QUEUE, body) });
-    const unsubscribe = sim.events.subscribe((e) => void bus.put(e as unknown as Record<string, unknown>));
+    // While `dropEvents(true)`: every ECS event is lost on its way (the rules or the queue failing), the heartbeat still arrives.
+    let dropping = false;
+    const unsubscribe = sim.events.subscribe((e) => {
+      if (!dropping) void bus.put(e as unknown as Record<string, unknown>);
+    });
     return {
       env: {
         [ENV.eventsQueueUrl]: queueUrl,
@@ -35,6 +39,9 @@ export const simulatorEventsFeed: EventsFeedSetup = {
       },
       sqsEndpoint: sqs.endpoint,
       beforePass: async () => bus.schedule(LOCAL_HEARTBEAT_RULE, sim.clock.now(), (body) => void sqs.send(LOCAL_EVENTS_QUEUE, body)),
+      dropEvents: (drop) => {
+        dropping = drop;
+      },
       close: async () => {
         unsubscribe();
         await sqs.close();

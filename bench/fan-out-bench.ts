@@ -10,15 +10,22 @@
  * on its simulator's virtual clock (real in AWS); so the figures hold on a loaded machine only as
  * far as the real part goes (the 2 cores are shared by T passes and T simulators here, never in AWS).
  *
- * Measured per target: the first pass from empty (bounded), then `steadyTicks` steady passes after
- * the fleet was created: pass time against the 50 s deadline, reads complete, ECS calls, throttled
- * answers from its simulator (0 = within its own budget), and limiter waits.
+ * Each target's fleet is seeded in process as the pass benchmark's (`./scale-fleet`): the planner's
+ * from-empty plan applied to its simulator without HTTP, time run until every task is RUNNING, the
+ * spec items written with the statuses the reconciler would have written (creating 5,000 services
+ * per account through the API at ECS's budget would take hours of simulated time and most of the
+ * bench's real time; none of it is what this section measures).
+ *
+ * Measured per target: the first pass of a new container (its task definitions not described yet:
+ * no durable cache is configured here), then `steadyTicks` passes: pass time against the 50 s
+ * deadline, reads complete, ECS calls, throttled answers from its simulator (0 = within its own
+ * budget), and limiter waits.
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambda/adapters/clients';
+import { clearTaskDefinitionCache } from '../lambda/adapters/ecs-observer';
 import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
-import { DynamoTargetDirectory, TargetRunner, type TargetPassResult } from '../lambda/adapters/fan-out';
+import { configForTarget, DynamoTargetDirectory, TargetRunner, type TargetPassResult } from '../lambda/adapters/fan-out';
 import { RecordingLog } from '../lambda/adapters/logger';
 import { InMemoryMetricsSink } from '../lambda/adapters/metrics';
 import { loadConfig } from '../lambda/config';
@@ -30,12 +37,11 @@ import { declareSimulatedTarget, simulatedAccount, targetName } from '../local/f
 import { startSimulator, type Simulator } from '../local/sim';
 import { LOCAL_CREDENTIALS, localReconcilerEnv } from '../local/stack';
 import { BENCH_OWNER_ID, BENCH_START_TIME, benchClusters, benchSpecItems } from './fixtures';
-import { LAMBDA_TIMEOUT_SECONDS } from './pass-bench';
+import { DEFAULT_LATENCY_MS, LAMBDA_TIMEOUT_SECONDS } from './pass-bench';
+import { firstPlan, seedSimulator, withStatus, writeSpecItems } from './scale-fleet';
 
 /** The handler's reserve (`RESERVE_MS`): no action starts with less left. */
 const RESERVE_MS = 10_000;
-/** Ticks tried to create the fleet (unbounded passes) before giving up. */
-const MAX_SETUP_TICKS = 8;
 
 export interface FanOutBenchOptions {
   readonly targets: number;
@@ -48,7 +54,7 @@ export interface FanOutBenchOptions {
 export interface FanOutPass {
   readonly scenario: 'alone' | 'fan-out';
   readonly target: string;
-  readonly kind: 'first' | 'steady';
+  readonly kind: 'new container' | 'steady';
   readonly services: number;
   /** Real milliseconds of the pass. */
   readonly realMs: number;
@@ -59,6 +65,8 @@ export interface FanOutPass {
   /** Actions applied (the rest of a first pass is left for the next passes by the deadline). */
   readonly actions: number;
   readonly ecsCalls: number;
+  /** ECS calls by action (successful and not). */
+  readonly ecsCallsByAction: Record<string, number>;
   /** Answers of its simulator that were ThrottlingException. */
   readonly throttled: number;
 }
@@ -78,20 +86,17 @@ export async function runFanOutBench(opts: FanOutBenchOptions): Promise<FanOutBe
   return { targets: opts.targets, services: opts.services, passes: [...alone, ...fanned] };
 }
 
-async function writeItems(doc: DynamoDBDocumentClient, table: string, items: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
-    await doc.send(new BatchWriteCommand({ RequestItems: { [table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
-  }
-}
 
 async function scenario(name: FanOutPass['scenario'], targets: number, opts: FanOutBenchOptions): Promise<FanOutPass[]> {
+  // Each scenario is a new container: nothing described by the previous one (the cache is process-wide).
+  clearTaskDefinitionCache();
   const clusters = benchClusters();
   const db = await startEmbeddedDynamoDb(0);
   const sims: Simulator[] = [];
   const doc = createDocumentClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
   try {
     for (let i = 1; i <= targets; i++) {
-      sims.push(await startSimulator({ port: 0, seed: i, startTime: BENCH_START_TIME, clusters, accountId: simulatedAccount(i), throttling: true }));
+      sims.push(await startSimulator({ port: 0, seed: i, startTime: BENCH_START_TIME, clusters, accountId: simulatedAccount(i), throttling: true, latencyMs: DEFAULT_LATENCY_MS }));
     }
     const table = 'ecsr-fan-out-bench';
     const ddb = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
@@ -99,10 +104,19 @@ async function scenario(name: FanOutPass['scenario'], targets: number, opts: Fan
     ddb.destroy();
     const env = localReconcilerEnv({ table, region: sims[0].region, clusters }, { OWNER_ID: BENCH_OWNER_ID });
     const config = loadConfig({ ...env, FANOUT_QUEUE_URL: 'http://local/fan-out' });
+    for (let i = 2; i <= targets; i++) await declareSimulatedTarget(doc, table, i, sims[i - 1].region, clusters);
+    const declared = new Map(
+      (await new DynamoTargetDirectory(doc, table).read()).declarations.flatMap((d) => (d.ok ? [[d.target.name, d.target] as const] : [])),
+    );
     for (let i = 1; i <= targets; i++) {
       const t = targetName(i);
-      if (i > 1) await declareSimulatedTarget(doc, table, i, sims[i - 1].region, clusters);
-      await writeItems(doc, table, benchSpecItems(opts.services).map((item) => ({ ...item, cluster: partitionKeyOf(t, item.cluster as string) })));
+      // Each account's services as its reconciler renders them (its own defaults: execution role, subnets...).
+      const target = declared.get(t);
+      const options = target ? configForTarget(config, target).plan : config.plan;
+      const { statuses } = seedSimulator(sims[i - 1], firstPlan(opts.services, options, sims[i - 1].clock.now()));
+      const items = benchSpecItems(opts.services).map((item) => ({ ...withStatus(item, statuses), cluster: partitionKeyOf(t, item.cluster as string) }));
+      await writeSpecItems(doc, table, items);
+      opts.progress(`  ${t}: ${opts.services} services seeded`);
     }
     const simOf = new Map(sims.map((s, i) => [targetName(i + 1), s]));
     const clock = { now: () => sims[0].clock.now() };
@@ -124,31 +138,29 @@ async function scenario(name: FanOutPass['scenario'], targets: number, opts: Fan
     const directory = new DynamoTargetDirectory(doc, table);
     const passes: FanOutPass[] = [];
 
-    const tick = async (kind: FanOutPass['kind'] | 'setup'): Promise<void> => {
+    const tick = async (kind: FanOutPass['kind']): Promise<void> => {
       await dispatchTargets({ directory, queue, metrics, log, clock }, { propTargets: [], defaultClusters: config.plan.managedClusters });
       const messages = queue.take();
-      const before = new Map(messages.map((m) => [m.target.name, { calls: simOf.get(m.target.name)!.calls({}).length, throttled: throttledOf(simOf.get(m.target.name)!) }]));
+      for (const m of messages) simOf.get(m.target.name)!.clearCalls();
       const deliveries = await deliver(messages, messages.length, async (m) => {
         const t0 = performance.now();
         const limiter = runner.limiterOf(m.target);
         const waitedOf = () => Object.values(limiter.snapshot()).reduce((n, c) => n + (c?.waitedMs ?? 0), 0);
         const w0 = waitedOf();
         const remainingMs = () => LAMBDA_TIMEOUT_SECONDS * 1000 - (performance.now() - t0) - (waitedOf() - w0);
-        const bounded = kind !== 'setup';
         const result = await runner.run(m, {
           holder: `bench:${m.target.name}`,
-          leaseTtlSeconds: bounded ? LAMBDA_TIMEOUT_SECONDS + 5 : 3600,
-          ...(bounded ? { shouldContinue: () => remainingMs() >= RESERVE_MS, remainingMs } : {}),
+          leaseTtlSeconds: LAMBDA_TIMEOUT_SECONDS + 5,
+          shouldContinue: () => remainingMs() >= RESERVE_MS,
+          remainingMs,
         });
         return { result, realMs: performance.now() - t0, waitedMs: waitedOf() - w0 };
       });
-      if (kind === 'setup') return;
       for (const d of deliveries) {
         if (!('result' in d)) throw d.error;
         const r: TargetPassResult = d.result.result;
         if (r.outcome !== 'pass') throw new Error(`fan-out bench: ${d.message.target.name} ended ${r.outcome}`);
         const sim = simOf.get(d.message.target.name)!;
-        const b = before.get(d.message.target.name)!;
         passes.push({
           scenario: name,
           target: d.message.target.name,
@@ -159,22 +171,17 @@ async function scenario(name: FanOutPass['scenario'], targets: number, opts: Fan
           readsComplete: r.summary.readsComplete,
           servicesRead: r.summary.counts.servicesRead,
           actions: r.summary.counts.actionsApplied,
-          ecsCalls: sim.calls({}).length - b.calls,
-          throttled: throttledOf(sim) - b.throttled,
+          ecsCalls: sim.calls({}).length,
+          ecsCallsByAction: Object.fromEntries(Object.entries(sim.callCounts()).map(([a, c]) => [a, c.total])),
+          throttled: throttledOf(sim),
         });
       }
     };
     const advance = () => {
       for (const s of sims) s.advance(60);
     };
-    // The first pass from empty, bounded: how much of the fleet one Lambda pass creates.
-    await tick('first');
+    await tick('new container');
     advance();
-    // Then unbounded passes create the rest, and the fleet settles.
-    for (let i = 0; i < MAX_SETUP_TICKS; i++) {
-      await tick('setup');
-      advance();
-    }
     for (let i = 0; i < opts.steadyTicks; i++) {
       await tick('steady');
       advance();

@@ -37,6 +37,15 @@ export const DEFAULT_LATENCY_MS = 30;
 export const DRIFT_SHARE = 0.1;
 /** Spec items edited in the spec-edit scenario. */
 export const DEFAULT_SPEC_EDITS = 10;
+/** Services changed by hand in the hand-edit scenario (a handful, as people do; drift is the 10% case). */
+export const DEFAULT_HAND_EDITS = 10;
+/** `RESYNC_MINUTES` of the reconciler (its default): every service re-read within it, whatever events say. */
+export const RESYNC_MINUTES = 10;
+/**
+ * Passes the resync scenario runs after its mark, at most: one a minute for {@link RESYNC_MINUTES},
+ * and two more to see how far beyond the bound it goes.
+ */
+export const RESYNC_MAX_PASSES = RESYNC_MINUTES + 2;
 /** Seconds between a change and the next scheduled pass (half the schedule: the mean wait). */
 export const EDIT_LEAD_SECONDS = 30;
 /**
@@ -53,7 +62,7 @@ export function rssLimitMiB(services: number): number {
 }
 
 export type EventsMode = 'off' | 'on';
-export type Scenario = 'new container' | 'steady' | 'drift' | 'spec edit';
+export type Scenario = 'new container' | 'steady' | 'drift' | 'spec edit' | 'hand edit' | 'resync';
 
 /** One measured pass. */
 export interface MeasuredPass {
@@ -73,6 +82,8 @@ export interface MeasuredPass {
   readonly readCalls: number;
   /** Distinct services DescribeServices named this pass. */
   readonly servicesDescribed: number;
+  /** Seconds of simulated time from the start of the first pass of the container to the start of this one. */
+  readonly atSeconds: number;
 }
 
 /** A scenario of one size and mode: its passes and, for an edit, how fast it was acted on. */
@@ -89,6 +100,11 @@ export interface ScenarioResult {
   readonly actedByPass: number[];
   /** Simulated seconds from each acted-on change to its UpdateService. */
   readonly editToCallSeconds: number[];
+  /**
+   * Resync: services described (DescribeServices) at least once since the mark, after each pass
+   * since the mark (cumulative; the fleet is `services`), and whether events were lost meanwhile.
+   */
+  readonly resync?: { readonly coveredByPass: number[]; readonly mark: string; readonly passesBeforeScenario: number };
 }
 
 export interface ModeRun {
@@ -115,6 +131,8 @@ export interface PassBenchOptions {
   readonly steadyPasses: number;
   readonly specEdits: number;
   readonly maxFollowPasses: number;
+  /** Services changed by hand in the hand-edit scenario. */
+  readonly handEdits: number;
   readonly latencyMs: number;
   /** Node flags of the worker (e.g. `--max-old-space-size`). */
   readonly workerExecArgv?: (services: number) => string[];
@@ -141,6 +159,8 @@ export interface EventsFeed {
   readonly sqsEndpoint: string;
   /** Before each pass (the heartbeat rule fires). */
   beforePass(): Promise<void>;
+  /** While true, every ECS event is lost before the queue; the heartbeat still arrives (the resync scenario). */
+  dropEvents(drop: boolean): void;
   close(): Promise<void>;
 }
 
@@ -157,6 +177,16 @@ function clusterSize(n: number, c: number): number {
 }
 
 const READ_ACTIONS = /^(List|Describe)/;
+
+/** `cluster/service` of each service a successful DescribeServices named, from a call log. */
+function describedKeys(calls: CallRecord[]): string[] {
+  const out: string[] = [];
+  for (const c of calls) {
+    if (c.action !== 'DescribeServices' || c.outcome !== 'ok') continue;
+    for (const s of (c.request.services as string[] | undefined) ?? []) out.push(`${String(c.request.cluster ?? '')}/${s}`);
+  }
+  return out;
+}
 
 /** Read calls, their lower bound and the services described, from the pass's call log. */
 function readCost(n: number, calls: CallRecord[]): { readLowerBound: number; serviceReads: number; readCalls: number; servicesDescribed: number } {
@@ -191,6 +221,10 @@ function readCost(n: number, calls: CallRecord[]): { readLowerBound: number; ser
 class Container {
   private lastStartMs: number;
   private maxRss = 0;
+  private firstStartMs: number | undefined;
+  /** Services described since {@link mark} (`cluster/service`), and passes since then. */
+  private readSince = new Set<string>();
+  private coveredByPass: number[] = [];
 
   private constructor(
     readonly fleet: SeededFleet,
@@ -233,6 +267,17 @@ class Container {
     return this.maxRss;
   }
 
+  /** Starts counting the services described from the next pass on. */
+  mark(): void {
+    this.readSince = new Set();
+    this.coveredByPass = [];
+  }
+
+  /** Services described since the mark, passes run since it, and the services described by each of them (cumulative). */
+  get coverage(): { services: number; passes: number; byPass: number[] } {
+    return { services: this.readSince.size, passes: this.coveredByPass.length, byPass: [...this.coveredByPass] };
+  }
+
   /** Moves simulated time to `ms` (never backwards). */
   private advanceTo(ms: number): void {
     const sim = this.fleet.stack.sim;
@@ -256,9 +301,21 @@ class Container {
     const { result } = await this.worker.request<PassRequest>({ type: 'pass', simNowMs: sim.clock.nowMs(), deadline });
     const calls = sim.calls();
     this.maxRss = Math.max(this.maxRss, result.maxRssBytes);
+    for (const key of describedKeys(calls)) this.readSince.add(key);
+    this.coveredByPass.push(this.readSince.size);
+    this.firstStartMs ??= this.lastStartMs;
     const n = this.fleet.services;
     return {
-      measured: { services: n, mode: this.mode, scenario, index, result, ecsCalls: sim.callCounts(), ...readCost(n, calls) },
+      measured: {
+        services: n,
+        mode: this.mode,
+        scenario,
+        index,
+        result,
+        ecsCalls: sim.callCounts(),
+        ...readCost(n, calls),
+        atSeconds: (this.lastStartMs - this.firstStartMs) / 1000,
+      },
       calls,
     };
   }
@@ -276,10 +333,28 @@ function driftTargets(n: number): number[] {
 }
 
 /** Indexes of the spec items edited: spread over the fleet. */
-function specEditTargets(n: number, count: number): number[] {
+function specEditTargets(n: number, count: number, offset = 3): number[] {
   const k = Math.min(count, n);
+  if (k === 0) return [];
   const step = Math.floor(n / k);
-  return Array.from({ length: k }, (_, j) => j * step + 3).filter((i) => i < n);
+  return Array.from({ length: k }, (_, j) => j * step + offset).filter((i) => i < n);
+}
+
+/**
+ * Indexes of the services changed by hand in the hand-edit scenario: spread over the fleet and
+ * its clusters, none a drift target nor a spec-edit target (their corrections would be counted).
+ */
+function handEditTargets(n: number, count: number): number[] {
+  const drift = new Set(driftTargets(n));
+  return specEditTargets(n, count, 11).map((i) => (drift.has(i) && i + BENCH_CLUSTER_COUNT < n ? i + BENCH_CLUSTER_COUNT : i));
+}
+
+/** Changes the desiredCount of services `targets` by hand (ECS's console does an UpdateService as the person): their spec's + `delta`. */
+function scaleByHand(fleet: SeededFleet, targets: number[], delta: number): void {
+  for (const i of targets) {
+    const item = benchSpecItem(i);
+    fleet.stack.sim.setDesiredCount({ cluster: String(item.cluster), service: String(item.service), desiredCount: Number(item.desiredCount) + delta });
+  }
 }
 
 function keyOf(i: number): string {
@@ -357,10 +432,7 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
     // Drift: desiredCount + 1 by hand (ECS's console does an UpdateService as the person).
     const drift = driftTargets(n);
     const driftAt = c.editTime();
-    for (const i of drift) {
-      const item = benchSpecItem(i);
-      sim.setDesiredCount({ cluster: String(item.cluster), service: String(item.service), desiredCount: Number(item.desiredCount) + 1 });
-    }
+    scaleByHand(fleet, drift, 1);
     const driftResult = await follow(c, 'drift', drift, driftAt, opts.maxFollowPasses);
     scenarios.push(driftResult);
     opts.progress(`  N=${n} events ${mode}: drift ${driftResult.actedOn}/${driftResult.targets} corrected in ${driftResult.passes.length} passes`);
@@ -385,16 +457,47 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
     scenarios.push(editResult);
     opts.progress(`  N=${n} events ${mode}: spec edits ${editResult.actedOn}/${editResult.targets} rolled out in ${editResult.passes.length} passes`);
 
-    // Settle before the next mode (not reported): the hand edits not corrected yet are undone by hand.
-    for (const i of drift) {
-      const item = benchSpecItem(i);
-      sim.setDesiredCount({ cluster: String(item.cluster), service: String(item.service), desiredCount: Number(item.desiredCount) });
-    }
+    // Settle (not reported): the hand edits not corrected yet are undone by hand.
+    scaleByHand(fleet, drift, 0);
     let settledAfter: number | undefined;
     for (let i = 1; i <= MAX_SETTLE_PASSES && settledAfter === undefined; i++) {
       const { measured } = await c.pass('steady', 100 + i);
       if (measured.result.actionsPlanned === 0 && measured.result.statusesWritten === 0) settledAfter = i;
     }
+
+    // A handful of hand edits (issue 12: "a hand edit in ECS is corrected within two passes").
+    const hand = handEditTargets(n, opts.handEdits);
+    const handAt = c.editTime();
+    scaleByHand(fleet, hand, 1);
+    const handResult = await follow(c, 'hand edit', hand, handAt, opts.maxFollowPasses);
+    scenarios.push(handResult);
+    opts.progress(`  N=${n} events ${mode}: hand edits ${handResult.actedOn}/${handResult.targets} corrected in ${handResult.passes.length} passes`);
+
+    // The resync floor (issue 12: "every service is fully re-read at least every RESYNC_MINUTES even
+    // if every event is lost"): passes until every service was described since the mark, at most
+    // RESYNC_MAX_PASSES. Events off: the mark is the container's first pass (no event is ever read,
+    // the passes above count); events on: the mark is now, and from now every ECS event is lost on
+    // its way to the queue (the heartbeat still arrives, so the passes stay in events mode).
+    if (mode === 'on') {
+      c.mark();
+      feed?.dropEvents(true);
+    }
+    const before = c.coverage.passes;
+    const resyncPasses: MeasuredPass[] = [];
+    while (c.coverage.services < n && c.coverage.passes < RESYNC_MAX_PASSES) {
+      resyncPasses.push((await c.pass('resync', resyncPasses.length + 1)).measured);
+    }
+    const coveredByPass = c.coverage.byPass;
+    feed?.dropEvents(false);
+    scenarios.push({
+      ...one('resync', resyncPasses),
+      resync: {
+        coveredByPass,
+        mark: mode === 'on' ? 'every ECS event lost from the mark' : "the container's first pass",
+        passesBeforeScenario: before,
+      },
+    });
+    opts.progress(`  N=${n} events ${mode}: resync ${c.coverage.services}/${n} services read in ${c.coverage.passes} passes since the mark`);
     return { mode, init: c.init, scenarios, maxRssBytes: c.highWaterRss, ...(settledAfter !== undefined ? { settledAfter } : {}) };
   } finally {
     await c.worker.stop();

@@ -50,6 +50,10 @@ let simNowMs = 0;
 let waitedMs = 0;
 let controlMs = 0;
 const dynamoCalls: Record<string, number> = {};
+/** Real milliseconds spent in DynamoDB commands this pass, by command (calls in flight overlap: a sum). */
+const dynamoMs: Record<string, number> = {};
+/** Real milliseconds spent receiving from the event queue this pass. */
+let eventsReceiveMs = 0;
 
 /** Advance calls in flight, and since when at least one has been (real ms). */
 let advancing = 0;
@@ -106,10 +110,28 @@ function init(req: PassInitRequest): PassInitResponse {
     (next, context) => async (args) => {
       const name = (context.commandName ?? '?').replace(/Command$/, '');
       dynamoCalls[name] = (dynamoCalls[name] ?? 0) + 1;
-      return next(args);
+      const t0 = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        dynamoMs[name] = (dynamoMs[name] ?? 0) + performance.now() - t0;
+      }
     },
     { step: 'initialize', name: 'benchDynamoCallCount' },
   );
+  // The time the pass spends receiving from the event queue (up to 100 ReceiveMessage calls), within its observation window.
+  const feed = runtime.ports.events as { receive: (...a: never[]) => Promise<unknown> } | undefined;
+  if (feed) {
+    const receive = feed.receive.bind(feed);
+    feed.receive = async (...a: never[]) => {
+      const t0 = performance.now();
+      try {
+        return await receive(...a);
+      } finally {
+        eventsReceiveMs += performance.now() - t0;
+      }
+    };
+  }
   return { id: req.id, type: 'init', memory: memorySample(), maxRssBytes: maxRssBytes() };
 }
 
@@ -130,6 +152,9 @@ async function pass(req: PassRequest): Promise<PassResponse> {
   waitedMs = 0;
   controlMs = 0;
   for (const k of Object.keys(dynamoCalls)) delete dynamoCalls[k];
+  for (const k of Object.keys(dynamoMs)) delete dynamoMs[k];
+  eventsReceiveMs = 0;
+  const waitsBefore = limiterWaits();
 
   let peak = memorySample();
   let samples = 1;
@@ -187,7 +212,12 @@ async function pass(req: PassRequest): Promise<PassResponse> {
         driftCorrections: summary.counts.driftCorrections,
         rotationComplete: summary.rotation?.complete ?? false,
         ...(summary.events
-          ? { eventsMode: summary.events.mode, eventsReceived: summary.events.received, ...(summary.events.reason ? { eventsReason: summary.events.reason } : {}) }
+          ? {
+              eventsMode: summary.events.mode,
+              eventsReceived: summary.events.received,
+              ...(summary.events.budget !== undefined ? { eventsBudget: summary.events.budget } : {}),
+              ...(summary.events.reason ? { eventsReason: summary.events.reason } : {}),
+            }
           : {}),
         phases,
         errors: summary.errors.slice(0, ATTENTION_MAX),
@@ -196,6 +226,9 @@ async function pass(req: PassRequest): Promise<PassResponse> {
         controlMs,
         waitedSeconds: waitedMs / 1000,
         dynamoCalls: { ...dynamoCalls },
+        dynamoMs: { ...dynamoMs },
+        eventsReceiveMs,
+        limiterWaitedMs: Object.fromEntries(Object.entries(limiterWaits()).map(([c, ms]) => [c, ms - (waitsBefore[c] ?? 0)])),
         peak,
         maxRssBytes: maxRssBytes(),
         samples,
@@ -207,6 +240,13 @@ async function pass(req: PassRequest): Promise<PassResponse> {
   } finally {
     clearInterval(sampler);
   }
+}
+
+/** Milliseconds the limiter waited so far, by ECS throttling category. */
+function limiterWaits(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [c, stats] of Object.entries(runtime?.limiter?.snapshot() ?? {})) out[c] = stats?.waitedMs ?? 0;
+  return out;
 }
 
 serveRequests(async (req: WorkerRequest): Promise<WorkerResponse> => {

@@ -122,6 +122,8 @@ export interface PassResult {
   readonly eventsMode?: string;
   readonly eventsReceived?: number;
   readonly eventsReason?: string;
+  /** Events mode: services the rotation had to read at least this pass (its share of the fleet). */
+  readonly eventsBudget?: number;
   /** Services by phase after the pass. */
   readonly phases: Record<string, number>;
   /** Errors of the summary (first few). */
@@ -142,6 +144,12 @@ export interface PassResult {
   readonly waitedSeconds: number;
   /** DynamoDB commands sent, by command name. */
   readonly dynamoCalls: Record<string, number>;
+  /** Real milliseconds spent in DynamoDB commands, by command (e.g. `Scan`: the spec table's read). */
+  readonly dynamoMs: Record<string, number>;
+  /** Real milliseconds spent receiving from the event queue (events on). */
+  readonly eventsReceiveMs: number;
+  /** Milliseconds the rate limiter waited this pass, by ECS throttling category (e.g. `serviceRead`). */
+  readonly limiterWaitedMs: Record<string, number>;
   /** Peaks of the samples taken every few milliseconds during the pass, bytes. */
   readonly peak: MemorySample;
   /** `process.resourceUsage().maxRSS` after the pass: the process's high-water RSS, bytes. */

@@ -5,7 +5,7 @@
  * the RSS limit of the fleet's size.
  */
 import Table from 'cli-table3';
-import { LAMBDA_TIMEOUT_SECONDS, rssLimitMiB, type MeasuredPass, type ScenarioResult, type SizeResult } from './pass-bench';
+import { LAMBDA_TIMEOUT_SECONDS, RESYNC_MINUTES, rssLimitMiB, type MeasuredPass, type ScenarioResult, type SizeResult } from './pass-bench';
 import type { PlannerCaseResult } from './protocol';
 import { median, mib, ms, percentile, seconds } from './stats';
 
@@ -234,4 +234,76 @@ export function passFindings(sizes: SizeResult[]): string[] {
     }
   }
   return out;
+}
+
+/**
+ * The resync floor (issue 12): per size and events mode, services described at least once since
+ * the mark after each pass, and the passes (a simulated minute apart) until every service was,
+ * against `RESYNC_MINUTES` passes.
+ */
+export function resyncTable(sizes: SizeResult[]): string {
+  const t = new Table({
+    ...plain,
+    head: ['services', 'events', 'mark', 'services read since the mark, by pass (cumulative)', 'passes until every service read', `of RESYNC_MINUTES ${RESYNC_MINUTES} passes`, 'holds?'],
+    colAligns: ['right', 'left', 'left', 'left', 'right', 'right', 'left'],
+  });
+  for (const s of scenarios(sizes)) {
+    if (s.scenario !== 'resync' || !s.resync) continue;
+    const by = s.resync.coveredByPass;
+    const at = by.findIndex((c) => c >= s.services);
+    const shown = by.length <= 8 ? by.join(', ') : `${by.slice(0, 4).join(', ')}, ... ${by.slice(-3).join(', ')}`;
+    t.push([
+      s.services,
+      s.mode === 'on' ? 'on, every event lost' : 'off',
+      s.resync.mark,
+      shown,
+      at >= 0 ? at + 1 : `not within ${by.length} (${by.at(-1) ?? 0} read)`,
+      at >= 0 ? ratio(at + 1, RESYNC_MINUTES) : `> ${ratio(by.length, RESYNC_MINUTES)}`,
+      at >= 0 && at + 1 <= RESYNC_MINUTES ? 'yes' : 'NO',
+    ]);
+  }
+  return t.toString();
+}
+
+/**
+ * What bounds the services a pass reads: per size and events mode, its steady pass (events on: the
+ * rotation's share too) with the real time spent reading the spec table (DynamoDB Scan) and the
+ * event queue, which come out of the observation window, and the service-read budget's waits.
+ */
+export function readBoundTable(sizes: SizeResult[]): string {
+  const t = new Table({
+    ...plain,
+    head: [
+      'services',
+      'events',
+      'pass',
+      'services read',
+      'rotation share (events)',
+      'spec Scan real s',
+      'event receive real s',
+      'ListServices + DescribeServices',
+      'service-read budget waits s',
+      'est. Lambda s',
+    ],
+    colAligns: ['right', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+  });
+  for (const s of scenarios(sizes)) {
+    if (s.scenario !== 'steady' && s.scenario !== 'resync') continue;
+    const p = s.passes[0];
+    if (!p) continue;
+    const r = p.result;
+    t.push([
+      s.services,
+      s.mode,
+      s.scenario === 'resync' ? `resync 1${s.mode === 'on' ? ' (events lost)' : ''}` : 'steady',
+      r.servicesRead,
+      r.eventsBudget ?? '-',
+      seconds((r.dynamoMs.Scan ?? 0) / 1000),
+      s.mode === 'on' ? seconds(r.eventsReceiveMs / 1000) : '-',
+      p.serviceReads,
+      seconds((r.limiterWaitedMs.serviceRead ?? 0) / 1000),
+      seconds(estimatedLambdaSeconds(p)),
+    ]);
+  }
+  return t.toString();
 }

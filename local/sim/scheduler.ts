@@ -186,10 +186,35 @@ export class Scheduler {
     });
   }
 
+  /**
+   * Tasks of each service by cluster (the tasks map) and service name, in start order: the same
+   * tasks as the cluster's map (kept at the only places it changes, {@link launch} and the
+   * removal of a stopped task), so that a service's tasks are found without scanning its
+   * cluster's (a quadratic cost at thousands of services a cluster).
+   */
+  private readonly byService = new WeakMap<Map<string, SimTask>, Map<string, Set<SimTask>>>();
+
+  private serviceTasks(tasks: Map<string, SimTask>, service: string): Set<SimTask> | undefined {
+    return this.byService.get(tasks)?.get(service);
+  }
+
+  private indexTask(tasks: Map<string, SimTask>, t: SimTask): void {
+    if (t.service === undefined) return;
+    let names = this.byService.get(tasks);
+    if (!names) this.byService.set(tasks, (names = new Map()));
+    let set = names.get(t.service);
+    if (!set) names.set(t.service, (set = new Set()));
+    set.add(t);
+  }
+
   tasksOf(svc: SimService): SimTask[] {
     const cluster = this.ctx.cluster(svc.cluster);
     if (!cluster) return [];
-    return [...cluster.tasks.values()].filter((t) => t.service === svc.name && t.createdAt >= svc.createdAt);
+    const set = this.serviceTasks(cluster.tasks, svc.name);
+    if (!set) return [];
+    const out: SimTask[] = [];
+    for (const t of set) if (t.createdAt >= svc.createdAt && cluster.tasks.get(t.id) === t) out.push(t);
+    return out;
   }
 
   /** runningCount / pendingCount of a service or of one deployment (DescribeServices). */
@@ -702,6 +727,7 @@ export class Scheduler {
       countedFailed: false,
     };
     req.cluster.tasks.set(id, t);
+    this.indexTask(req.cluster.tasks, t);
     this.ctx.events.task(t);
     this.after(t, this.draw(this.ctx.timings.provisioning), () => this.toPending(t));
     return t;
@@ -994,7 +1020,10 @@ export class Scheduler {
     this.setStatus(t, 'STOPPED');
     t.timers = [];
     this.ctx.clock.after(this.ctx.timings.stoppedTaskRetentionSeconds, () => {
-      this.ctx.cluster(t.cluster)?.tasks.delete(t.id);
+      const tasks = this.ctx.cluster(t.cluster)?.tasks;
+      if (!tasks) return;
+      tasks.delete(t.id);
+      if (t.service !== undefined) this.serviceTasks(tasks, t.service)?.delete(t);
     });
     this.kickOwner(t);
   }
