@@ -7,7 +7,7 @@
  * (observed generation), and `lastTransitionTime` kept while a condition's status does not change.
  * Every function here is pure; time comes in as `now`.
  */
-import { canonicalJson } from './canonical-json';
+import { canonicallyEqual } from './canonical-json';
 import type {
   Condition,
   ConditionStatus,
@@ -355,13 +355,15 @@ function keptAsItIs(remembered: Record<string, string>, reason: string | undefin
 
 /**
  * Whether `next` differs from `prev` in anything but `observedAt` (the pass writes a status only
- * when it changed, to spare DynamoDB writes). Key order and `undefined` members do not count.
- * `prev` undefined (no status yet) always counts as changed.
+ * when it changed, to spare DynamoDB writes): their canonical JSON texts (`./canonical-json`)
+ * without `observedAt` differ. Key order and `undefined` members do not count. Compared by a
+ * structural walk that builds no text (`canonicallyEqual`): the pass asks this of every service
+ * every pass. `prev` undefined (no status yet) always counts as changed.
+ * @throws TypeError when either holds a value canonical JSON cannot encode (a non-finite number...).
  */
 export function statusChanged(prev: ServiceStatus | undefined, next: ServiceStatus): boolean {
   if (!prev) return true;
-  const strip = ({ observedAt: _a, ...rest }: ServiceStatus) => rest;
-  return canonicalJson(strip(prev)) !== canonicalJson(strip(next));
+  return !canonicallyEqual(prev, next, 'observedAt');
 }
 
 /** `desiredCount 5 -> 3`: one line of the status's `drift` list. */
