@@ -18,10 +18,11 @@ import { PowertoolsMetricsSink } from './adapters/metrics';
 import { createRuntime } from './adapters/runtime';
 import { isDynamoDbStreamEvent, keysOfStreamRecords, type IgnoredRecords } from './adapters/stream-records';
 import { bodiesOfSqsRecords, isSqsEvent } from './adapters/sqs-records';
-import { keysOfEvents } from './core/events';
+import { accountOfArn, routeEvents } from './core/event-routing';
+import { METRIC } from './core/metric-names';
 import { FAST_PATH_LEASE_WAIT_MS } from './core/fast-path';
-import { dispatchKeys, dispatchTargets, type DispatchSummary } from './core/fan-out';
-import { isFanOutBody, parseFanOutMessage } from './core/targets';
+import { dispatchEvents, dispatchKeys, dispatchTargets, type DispatchSummary, type EventsDispatchSummary } from './core/fan-out';
+import { DEFAULT_TARGET, isFanOutBody, parseFanOutMessage } from './core/targets';
 import { DynamoTargetDirectory, SqsFanOutQueue, TargetRunner, type TargetPassResult } from './adapters/fan-out';
 import { createSqsClient } from './adapters/sqs-event-feed';
 import { systemClock } from './core/ports';
@@ -132,7 +133,15 @@ export interface NothingToReconcile {
  * - a batch of the fan-out queue's messages (the event source mapping, batch size 1): runs each
  *   message's target pass (`TargetRunner`) and returns {@link TargetPassResults};
  * - a stream batch: sends the named keys to their targets as fan-out messages (`keys-dispatched`);
- *   throws when a message could not be sent, so the mapping retries the batch.
+ *   throws when a message could not be sent, so the mapping retries the batch;
+ * - a batch of the events fast path queue (ECS's events of the reconciler's account and, forwarded
+ *   by `ReconcilerTargetStack`, of every target account): routes each event to the targets of its
+ *   `account` and `region` and sends each target one message with its services (`dispatchEvents`,
+ *   {@link EventsDispatchSummary}); an event for no declared target is dropped and counted
+ *   (`EventsUnrouted`); throws when a message could not be sent.
+ *
+ * Outside fan-out mode, events of another account or Region (or an unmanaged cluster) are dropped
+ * and counted the same way: the one target is the reconciler's own account and Region.
  *
  * The invocation's remaining time bounds the pass: observation spends at most
  * `OBSERVATION_TIME_SHARE` of it (a new container over a large fleet describes the rest of its
@@ -145,7 +154,7 @@ export interface NothingToReconcile {
 export const handler = async (
   event: unknown,
   context: Context,
-): Promise<PassSummary | NothingToReconcile | DispatchSummary | TargetPassResults | { outcome: 'keys-dispatched'; targets: readonly string[] }> => {
+): Promise<PassSummary | NothingToReconcile | DispatchSummary | TargetPassResults | EventsDispatchSummary | { outcome: 'keys-dispatched'; targets: readonly string[] }> => {
   logger.addContext(context);
   const remainingMs = context.getRemainingTimeInMillis();
   const stream = isDynamoDbStreamEvent(event) ? keysOfStreamRecords(event.Records) : undefined;
@@ -155,16 +164,38 @@ export const handler = async (
   }
   // Fan-out mode: a message of the fan-out queue runs its target's pass.
   if (fanOut && isFanOutBatch(event)) return runTargetMessages(event.Records, context);
-  // The events fast path: ECS's events (and CloudTrail writes by others) from the second queue.
-  const ecsEvents = isSqsEvent(event) ? keysOfEvents(bodiesOfSqsRecords(event.Records), { ignorePrincipals: config.eventsIgnorePrincipals ?? [] }) : undefined;
+  // The reconciler's own account (the function's ARN) and Region: the default target's.
+  const home = { account: accountOfArn(context.invokedFunctionArn), region: config.plan.defaults.region };
+  if (fanOut && isSqsEvent(event)) {
+    // Fan-out mode: ECS's events of every target account, routed by their account and Region.
+    const ports = { directory: fanOut.directory, queue: fanOut.queue, metrics: metricsSink, log, clock: systemClock };
+    const options = { propTargets: fanOut.settings.propTargets, defaultClusters: config.plan.managedClusters, home, ignorePrincipals: config.eventsIgnorePrincipals ?? [] };
+    const sent = await dispatchEvents(ports, options, bodiesOfSqsRecords(event.Records));
+    logger.info('events fast path: services sent to their targets', { targets: sent.targets, unrouted: sent.unrouted, ignored: sent.ignored, families: sent.families, failed: sent.failed.length });
+    if (sent.failed.length > 0) throw new Error(`events fast path: ${sent.failed.length} message(s) not sent: ${sent.failed[0].error}`);
+    return sent;
+  }
+  // The events fast path: ECS's events (and CloudTrail writes by others) from the second queue,
+  // those of the reconciler's own account and Region (and managed clusters) only.
+  const routed = isSqsEvent(event)
+    ? routeEvents(bodiesOfSqsRecords(event.Records), [{ name: DEFAULT_TARGET, clusters: config.plan.managedClusters, source: 'implicit' }], home, {
+        ignorePrincipals: config.eventsIgnorePrincipals ?? [],
+      })
+    : undefined;
+  if (routed && routed.unrouted > 0) {
+    logger.warn('events fast path: events of another account or Region (or an unmanaged cluster); dropped', { events: routed.unrouted, origins: routed.unroutedOrigins });
+    metricsSink.passMetric(METRIC.eventsUnrouted, routed.unrouted, 'Count');
+    await metricsSink.flush();
+  }
+  const ecsEvents = routed ? { keys: routed.byTarget.get(DEFAULT_TARGET) ?? [], ignored: routed.ignored + routed.unrouted, families: routed.families } : undefined;
   if (ecsEvents && ecsEvents.keys.length === 0) {
     logger.debug('events batch names no service', { ignored: ecsEvents.ignored, families: ecsEvents.families });
     return { outcome: 'nothing-to-reconcile', ignored: { events: ecsEvents.ignored, families: ecsEvents.families } };
   }
   const fast = stream ?? ecsEvents;
   if (fanOut) {
-    // Fan-out mode: the keys of a stream or events batch go to their targets' invocations; the
-    // schedule dispatches every target.
+    // Fan-out mode: the keys of a stream batch go to their targets' invocations; the schedule
+    // dispatches every target.
     const ports = { directory: fanOut.directory, queue: fanOut.queue, metrics: metricsSink, log, clock: systemClock };
     const options = { propTargets: fanOut.settings.propTargets, defaultClusters: config.plan.managedClusters };
     if (fast) {

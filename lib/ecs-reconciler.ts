@@ -8,7 +8,7 @@
  * environment variable names from `lambda/config.ts` (`ENV`), so construct and parser cannot drift.
  */
 import { fileURLToPath } from 'node:url';
-import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token, TokenComparison, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, TokenComparison, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -377,6 +377,16 @@ export interface EcsReconcilerProps {
    * @default 10
    */
   readonly fanOutConcurrency?: number;
+  /**
+   * Accounts whose ECS events may reach this reconciler (docs/multi-account.md, "ECS events from
+   * every target"): the default event bus's resource policy lets them `events:PutEvents` events of
+   * source `aws.ecs` (what each target account's `ReconcilerTargetStack` forwards), and the
+   * function routes each event to the target of its account and Region. The `targets` prop's
+   * accounts are added by themselves; list here the accounts of targets declared by `#target`
+   * items. Needs events mode with the events fast path.
+   * @default the `targets` prop's accounts
+   */
+  readonly eventSourceAccounts?: readonly string[];
 }
 
 /** One target of {@link EcsReconcilerProps.targets}. */
@@ -484,6 +494,11 @@ export class EcsReconciler extends Construct {
   public readonly eventsFastPathQueue?: sqs.Queue;
   /** Events mode: the rules that feed `eventsQueue` (ECS events, CloudTrail writes, heartbeat). */
   public readonly eventRules: readonly events.Rule[];
+  /**
+   * The default event bus's policy statement letting the target accounts put ECS's events on it
+   * (undefined when no target is in another account, or without the events fast path).
+   */
+  public readonly targetEventsPolicy?: events.CfnEventBusPolicy;
   /** The topic every alarm notifies; undefined with `createAlarms: false` and no `alarmTopic`. */
   public readonly topic?: sns.ITopic;
   /** Alarms by id (see `AlarmId` in `lambda/core/alarms.ts`); empty with `createAlarms: false`. */
@@ -909,6 +924,31 @@ export class EcsReconciler extends Construct {
         'ecs-reconciler:FastPathThrottledByReservation',
         'reserveConcurrency caps the function at one invocation, so the fast paths (the table stream and the EventsFastPath queue) are throttled while a scheduled pass runs: an edit or an ECS event can wait for that pass, and a fast-path event throttled three times goes to the events dead-letter queue (the next scheduled pass still reads it). Drop reserveConcurrency (the pass lease already keeps two passes from acting at once), or set fastPath: false and eventsFastPath: false.',
       );
+    }
+    // --- ECS events from the target accounts -----------------------------------------------
+    const eventAccounts = [...new Set([...targetDeclarations.map((t) => t.account), ...(props.eventSourceAccounts ?? [])])].filter((a) => a !== stack.account);
+    const badAccounts = (props.eventSourceAccounts ?? []).filter((a) => !/^\d{12}$/.test(a));
+    if (badAccounts.length > 0) throw new EcsReconcilerPropsError([`eventSourceAccounts: ${badAccounts.map((a) => `"${a}"`).join(', ')} is not a 12-digit account id.`]);
+    if (props.eventSourceAccounts?.length && !this.eventsFastPathQueue) {
+      throw new EcsReconcilerPropsError(['`eventSourceAccounts` needs the events fast path: leave `events` and `eventsFastPath` on.']);
+    }
+    if (this.eventsFastPathQueue && eventAccounts.length > 0) {
+      // The receiving bus's resource policy (EventBridge User Guide, "Sending and receiving events
+      // between AWS accounts in Amazon EventBridge"; "Permissions for Amazon EventBridge event
+      // buses"): the target accounts may put ECS's events on this account's default bus, nothing
+      // else; the rules above match them as they match this account's, and the function routes
+      // each event to its target by its account and Region.
+      this.targetEventsPolicy = new events.CfnEventBusPolicy(this, 'TargetEventsPolicy', {
+        eventBusName: 'default',
+        statementId: `ecs-reconciler-targets-${Names.uniqueId(this).slice(-24)}`.slice(0, 64),
+        statement: {
+          Effect: 'Allow',
+          Principal: { AWS: eventAccounts.map((a) => `arn:${stack.partition}:iam::${a}:root`) },
+          Action: 'events:PutEvents',
+          Resource: `arn:${stack.partition}:events:${stack.region}:${stack.account}:event-bus/default`,
+          Condition: { StringEquals: { 'events:source': ['aws.ecs'] } },
+        },
+      });
     }
     if (this.eventsQueue) {
       // Least privilege: receive and delete on this queue only (DeleteMessageBatch needs

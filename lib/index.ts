@@ -7,3 +7,5 @@ export { alarmDefinitions, evaluateAlarm, evaluateContributors } from '../lambda
 export type { AlarmDefinition, AlarmId, AlarmSettings } from '../lambda/core/alarms';
 export { ReconcilerTargetRole, ReconcilerTargetStack, DEFAULT_TARGET_ROLE_NAME } from './target-role';
 export type { ReconcilerTargetRoleProps, ReconcilerTargetStackProps } from './target-role';
+export { ReconcilerTargetEvents } from './target-events';
+export type { ReconcilerTargetEventsProps } from './target-events';

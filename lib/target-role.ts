@@ -12,13 +12,15 @@
  *   the specs may use. This is the boundary the account-scoped allow-lists are in the reconciler's
  *   own account (docs/multi-account.md).
  *
- * `ReconcilerTargetStack` wraps it for `cdk deploy` into the target account.
+ * `ReconcilerTargetStack` wraps it for `cdk deploy` into the target account, with the forwarding of
+ * the account's ECS events to the reconciler (`ReconcilerTargetEvents`, on by default).
  */
 import { Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { DEFAULT_TARGET_ROLE_NAME, ecsReconcilerStatements, EcsReconcilerPropsError, nagResource } from './ecs-reconciler';
+import { ReconcilerTargetEvents } from './target-events';
 
 export { DEFAULT_TARGET_ROLE_NAME };
 
@@ -98,14 +100,49 @@ export class ReconcilerTargetRole extends Construct {
   }
 }
 
-export interface ReconcilerTargetStackProps extends StackProps, ReconcilerTargetRoleProps {}
+export interface ReconcilerTargetStackProps extends StackProps, ReconcilerTargetRoleProps {
+  /**
+   * Forward this account's ECS events (in this stack's Region) to the reconciler account's event
+   * bus, so stopped tasks, failed deployments and hand edits reach the status within seconds
+   * ({@link ReconcilerTargetEvents}; docs/multi-account.md). Off: this target is polled only.
+   * @default true
+   */
+  readonly forwardEcsEvents?: boolean;
+  /**
+   * The reconciler's Region, where its event bus is.
+   * @default this stack's Region
+   */
+  readonly reconcilerRegion?: string;
+  /**
+   * The reconciler's account.
+   * @default the account in `reconcilerRoleArn` (required when that ARN is a token)
+   */
+  readonly reconcilerAccount?: string;
+}
 
-/** A stack holding one {@link ReconcilerTargetRole}, for `cdk deploy` into a target account. */
+/**
+ * A stack holding one {@link ReconcilerTargetRole} and (unless `forwardEcsEvents: false`) the
+ * {@link ReconcilerTargetEvents} of its Region, for `cdk deploy` into a target account.
+ */
 export class ReconcilerTargetStack extends Stack {
   public readonly targetRole: ReconcilerTargetRole;
+  /** The forwarding of ECS events to the reconciler (undefined with `forwardEcsEvents: false`). */
+  public readonly targetEvents?: ReconcilerTargetEvents;
 
   constructor(scope: Construct, id: string, props: ReconcilerTargetStackProps) {
     super(scope, id, props);
     this.targetRole = new ReconcilerTargetRole(this, 'TargetRole', props);
+    if (props.forwardEcsEvents ?? true) {
+      const reconcilerAccount = props.reconcilerAccount ?? /^arn:aws[a-z-]*:iam::(\d{12}):role\//.exec(props.reconcilerRoleArn)?.[1];
+      if (!reconcilerAccount) {
+        throw new EcsReconcilerPropsError([
+          'reconcilerAccount is needed to forward ECS events when reconcilerRoleArn is not a literal role ARN (or set forwardEcsEvents: false).',
+        ]);
+      }
+      this.targetEvents = new ReconcilerTargetEvents(this, 'ForwardEcsEvents', {
+        reconcilerAccount,
+        ...(props.reconcilerRegion ? { reconcilerRegion: props.reconcilerRegion } : {}),
+      });
+    }
   }
 }

@@ -8,8 +8,17 @@
  * message) at most `maximumConcurrency` at once, as the event source mapping does. Only STS is
  * left out: the simulators accept any credentials, so each target's role is not assumed.
  *
+ * ECS's events (on unless `events: false`): each simulator's events go onto its account's bus; the
+ * reconciler account's bus has the construct's rules (`EVENT_RULES`) into the events fast path
+ * queue, and every other account's bus has the forwarding rules of `ReconcilerTargetStack` (the
+ * same patterns) whose target is the reconciler account's bus. Every 10 simulated seconds the queue
+ * is drained as its event source mapping would: `dispatchEvents` (the function's code) routes the
+ * events to their targets by `account` and `region`, and `TargetRunner` runs each target's fast
+ * path restricted to the services named, under that target's lease, with its limiter.
+ *
  * Time: every simulator runs on its own manual clock, all started at the same instant and moved
- * together one simulated minute per tick; the passes use the first simulator's clock.
+ * together one simulated minute per tick (10 seconds at a time); the passes use the first
+ * simulator's clock.
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
@@ -20,14 +29,17 @@ import { DynamoTargetDirectory, TargetRunner, type TargetPassResult } from '../l
 import { RecordingLog } from '../lambda/adapters/logger';
 import { InMemoryMetricsSink } from '../lambda/adapters/metrics';
 import { loadConfig } from '../lambda/config';
-import { dispatchTargets } from '../lambda/core/fan-out';
+import { EVENT_RULES } from '../lambda/core/events';
+import { dispatchEvents, dispatchTargets } from '../lambda/core/fan-out';
 import { specToItem } from '../lambda/core/spec';
 import { DEFAULT_TARGET, partitionKeyOf, TARGET_PARTITION } from '../lambda/core/targets';
 import type { ServiceSpec } from '../lambda/core/types';
 import { deliver, InMemoryFanOutQueue } from './fan-out';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb';
+import { LocalEventBridge } from './eventbridge';
 import { startSimulator, type Simulator } from './sim';
-import { LOCAL_CREDENTIALS, LOCAL_DEFAULTS, localReconcilerEnv } from './stack';
+import { assumedRoleIdentity } from './sim/events';
+import { LOCAL_CREDENTIALS, LOCAL_DEFAULTS, LOCAL_RECONCILER_CREDENTIALS, LOCAL_RECONCILER_ROLE_NAME, localReconcilerEnv } from './stack';
 
 /** The account id of simulated account `i` (1-based): 123456789012 is the reconciler's own. */
 export function simulatedAccount(i: number): string {
@@ -50,6 +62,8 @@ export interface LocalFanOutOptions {
   readonly seed?: number;
   readonly write: (text: string) => void;
   readonly env?: Record<string, string | undefined>;
+  /** ECS's events of every account through the buses to each target's fast path (default true). */
+  readonly events?: boolean;
 }
 
 export interface LocalFanOutTarget {
@@ -66,12 +80,20 @@ export interface LocalFanOutTarget {
   readonly services: number;
   readonly passes: number;
   readonly actions: number;
+  /** Events of this account's simulator put on its bus (forwarded to the reconciler's bus for targets other than default). */
+  readonly eventsPut: number;
+  /** Services the events fast path named for this target (summed over batches). */
+  readonly eventServices: number;
+  /** Fast path passes this target ran for events. */
+  readonly fastPasses: number;
 }
 
 export interface LocalFanOutResult {
   readonly ok: boolean;
   readonly minutes: number;
   readonly targets: readonly LocalFanOutTarget[];
+  /** Events no declared target serves (dropped by the routing). */
+  readonly eventsUnrouted: number;
   readonly summary: string;
 }
 
@@ -110,17 +132,72 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
     const metrics = new InMemoryMetricsSink();
     const clock = { now: () => sims[0].clock.now() };
     const endpointOf = new Map(sims.map((s, i) => [targetName(i + 1), s.endpoint]));
+    // The reconciler's calls: its own role in its account, the target role elsewhere (as
+    // CloudTrail records them), so its own writes are not hints.
+    sims.forEach((sim, i) =>
+      sim.setCaller(LOCAL_RECONCILER_CREDENTIALS.accessKeyId, {
+        identity: assumedRoleIdentity(sim.accountId, i === 0 ? LOCAL_RECONCILER_ROLE_NAME : 'ecs-reconciler-target', 'ecsr-local', LOCAL_RECONCILER_CREDENTIALS.accessKeyId, sim.clock.now()),
+        userAgent: 'ecs-reconciler (aws-sdk-js)',
+        sourceIPAddress: '127.0.0.1',
+      }),
+    );
     const runner = new TargetRunner(config, {
       doc,
       metrics,
       log,
       clock,
-      ecsClientConfigFor: (t) => ({ endpoint: endpointOf.get(t.name), credentials: LOCAL_CREDENTIALS }),
-      credentialsFor: () => async () => LOCAL_CREDENTIALS,
+      ecsClientConfigFor: (t) => ({ endpoint: endpointOf.get(t.name), credentials: LOCAL_RECONCILER_CREDENTIALS }),
+      credentialsFor: () => async () => LOCAL_RECONCILER_CREDENTIALS,
     });
     const queue = new InMemoryFanOutQueue();
     const directory = new DynamoTargetDirectory(doc, table);
     const passes = new Map<string, TargetPassResult[]>();
+    const events = opts.events ?? true;
+    const home = { account: simulatedAccount(1), region: sims[0].region };
+    const fastPathQueue: string[] = [];
+    const eventsPut = new Map<string, number>();
+    const eventServices = new Map<string, number>();
+    const fastPasses = new Map<string, TargetPassResult[]>();
+    let eventsUnrouted = 0;
+    const unsubscribe: (() => void)[] = [];
+    if (events) {
+      // The reconciler account's bus: the construct's rules into the events fast path queue.
+      const homeBus = new LocalEventBridge(home);
+      for (const [name, rule] of Object.entries(EVENT_RULES)) homeBus.addRule({ name, pattern: rule.pattern, target: (body) => void fastPathQueue.push(body) });
+      sims.forEach((sim, i) => {
+        const name = targetName(i + 1);
+        let bus = homeBus;
+        if (i > 0) {
+          // A target account's bus: ReconcilerTargetStack's forwarding rules, whose target is the
+          // reconciler account's bus (the event keeps its account and region).
+          bus = new LocalEventBridge({ account: sim.accountId, region: sim.region });
+          for (const [id, rule] of Object.entries(EVENT_RULES)) bus.addRule({ name: `Forward${id}`, pattern: rule.pattern, target: (body) => void homeBus.put(JSON.parse(body) as Record<string, unknown>) });
+        }
+        unsubscribe.push(
+          sim.events.subscribe((e) => {
+            eventsPut.set(name, (eventsPut.get(name) ?? 0) + 1);
+            bus.put(e as unknown as Record<string, unknown>);
+          }),
+        );
+      });
+    }
+    /** The events fast path queue's event source mapping: route the waiting events, run each target's fast path. */
+    const drainEvents = async () => {
+      for (let round = 0; round < 3 && fastPathQueue.length > 0; round++) {
+        const sent = await dispatchEvents(
+          { directory, queue, metrics, log, clock },
+          { propTargets: [], defaultClusters: config.plan.managedClusters, home, ignorePrincipals: [`arn:aws:iam::${home.account}:role/${LOCAL_RECONCILER_ROLE_NAME}`] },
+          fastPathQueue.splice(0),
+        );
+        eventsUnrouted += sent.unrouted;
+        for (const [name, n] of Object.entries(sent.targets)) eventServices.set(name, (eventServices.get(name) ?? 0) + n);
+        for (const d of await deliver(queue.take(), opts.maximumConcurrency ?? opts.targets, (m) => runner.run(m, { holder: `local-events:${m.target.name}` }))) {
+          const list = fastPasses.get(d.message.target.name) ?? [];
+          list.push('result' in d ? d.result : { outcome: 'invalid-message', error: String(d.error) });
+          fastPasses.set(d.message.target.name, list);
+        }
+      }
+    };
     const maxMinutes = opts.minutes ?? 15;
     let minute = 0;
     let converged = false;
@@ -148,6 +225,9 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
             services: opts.specs.length,
             passes: mine.length,
             actions: mine.reduce((n, r) => n + (r.outcome === 'pass' ? r.summary.actions.length : 0), 0),
+            eventsPut: eventsPut.get(name) ?? 0,
+            eventServices: eventServices.get(name) ?? 0,
+            fastPasses: (fastPasses.get(name) ?? []).filter((r) => r.outcome === 'pass').length,
           };
         }),
       );
@@ -155,17 +235,28 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
         `minute ${minute}: dispatched ${tick.targets.join(', ')}; ${status.map((t) => `${t.name} ${t.converged}/${t.services} running as desired, ${t.settled} settled`).join('; ')}\n`,
       );
       converged = status.every((t) => t.settled === t.services);
-      for (const sim of sims) sim.advance(60);
+      if (converged) continue;
+      for (let step = 0; step < 6; step++) {
+        await drainEvents();
+        for (const sim of sims) sim.advance(10);
+      }
+      await drainEvents();
     }
+    for (const u of unsubscribe) u();
     runner.destroy();
     const summary =
       `\nFan-out over ${opts.targets} accounts after ${minute} simulated minute(s):\n` +
       status.map((t) => `  ${t.name.padEnd(12)} account ${t.account}  ${t.converged}/${t.services} running as desired, ${t.settled}/${t.services} settled  ${t.passes} passes  ${t.actions} actions\n`).join('') +
+      (events
+        ? `ECS events, each account's routed to its own target's fast path by account and Region:\n` +
+          status.map((t) => `  ${t.name.padEnd(12)} ${t.eventsPut} events put${t.name === DEFAULT_TARGET ? '' : ' (forwarded to the reconciler account)'}, ${t.eventServices} services named, ${t.fastPasses} fast path passes\n`).join('') +
+          `  ${eventsUnrouted} events for no declared target (dropped)\n`
+        : 'ECS events off (--no-events): every target is polled.\n') +
       (converged
         ? 'Every account settled, each in its own invocation (a service not running as desired is a failed rollout its status reports, as in `npm start`).\n'
         : 'Not every account settled in time.\n');
     opts.write(summary);
-    return { ok: converged, minutes: minute, targets: status, summary };
+    return { ok: converged, minutes: minute, targets: status, eventsUnrouted, summary };
   } finally {
     doc.destroy();
     await Promise.all(sims.map((s) => s.close()));

@@ -175,7 +175,7 @@ export function localCommand(): Command {
         const loaded = loadSpecFiles([opts.specs], 'the local run did not start');
         if (opts.targets !== 1) {
           if (opts.targets < 2 || opts.targets > 20) throw new CliError(`--targets must be from 1 to 20, got ${opts.targets}.`, 2);
-          const result = await runLocalFanOut({ specs: loaded, targets: opts.targets, seed: opts.seed, write: (t) => process.stdout.write(t) });
+          const result = await runLocalFanOut({ specs: loaded, targets: opts.targets, seed: opts.seed, events: opts.events, write: (t) => process.stdout.write(t) });
           if (!result.ok) throw new CliError(`The fan-out did not converge every account in ${result.minutes} simulated minutes.`, 1);
           return;
         }

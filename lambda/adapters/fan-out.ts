@@ -337,7 +337,8 @@ export class TargetRunner {
     }
     let summary: PassSummary;
     if (message.keys && message.keys.length > 0) {
-      const result = await runtime.runFastPath(message.keys, options);
+      // Events name every service of the account: only those with a spec are read.
+      const result = await runtime.runFastPath(message.keys, { ...options, ...(message.fromEvents ? { keysWithSpecOnly: true } : {}) });
       summary = (result as NonNullable<typeof result>).summary;
     } else {
       summary = await runtime.run(options);

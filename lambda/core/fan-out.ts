@@ -22,6 +22,7 @@ import {
 } from './targets';
 import type { ServiceKey } from './types';
 import { dict, own } from './dict';
+import { routeEvents, type HomeAccount } from './event-routing';
 
 /** The targets and heartbeats kept in the spec table (`#target` and `#heartbeat` items). */
 export interface TargetDirectory {
@@ -146,4 +147,57 @@ export async function dispatchKeys(
   if (dropped.length > 0) ports.log.warn('fast path: records name an undeclared target; dropped', { keys: dropped.slice(0, 20) });
   const { failed } = messages.length > 0 ? await ports.queue.send(messages) : { failed: [] };
   return { targets: [...new Set(messages.map((m) => m.target.name))], dropped, failed };
+}
+
+/** What {@link dispatchEvents} did; JSON-safe. */
+export interface EventsDispatchSummary {
+  readonly outcome: 'events-dispatched';
+  /** Targets a message was sent for, each with the number of services named. */
+  readonly targets: Readonly<Record<string, number>>;
+  /** Events for an account and Region (and cluster) no declared target serves: dropped, unapplied. */
+  readonly unrouted: number;
+  /** Events naming no service (heartbeats, the reconciler's own calls, ...). */
+  readonly ignored: number;
+  /** Events naming a family (left to the scheduled pass). */
+  readonly families: number;
+  /** Messages that could not be sent, with the reason. */
+  readonly failed: readonly { readonly target: string; readonly error: string }[];
+}
+
+/**
+ * The events fast path in fan-out mode: a batch of ECS events (bodies of the events fast path
+ * queue's messages, from the reconciler's account and, forwarded by `ReconcilerTargetStack`, from
+ * every target account) routed to the targets by each event's `account` and `region`
+ * (`routeEvents`, `./event-routing.ts`), one message per target with its services (`fromEvents`:
+ * its invocation reads only those with a spec). An event for no declared target is dropped: logged
+ * with its account and Region and counted in `EventsUnrouted`.
+ * @throws only programming errors; unsent messages are in `failed`.
+ */
+export async function dispatchEvents(
+  ports: DispatchPorts,
+  options: DispatchOptions & { readonly home: HomeAccount; readonly ignorePrincipals?: readonly string[] },
+  bodies: readonly string[],
+): Promise<EventsDispatchSummary> {
+  const now = ports.clock.now();
+  const { targets } = await currentTargets(ports, options);
+  const routed = routeEvents(bodies, targets, options.home, { ignorePrincipals: options.ignorePrincipals ?? [] });
+  const byName = new Map<string, Target>(targets.map((t) => [t.name, t]));
+  const declared = [...byName.keys()];
+  const messages: FanOutMessage[] = [];
+  const counts: Record<string, number> = dict();
+  for (const [name, keys] of routed.byTarget) {
+    const target = byName.get(name) as Target;
+    counts[name] = keys.length;
+    for (let i = 0; i < keys.length; i += 1000) {
+      messages.push({ kind: FAN_OUT_MESSAGE_KIND, target, sentAt: now.toISOString(), keys: keys.slice(i, i + 1000), fromEvents: true, declared });
+    }
+  }
+  if (routed.unrouted > 0) {
+    ports.log.warn('events fast path: events of an account and Region no declared target serves; dropped', { events: routed.unrouted, origins: routed.unroutedOrigins });
+    ports.metrics.passMetric(METRIC.eventsUnrouted, routed.unrouted, 'Count');
+    await ports.metrics.flush();
+  }
+  const { failed } = messages.length > 0 ? await ports.queue.send(messages) : { failed: [] };
+  for (const f of failed) ports.log.error('events fast path: message not sent; the scheduled pass covers these services', f);
+  return { outcome: 'events-dispatched', targets: counts, unrouted: routed.unrouted, ignored: routed.ignored, families: routed.families, failed };
 }

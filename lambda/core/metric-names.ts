@@ -40,4 +40,9 @@ export const METRIC = {
    * first). Keeps reporting while the target's own passes have stopped, so its alarm can fire.
    */
   targetPassAge: 'TargetPassAge',
+  /**
+   * Per events fast path batch: ECS events naming a service in an account and Region (and cluster)
+   * no declared target serves, dropped unapplied (`lambda/core/event-routing.ts`), Count.
+   */
+  eventsUnrouted: 'EventsUnrouted',
 } as const;

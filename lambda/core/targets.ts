@@ -207,6 +207,11 @@ export interface FanOutMessage {
   /** The fast path: reconcile only these services (ECS names). Absent: the scheduled pass. */
   readonly keys?: readonly ServiceKey[];
   /**
+   * The keys come from ECS's events (the events fast path), not from spec edits: only the named
+   * services that have a spec are read (events name every service of the account).
+   */
+  readonly fromEvents?: boolean;
+  /**
    * Every target declared at this tick: the default target skips the others' items and reports
    * an item of an undeclared target as invalid.
    */
@@ -218,6 +223,7 @@ const messageSchema = z.object({
   target: z.unknown(),
   sentAt: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO time'),
   keys: z.array(z.object({ cluster: z.string().min(1), service: z.string().min(1) })).max(1000).optional(),
+  fromEvents: z.boolean().optional(),
   declared: z.array(z.string()).max(10_000),
 });
 
@@ -251,6 +257,7 @@ export function parseFanOutMessage(body: string): { ok: true; message: FanOutMes
       target: t.target,
       sentAt: parsed.data.sentAt,
       ...(parsed.data.keys ? { keys: parsed.data.keys } : {}),
+      ...(parsed.data.fromEvents ? { fromEvents: true } : {}),
       declared: parsed.data.declared,
     },
   };

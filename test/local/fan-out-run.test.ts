@@ -29,5 +29,24 @@ describe('ecsr local --targets 2', () => {
     expect(result.targets[1].actions).toBe(result.targets[0].actions);
     expect(result.targets.every((t) => t.converged === specs.length - 1)).toBe(true);
     expect(out.join('')).toMatch(/minute 0: dispatched default, account-2/);
+    // ECS's events: the second account's, forwarded from its bus to the reconciler's, ran its own
+    // fast path; none was for an undeclared account.
+    const [home, second] = result.targets;
+    expect(second.eventsPut).toBeGreaterThan(0);
+    expect(second.eventServices).toBeGreaterThan(0);
+    expect(second.fastPasses).toBeGreaterThan(0);
+    expect(home.fastPasses).toBeGreaterThan(0);
+    expect(result.eventsUnrouted).toBe(0);
+    expect(out.join('')).toMatch(/account-2 +\d+ events put \(forwarded to the reconciler account\), \d+ services named, \d+ fast path passes/);
+  }, 180_000);
+
+  it('with --no-events the targets are polled: no event reaches a fast path', async () => {
+    const specs = loadSpecFiles([SHOP_EXAMPLE], 'test');
+    const result = await runLocalFanOut({ specs, targets: 2, events: false, write: () => {} });
+    expect(result.ok).toBe(true);
+    expect(result.targets.map((t) => [t.eventsPut, t.fastPasses])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
   }, 180_000);
 });

@@ -82,4 +82,42 @@ describe('lambda/handler in fan-out mode', () => {
     expect(keyed).toHaveLength(1);
     expect(JSON.parse(keyed[0].body)).toMatchObject({ target: { name: 'staging' }, keys: [{ cluster: 'apps', service: 'api' }] });
   }, 120_000);
+
+  it("ECS events of every account: routed by account and Region to their targets' fast paths; an undeclared account's dropped; duplicates once", async () => {
+    // Prepare: a target in another account (222222222222), declared by an item, with its spec
+    const doc = localDoc(db.endpoint);
+    await doc.send(new PutCommand({ TableName: 'fan-out-handler', Item: { cluster: '#target', service: 'qa', account: '222222222222', region: 'us-east-1', clusters: ['apps'], roleArn: 'arn:aws:iam::222222222222:role/ecs-reconciler-target' } }));
+    await doc.send(new PutCommand({ TableName: 'fan-out-handler', Item: aSpecItem({ cluster: 'qa/apps', service: 'api' }) }));
+    doc.destroy();
+    const { handler } = (await importHandler(env)) as unknown as { handler: AnyHandler };
+    await receive();
+    const action = (account: string, service: string) =>
+      JSON.stringify({
+        version: '0',
+        id: `${account}-${service}`,
+        'detail-type': 'ECS Service Action',
+        source: 'aws.ecs',
+        account,
+        time: '2026-12-02T08:00:00Z',
+        region: 'us-east-1',
+        resources: [`arn:aws:ecs:us-east-1:${account}:service/apps/${service}`],
+        detail: { eventType: 'INFO', eventName: 'SERVICE_STEADY_STATE', clusterArn: `arn:aws:ecs:us-east-1:${account}:cluster/apps` },
+      });
+    const qa = action('222222222222', 'api');
+    const batch = { Records: [qa, qa, action('999999999999', 'api'), action('222222222222', 'api')].map((body, i) => ({ eventSource: 'aws:sqs', body, messageId: `m${i}` })) };
+
+    // Act: the events fast path queue's batch
+    const dispatched = await handler(batch, aLambdaContext(50_000, 'events'));
+    const messages = (await receive()).map((r) => ({ r, m: JSON.parse(r.body) as { target: { name: string }; keys: unknown[]; fromEvents?: boolean } }));
+
+    // Assess: one message, for qa only, naming its service once; the unknown account counted
+    expect(dispatched).toMatchObject({ outcome: 'events-dispatched', targets: { qa: 1 }, unrouted: 1, failed: [] });
+    expect(messages.map(({ m }) => [m.target.name, m.keys, m.fromEvents])).toEqual([['qa', [{ cluster: 'apps', service: 'api' }], true]]);
+
+    // Act: the mapping's invocation for that message
+    const run = await handler({ Records: [messages[0].r] }, aLambdaContext(50_000, 'qa-fast'));
+
+    // Assess: qa's fast path, under qa's lease, read qa's one service
+    expect(run).toMatchObject({ outcome: 'target-passes', results: [{ outcome: 'pass', target: 'qa', fastPath: true, summary: { outcome: 'completed', holder: expect.stringContaining(':qa') } }] });
+  }, 120_000);
 });
