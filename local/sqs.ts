@@ -2,7 +2,7 @@
  * A local Amazon SQS queue server for the local run: it answers the AWS JSON 1.0 protocol calls
  * the unmodified `@aws-sdk/client-sqs` makes (`POST /`, `X-Amz-Target: AmazonSQS.<Action>`), so the
  * reconciler's own `SqsEventFeed` adapter reads the local run's events exactly as it reads the
- * real queue. Actions: ReceiveMessage, DeleteMessage, DeleteMessageBatch, SendMessage,
+ * real queue. Actions: ReceiveMessage, DeleteMessage, DeleteMessageBatch, SendMessage, SendMessageBatch,
  * GetQueueUrl, GetQueueAttributes (the Amazon SQS API Reference's request and response members).
  *
  * Semantics kept from SQS (Amazon SQS Developer Guide, "Amazon SQS visibility timeout",
@@ -211,6 +211,26 @@ export class LocalSqs {
         const body = String(input.MessageBody ?? '');
         if (body === '') throw new SqsError('com.amazonaws.sqs#MissingParameter', 'The request must contain the parameter MessageBody.');
         return { MessageId: this.send(q.name, body), MD5OfMessageBody: md5(body) };
+      }
+      case 'SendMessageBatch': {
+        // Amazon SQS API Reference, SendMessageBatch: 1 to 10 entries, Ids distinct and of up to 80
+        // letters, digits, hyphens and underscores (else the whole call fails); a bad entry fails alone.
+        const q = this.queueOf(input);
+        const entries = Array.isArray(input.Entries) ? (input.Entries as { Id?: unknown; MessageBody?: unknown }[]) : [];
+        if (entries.length === 0) throw new SqsError('com.amazonaws.sqs#EmptyBatchRequest', 'There should be at least one SendMessageBatchRequestEntry in the request.');
+        if (entries.length > MAX_RECEIVE) throw new SqsError('com.amazonaws.sqs#TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_RECEIVE}. You have sent ${entries.length}.`);
+        const ids = entries.map((e) => (typeof e.Id === 'string' ? e.Id : ''));
+        const badId = ids.find((id) => !/^[A-Za-z0-9_-]{1,80}$/.test(id));
+        if (badId !== undefined) throw new SqsError('com.amazonaws.sqs#InvalidBatchEntryId', `A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long ("${badId}").`);
+        if (new Set(ids).size !== ids.length) throw new SqsError('com.amazonaws.sqs#BatchEntryIdsNotDistinct', 'Two or more batch entries in the request have the same Id.');
+        const Successful: { Id: string; MessageId: string; MD5OfMessageBody: string }[] = [];
+        const Failed: { Id: string; SenderFault: boolean; Code: string; Message: string }[] = [];
+        entries.forEach((e, i) => {
+          const body = typeof e.MessageBody === 'string' ? e.MessageBody : '';
+          if (body === '') Failed.push({ Id: ids[i], SenderFault: true, Code: 'MissingParameter', Message: 'The request must contain the parameter MessageBody.' });
+          else Successful.push({ Id: ids[i], MessageId: this.send(q.name, body), MD5OfMessageBody: md5(body) });
+        });
+        return { Successful, Failed };
       }
       case 'GetQueueUrl': {
         const name = String(input.QueueName ?? '');

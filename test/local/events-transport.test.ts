@@ -6,7 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SqsFanOutQueue } from '../../lambda/adapters/fan-out';
+import { FAN_OUT_MESSAGE_KIND, type FanOutMessage } from '../../lambda/core/targets';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqsEventFeed } from '../../lambda/adapters/sqs-event-feed';
 import { EVENT_RULES } from '../../lambda/core/events';
@@ -164,5 +166,38 @@ describe("the local SQS server answers the Lambda's SqsEventFeed", () => {
     const attrs = await (client as SQSClient).send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }));
     expect(attrs.Attributes).toMatchObject({ ApproximateNumberOfMessages: '1', VisibilityTimeout: '50' });
     expect(s.bodies('q')).toEqual(['x']);
+  });
+
+  it("SendMessageBatch as the fan-out's SqsFanOutQueue sends it: 10 entries a call, MD5s checked by the SDK, order kept", async () => {
+    // Prepare: 12 targets' messages, as the dispatcher sends them every tick
+    const { s, url } = await start();
+    const messages: FanOutMessage[] = Array.from({ length: 12 }, (_, i) => ({
+      kind: FAN_OUT_MESSAGE_KIND,
+      target: { name: `t${i}`, account: '222222222222', region: 'eu-west-1', clusters: [], roleArn: 'arn:aws:iam::222222222222:role/ecs-reconciler-target', source: 'table' },
+      sentAt: '2026-01-01T00:00:00.000Z',
+      declared: [],
+    }));
+
+    // Act
+    const sent = await new SqsFanOutQueue(client as SQSClient, url).send(messages);
+
+    // Assess
+    expect(sent).toEqual({ failed: [] });
+    expect(s.callCounts.get('SendMessageBatch')).toBe(2);
+    expect(s.bodies('q').map((b) => (JSON.parse(b) as FanOutMessage).target.name)).toEqual(messages.map((m) => m.target.name));
+  });
+
+  it('SendMessageBatch: a bad entry fails alone; duplicate ids, no entries or more than 10 fail the call, with SQS\'s error types', async () => {
+    const { s, url } = await start();
+    const c = client as SQSClient;
+    const out = await c.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'one' }, { Id: 'b', MessageBody: '' }] }));
+    expect(out.Successful?.map((e) => e.Id)).toEqual(['a']);
+    expect(out.Failed).toEqual([{ Id: 'b', SenderFault: true, Code: 'MissingParameter', Message: 'The request must contain the parameter MessageBody.' }]);
+    expect(s.bodies('q')).toEqual(['one']);
+    await expect(c.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'x' }, { Id: 'a', MessageBody: 'y' }] }))).rejects.toMatchObject({ name: 'BatchEntryIdsNotDistinct' });
+    await expect(c.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [] }))).rejects.toMatchObject({ name: 'EmptyBatchRequest' });
+    await expect(c.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: Array.from({ length: 11 }, (_, i) => ({ Id: `m${i}`, MessageBody: 'x' })) }))).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
+    await expect(c.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'not ok!', MessageBody: 'x' }] }))).rejects.toMatchObject({ name: 'InvalidBatchEntryId' });
+    expect(s.bodies('q')).toEqual(['one']);
   });
 });
