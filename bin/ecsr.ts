@@ -51,8 +51,11 @@ export function commandsFor(args: readonly string[]): string[] {
   return [...COMMANDS.keys()];
 }
 
+/** The subcommands of the commands that have some: the shared options go after them. */
+const SUBCOMMANDS = new Map<string, readonly string[]>([['set', ['image']]]);
+
 /** Options every command that talks to AWS takes, with a value; `--debug` takes none. */
-const SHARED_OPTIONS_WITH_VALUE = new Set(['--endpoint-url', '--region', '--profile', '--table']);
+const SHARED_OPTIONS_WITH_VALUE = new Set(['--endpoint-url', '--region', '--profile', '--table', '--target']);
 
 /**
  * `args` (after `ecsr`) with the shared options written before the command name moved after it:
@@ -80,6 +83,9 @@ export function hoistSharedOptions(args: readonly string[]): string[] {
   }
   const command = args[i];
   if (moved.length === 0 || command === undefined || !COMMANDS.has(command)) return [...args];
+  // A command with subcommands takes the options after the subcommand (`set image`).
+  const sub = args[i + 1];
+  if (sub !== undefined && (SUBCOMMANDS.get(command) ?? []).includes(sub)) return [command, sub, ...moved, ...args.slice(i + 2)];
   return [command, ...moved, ...args.slice(i + 1)];
 }
 

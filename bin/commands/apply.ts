@@ -8,11 +8,12 @@ import { Command, Option } from 'commander';
 import { serviceId } from '../../lambda/core/types';
 import { CliError, EXIT } from './support/errors';
 import { loadSpecFiles } from './support/spec-file';
-import { SpecTable } from './support/spec-table';
-import { collect, formatDuration, parseDuration, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { entryId, SpecTable } from './support/spec-table';
+import { DEFAULT_TARGET } from '../../lambda/core/targets';
+import { collect, formatDuration, parseDuration, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { DEFAULT_STABLE_SECONDS, explain, failureSentence, waitForTargets, waitSummary, type WaitTarget } from './support/wait';
 
-interface ApplyOptions extends AwsOptions, WaitFlags {
+interface ApplyOptions extends AwsOptions, WaitFlags, TargetOption {
   file: string[];
   wait?: boolean;
   /** false with `--no-verify`. */
@@ -69,6 +70,8 @@ export async function waitAndReport(table: SpecTable, targets: WaitTarget[], opt
     intervalSeconds: opts.interval,
     stableSeconds: opts.stableFor,
     write: (line) => process.stdout.write(`  ${line}\n`),
+    // Another target's ECS is in its own account: its status alone says when it converged.
+    ecsReads: table.target === DEFAULT_TARGET,
   });
   const elapsed = (Date.now() - started) / 1000;
   if (result.failed.length === 0 && !result.timedOut) {
@@ -78,9 +81,10 @@ export async function waitAndReport(table: SpecTable, targets: WaitTarget[], opt
   const details: string[] = [];
   const sentences = result.failed.map((f) => failureSentence(f.target, f.status));
   if (result.failed.length > 1) details.push(...sentences);
-  for (const f of result.failed) details.push(...(await explain(f.target, f.status)));
+  const ecs = table.target === DEFAULT_TARGET ? undefined : false;
+  for (const f of result.failed) details.push(...(await explain(f.target, f.status, ecs)));
   for (const p of result.pending) {
-    const lines = await explain(p.target, p.status);
+    const lines = await explain(p.target, p.status, ecs);
     if (p.live) lines.splice(1, 0, `  ECS: ${p.live}`);
     details.push(...lines);
   }
@@ -106,23 +110,29 @@ export function applyCommand(): Command {
       ),
     'wait until every service runs its new spec and stays there (rollout COMPLETED, running = desired for --stable-for)',
   );
-  return withAwsOptions(cmd).action(
+  return withAwsOptions(withTargetOption(cmd)).action(
     runAction(async (opts: ApplyOptions) => {
       const specs = loadSpecFiles(opts.file, 'nothing was written');
       const tableName = tableOf(opts);
       // The checks of ecsr verify, as warnings: the specs are written all the same.
+      // ECS and IAM are checked with this shell's credentials: those of the reconciler's own account,
+      // not another target's (its role is the reconciler's to assume), so only `default` is checked.
       const { applyWarnings } = await import('./verify');
-      const warnings = await applyWarnings(
-        specs.map((s) => s.spec),
-        tableName,
-        { scope: opts.verify ? 'all' : 'ecs', timeoutMs: opts.verifyTimeout * 1000 },
-      );
+      const warnings =
+        opts.target === 'default'
+          ? await applyWarnings(
+              specs.map((s) => s.spec),
+              tableName,
+              { scope: opts.verify ? 'all' : 'ecs', timeoutMs: opts.verifyTimeout * 1000 },
+            )
+          : [`the ECS and IAM checks of ecsr verify run in this shell's account; target ${opts.target}'s specs are written unchecked (its pass reports what ECS refuses)`];
       for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-      const table = SpecTable.open(tableName);
+      const table = SpecTable.open(tableName, opts.target);
       try {
+        await table.assertTarget();
         for (const s of specs) {
           const outcome = await table.writeSpec(s.spec);
-          process.stdout.write(`${serviceId(s.key)} ${outcome}${s.spec.state === 'absent' ? ' (state: absent)' : ''}\n`);
+          process.stdout.write(`${entryId(opts.target, s.key)} ${outcome}${s.spec.state === 'absent' ? ' (state: absent)' : ''}\n`);
         }
         if (!opts.wait) return;
         const targets: WaitTarget[] = specs.map((s) => ({ key: s.key, hash: s.hash, state: s.spec.state }));

@@ -6,10 +6,10 @@ import { Command } from 'commander';
 import { serviceId, type ServiceKey } from '../../lambda/core/types';
 import { waitAndReport, withWaitOptions, type WaitFlags } from './apply';
 import { CliError } from './support/errors';
-import { parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
-import { SpecTable } from './support/spec-table';
+import { parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
+import { entryId, SpecTable } from './support/spec-table';
 
-interface DeleteOptions extends AwsOptions, WaitFlags {
+interface DeleteOptions extends AwsOptions, WaitFlags, TargetOption {
   wait?: boolean;
 }
 
@@ -20,15 +20,16 @@ export function deleteCommand(): Command {
       .argument('<cluster/service>', 'the spec to mark absent', parseServiceRef),
     'wait until the service is deleted (phase Deleted)',
   );
-  return withAwsOptions(cmd).action(
+  return withAwsOptions(withTargetOption(cmd)).action(
     runAction(async (key: ServiceKey, opts: DeleteOptions) => {
-      const table = SpecTable.open(tableOf(opts));
+      const table = SpecTable.open(tableOf(opts), opts.target);
       try {
+        await table.assertTarget();
         const entry = await table.markAbsent(key);
-        process.stdout.write(`${serviceId(key)} marked absent; the next pass deletes the service.\n`);
+        process.stdout.write(`${entryId(opts.target, key)} marked absent; the next pass deletes the service.\n`);
         if (!opts.wait) return;
         if (!entry.result.ok) {
-          throw new CliError(`${serviceId(key)} is not a valid spec, so the reconciler will not delete it: fix it first (ecsr get ${serviceId(key)}).`);
+          throw new CliError(`${entryId(opts.target, key)} is not a valid spec, so the reconciler will not delete it: fix it first (ecsr get ${entryId(opts.target, key)}).`);
         }
         await waitAndReport(table, [{ key, hash: entry.result.hash, state: 'absent' }], opts);
       } finally {

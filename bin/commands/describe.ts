@@ -19,11 +19,11 @@ import { serviceId, type ServiceKey } from '../../lambda/core/types';
 import { fitTable, reasonBlock, terminalWidth } from '../../local/view';
 import { CliError } from './support/errors';
 import { colorPhase, colorsFor, lastActionText, statusReason, toJson, toYaml } from './support/format';
-import { parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
-import { SpecTable, type TableEntry } from './support/spec-table';
+import { parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
+import { entryId, SpecTable, type TableEntry } from './support/spec-table';
 import { taskStopText } from './support/wait';
 
-interface DescribeOptions extends AwsOptions {
+interface DescribeOptions extends AwsOptions, TargetOption {
   output: 'text' | 'json' | 'yaml';
   events: number;
   tasks: number;
@@ -187,22 +187,28 @@ export function describeCommand(): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
     .option('--events <n>', 'latest ECS service events to show', parseInteger, 10)
     .option('--tasks <n>', 'running and stopped tasks to show, each', parseInteger, 10);
-  return withAwsOptions(cmd).action(
+  return withAwsOptions(withTargetOption(cmd)).action(
     runAction(async (key: ServiceKey, opts: DescribeOptions) => {
-      const table = SpecTable.open(tableOf(opts));
+      const table = SpecTable.open(tableOf(opts), opts.target);
       let entry: TableEntry | undefined;
       try {
+        await table.assertTarget();
         entry = await table.get(key);
       } finally {
         table.close();
       }
-      if (!entry) throw new CliError(`There is no spec ${serviceId(key)} in table ${table.name}.`);
-      const { ecs } = createEcsClient();
+      if (!entry) throw new CliError(`There is no spec ${entryId(opts.target, key)} in table ${table.name}.`);
       let live: LiveService;
-      try {
-        live = await readLiveService(ecs, key, Math.max(1, opts.tasks));
-      } finally {
-        ecs.destroy();
+      if (opts.target !== 'default') {
+        // Another target's ECS is in its account: the reconciler's status is what this shell can read.
+        live = { tasks: [], error: `not read: target ${opts.target}'s services are in another account than this shell's credentials reach (its status above is the reconciler's)` };
+      } else {
+        const { ecs } = createEcsClient();
+        try {
+          live = await readLiveService(ecs, key, Math.max(1, opts.tasks));
+        } finally {
+          ecs.destroy();
+        }
       }
       if (opts.output === 'json') process.stdout.write(toJson(describeDocument(entry, live, opts.events)));
       else if (opts.output === 'yaml') process.stdout.write(toYaml(describeDocument(entry, live, opts.events)));

@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { Document } from 'yaml';
 import { formatSpecError, specToItem } from '../../lambda/core/spec';
 import { serviceId } from '../../lambda/core/types';
-import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { SpecTable, type TableEntry } from './support/spec-table';
 
 /**
@@ -30,11 +30,12 @@ export function exportYaml(entries: readonly TableEntry[]): string {
 
 export function exportCommand(): Command {
   const cmd = new Command('export').description('Print every spec as YAML (multi-document), ready for ecsr apply -f');
-  return withAwsOptions(cmd).action(
-    runAction(async (opts: AwsOptions) => {
-      const table = SpecTable.open(tableOf(opts));
+  return withAwsOptions(withTargetOption(cmd)).action(
+    runAction(async (opts: AwsOptions & TargetOption) => {
+      const table = SpecTable.open(tableOf(opts), opts.target);
       let entries: TableEntry[];
       try {
+        await table.assertTarget();
         entries = await table.scan();
       } finally {
         table.close();

@@ -10,11 +10,13 @@ import { specToItem } from '../../lambda/core/spec';
 import { serviceId } from '../../lambda/core/types';
 import { CliError } from './support/errors';
 import { fitRows, GET_FORMATS, renderStatusTable, statusReasonLines, terminalWidth, toJson, toYaml } from './support/format';
-import { formatDuration, parseDuration, parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
-import { SpecTable, type TableEntry } from './support/spec-table';
+import { formatDuration, parseDuration, parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
+import { entryId, SpecTable, type TableEntry } from './support/spec-table';
 import { heartbeatLine, type LocalRunHeartbeat } from '../../local/heartbeat';
 
-interface GetOptions extends AwsOptions {
+interface GetOptions extends AwsOptions, TargetOption {
+  /** Every target's specs, with a TARGET column. */
+  allTargets?: boolean;
   output: (typeof GET_FORMATS)[number];
   watch?: boolean;
   /** Seconds between refreshes of --watch. */
@@ -36,6 +38,7 @@ function parseSelector(text: string): Selector {
 export function entryDocument(e: TableEntry): Record<string, unknown> {
   const r = e.result;
   return {
+    target: e.target ?? 'default',
     cluster: e.key?.cluster ?? e.item.cluster,
     service: e.key?.service ?? e.item.service,
     valid: r.ok,
@@ -49,17 +52,30 @@ export function entryDocument(e: TableEntry): Record<string, unknown> {
 interface Read {
   entries: TableEntry[];
   heartbeat?: LocalRunHeartbeat;
+  /** Several targets are shown: the TARGET column. */
+  targets?: boolean;
+  /** Spec counts of the targets not shown (listing one target). */
+  otherTargets?: Record<string, number>;
 }
 
 /** Reads the entries `selector` names. @throws CliError for CLUSTER/SERVICE without a spec. */
-async function readEntries(table: SpecTable, selector: Selector | undefined): Promise<Read> {
+async function readEntries(table: SpecTable, selector: Selector | undefined, allTargets = false): Promise<Read> {
   if (selector?.service) {
     const one = await table.get({ cluster: selector.cluster, service: selector.service });
-    if (!one) throw new CliError(`There is no spec ${serviceId({ cluster: selector.cluster, service: selector.service })} in table ${table.name}.`);
+    if (!one) throw new CliError(`There is no spec ${entryId(table.target, { cluster: selector.cluster, service: selector.service })} in table ${table.name}.`);
     return { entries: [one] };
   }
-  const { entries, heartbeat } = await table.scanWithHeartbeat();
-  return { entries: entries.filter((e) => !selector || e.key?.cluster === selector.cluster), ...(heartbeat ? { heartbeat } : {}) };
+  const { entries, heartbeat, otherTargets } = await table.scanWithHeartbeat({ allTargets });
+  const shown = entries.filter((e) => !selector || e.key?.cluster === selector.cluster);
+  const several = allTargets || new Set(shown.map((e) => e.target ?? 'default')).size > 1;
+  return { entries: shown, ...(heartbeat ? { heartbeat } : {}), ...(several ? { targets: true } : {}), ...(!allTargets && Object.keys(otherTargets).length > 0 ? { otherTargets } : {}) };
+}
+
+/** Under a one-target listing: the other targets of the table, and how to see them. */
+function otherTargetsLine(read: Read): string {
+  const others = Object.entries(read.otherTargets ?? {});
+  if (others.length === 0) return '';
+  return `\nOther targets in this table: ${others.map(([t, n]) => `${t} (${n} spec${n === 1 ? '' : 's'})`).join(', ')}; --all-targets shows every one, --target NAME one.\n`;
 }
 
 /**
@@ -69,9 +85,9 @@ async function readEntries(table: SpecTable, selector: Selector | undefined): Pr
 function renderEntries(read: Read, selector: Selector | undefined, tableName: string, wide: boolean, width: number): string {
   const { entries, heartbeat } = read;
   const top = heartbeat ? `${wrapAnsi(heartbeatLine(heartbeat, Date.now()), width, { hard: true, trim: true })}\n\n` : '';
-  if (entries.length === 0) return `${top}${selector ? `No specs in cluster ${selector.cluster} (table ${tableName}).\n` : `No specs in table ${tableName}.\n`}`;
+  if (entries.length === 0) return `${top}${selector ? `No specs in cluster ${selector.cluster} (table ${tableName}).\n` : `No specs in table ${tableName}.\n`}${otherTargetsLine(read)}`;
   const under = statusReasonLines(entries, width);
-  return `${top}${renderStatusTable(entries, { wide, width })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}`;
+  return `${top}${renderStatusTable(entries, { wide, width, ...(read.targets ? { targets: true } : {}) })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}${otherTargetsLine(read)}`;
 }
 
 /**
@@ -95,7 +111,7 @@ async function watchEntries(table: SpecTable, selector: Selector | undefined, op
     for (let n = 1; !stop; n++) {
       let body: string;
       try {
-        body = renderEntries(await readEntries(table, selector), selector, table.name, opts.output === 'wide', terminalWidth());
+        body = renderEntries(await readEntries(table, selector, opts.allTargets), selector, table.name, opts.output === 'wide', terminalWidth());
       } catch (err) {
         if (err instanceof CliError && selector?.service) throw err;
         body = `could not read table ${table.name}: ${err instanceof Error ? err.message : String(err)}; retrying\n`;
@@ -127,10 +143,19 @@ export function getCommand(): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(GET_FORMATS).default('table'))
     .option('-w, --watch', 'refresh the table in place every --interval until Ctrl+C')
     .addOption(new Option('--interval <duration>', 'how often --watch refreshes, e.g. 2s, 1m').argParser(parseDuration).default(5, '5s'))
-    .addOption(new Option('--count <n>', 'end --watch after this many refreshes').argParser(parseInteger));
-  return withAwsOptions(cmd).action(
+    .addOption(new Option('--count <n>', 'end --watch after this many refreshes').argParser(parseInteger))
+    .option('-A, --all-targets', 'the specs of every target (account and Region), with a TARGET column');
+  return withAwsOptions(withTargetOption(cmd)).action(
     runAction(async (selector: Selector | undefined, opts: GetOptions) => {
-      const table = SpecTable.open(tableOf(opts));
+      if (opts.allTargets && selector?.service) throw new CliError('--all-targets lists specs: give CLUSTER or nothing, or name the target of CLUSTER/SERVICE with --target.');
+      if (opts.allTargets && opts.target !== 'default') throw new CliError('Give --all-targets or --target NAME, not both.');
+      const table = SpecTable.open(tableOf(opts), opts.target);
+      try {
+        await table.assertTarget();
+      } catch (err) {
+        table.close();
+        throw err;
+      }
       if (opts.watch) {
         if (opts.output !== 'table' && opts.output !== 'wide') throw new CliError('--watch shows the table: use it with -o table or -o wide.');
         try {
@@ -142,7 +167,7 @@ export function getCommand(): Command {
       }
       let read: Read;
       try {
-        read = await readEntries(table, selector);
+        read = await readEntries(table, selector, opts.allTargets);
       } finally {
         table.close();
       }

@@ -9,10 +9,10 @@ import { Command, InvalidArgumentError } from 'commander';
 import { serviceId, type ServiceKey } from '../../lambda/core/types';
 import { waitAndReport, withWaitOptions, type WaitFlags } from './apply';
 import { CliError } from './support/errors';
-import { parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
-import { SpecTable } from './support/spec-table';
+import { parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
+import { entryId, SpecTable } from './support/spec-table';
 
-interface SetImageOptions extends AwsOptions, WaitFlags {
+interface SetImageOptions extends AwsOptions, WaitFlags, TargetOption {
   wait?: boolean;
 }
 
@@ -47,20 +47,21 @@ function setImageCommand(): Command {
       .argument('<[container=]image>', 'the new image; name the container when the spec has several', parseImageAssignment),
     'wait until the service runs the new image (rollout COMPLETED, running = desired)',
   );
-  return withAwsOptions(cmd).action(
+  return withAwsOptions(withTargetOption(cmd)).action(
     runAction(async (key: ServiceKey, assignment: ImageAssignment, opts: SetImageOptions) => {
-      const table = SpecTable.open(tableOf(opts));
+      const table = SpecTable.open(tableOf(opts), opts.target);
       try {
+        await table.assertTarget();
         const { outcome, previous, entry } = await table.setImage(key, assignment.container, assignment.image);
         const which = assignment.container === undefined ? '' : ` container ${assignment.container}`;
         process.stdout.write(
           outcome === 'unchanged'
-            ? `${serviceId(key)}${which} image unchanged (${assignment.image})\n`
-            : `${serviceId(key)}${which} image set: ${previous ?? '(none)'} -> ${assignment.image}\n`,
+            ? `${entryId(opts.target, key)}${which} image unchanged (${assignment.image})\n`
+            : `${entryId(opts.target, key)}${which} image set: ${previous ?? '(none)'} -> ${assignment.image}\n`,
         );
         if (!opts.wait) return;
         if (!entry.result.ok) {
-          throw new CliError(`${serviceId(key)} is not a valid spec, so the reconciler will not roll it out: fix it first (ecsr get ${serviceId(key)}).`);
+          throw new CliError(`${entryId(opts.target, key)} is not a valid spec, so the reconciler will not roll it out: fix it first (ecsr get ${entryId(opts.target, key)}).`);
         }
         await waitAndReport(table, [{ key, hash: entry.result.hash, state: entry.result.spec.state }], opts);
       } finally {

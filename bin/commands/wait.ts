@@ -13,13 +13,14 @@ import { formatSpecError } from '../../lambda/core/spec';
 import { serviceId, type ServiceKey } from '../../lambda/core/types';
 import { waitAndReport, withWaitTimings, type WaitFlags } from './apply';
 import { CliError, EXIT } from './support/errors';
-import { formatDuration, parseServiceRef, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
+import { formatDuration, parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
+import { entryId } from './support/spec-table';
 import { SpecTable } from './support/spec-table';
 import { reasonSentence } from './support/wait';
 
 const CONDITIONS = ['converged', 'deleted'] as const;
 
-interface WaitCommandOptions extends AwsOptions, WaitFlags {
+interface WaitCommandOptions extends AwsOptions, WaitFlags, TargetOption {
   for: (typeof CONDITIONS)[number];
 }
 
@@ -60,13 +61,17 @@ export function waitCommand(): Command {
       .addOption(new Option('--for <condition>', 'what to wait for').choices(CONDITIONS).default('converged')),
     'ecsr wait',
   );
-  return withAwsOptions(cmd).action(
+  return withAwsOptions(withTargetOption(cmd)).action(
     runAction(async (key: ServiceKey, opts: WaitCommandOptions) => {
-      const id = serviceId(key);
-      const table = SpecTable.open(tableOf(opts));
+      const id = entryId(opts.target, key);
+      const table = SpecTable.open(tableOf(opts), opts.target);
       try {
+        await table.assertTarget();
         const entry = await table.get(key);
         if (!entry) {
+          if (opts.for === 'deleted' && opts.target !== 'default') {
+            throw new CliError(`There is no spec ${id} in table ${table.name}: for target ${opts.target}, ecsr wait follows the reconciler's status, and its ECS is in another account.`);
+          }
           if (opts.for === 'deleted') {
             process.stdout.write(`There is no spec ${id} in table ${table.name}; waiting for ECS to report the service deleted...\n`);
             return await waitGoneFromEcs(key, opts);

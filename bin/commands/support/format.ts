@@ -80,16 +80,19 @@ export function statusRow(entry: TableEntry): StatusRow {
  * the whole reason, the last action and the observation time, cut nowhere (as `kubectl -o wide`).
  * Print {@link statusReasonLines} under it.
  */
-export function renderStatusTable(entries: readonly TableEntry[], opts: { wide?: boolean; width?: number } = {}, c = colorsFor()): string {
+export function renderStatusTable(entries: readonly TableEntry[], opts: { wide?: boolean; width?: number; targets?: boolean } = {}, c = colorsFor()): string {
   const rows = entries.map(statusRow);
+  // `targets`: a TARGET column first (the entries of several targets, `ecsr get --all-targets`).
+  const lead = (i: number) => (opts.targets ? [entries[i].target ?? 'default'] : []);
+  const leadHead = opts.targets ? ['TARGET'] : [];
   if (opts.wide) {
-    const table = plainTable(['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED', 'REASON', 'LAST ACTION', 'OBSERVED']);
-    for (const r of rows) table.push([r.id, colorPhase(r.phase, c), r.desired, r.running, r.pending, r.synced, r.reason, r.lastAction, r.observedAt]);
+    const table = plainTable([...leadHead, 'SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED', 'REASON', 'LAST ACTION', 'OBSERVED']);
+    rows.forEach((r, i) => table.push([...lead(i), r.id, colorPhase(r.phase, c), r.desired, r.running, r.pending, r.synced, r.reason, r.lastAction, r.observedAt]));
     return table.toString();
   }
   const tasks = (r: StatusRow) => (r.desired === '-' ? '-' : `${r.running}/${r.desired}${r.pending !== '0' ? ` +${r.pending}` : ''}`);
-  const cells = rows.map((r) => [r.id, colorPhase(r.phase, c), tasks(r), r.synced, r.phase === 'Invalid' ? 'SpecInvalid' : reasonWord(r.reason)]);
-  return fitTable(['SERVICE', 'PHASE', 'TASKS', 'SYNCED', 'REASON'], cells, { width: opts.width ?? terminalWidth(), shrink: [0] });
+  const cells = rows.map((r, i) => [...lead(i), r.id, colorPhase(r.phase, c), tasks(r), r.synced, r.phase === 'Invalid' ? 'SpecInvalid' : reasonWord(r.reason)]);
+  return fitTable([...leadHead, 'SERVICE', 'PHASE', 'TASKS', 'SYNCED', 'REASON'], cells, { width: opts.width ?? terminalWidth(), shrink: [opts.targets ? 1 : 0] });
 }
 
 /**
@@ -101,8 +104,9 @@ export function statusReasonLines(entries: readonly TableEntry[], width: number 
   const out: string[] = [];
   for (const e of entries) {
     const r = statusRow(e);
-    if (!e.result.ok) for (const err of e.result.errors) out.push(reasonBlock(r.id, `invalid: ${formatSpecError(err)}`, width));
-    else if (needsReason(r.phase) && r.reason !== '') out.push(reasonBlock(r.id, r.reason, width));
+    const id = e.target && e.target !== 'default' ? `${e.target}/${r.id}` : r.id;
+    if (!e.result.ok) for (const err of e.result.errors) out.push(reasonBlock(id, `invalid: ${formatSpecError(err)}`, width));
+    else if (needsReason(r.phase) && r.reason !== '') out.push(reasonBlock(id, r.reason, width));
   }
   return out;
 }

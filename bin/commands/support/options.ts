@@ -8,6 +8,7 @@ import { ENV } from '../../../lambda/config';
 import type { ServiceKey } from '../../../lambda/core/types';
 import { CliError, describeError, exitCodeOf } from './errors';
 import { own } from '../../../lambda/core/dict';
+import { DEFAULT_TARGET, TARGET_NAME_RE } from '../../../lambda/core/targets';
 
 /** Options added by {@link withAwsOptions}. */
 export interface AwsOptions {
@@ -167,4 +168,27 @@ export function runAction<A extends unknown[]>(fn: (...args: A) => Promise<void>
       process.exitCode = exitCodeOf(err);
     }
   };
+}
+
+/** `--target` (see {@link withTargetOption}). */
+export interface TargetOption {
+  /** The target whose specs the command reads or writes (default `default`). */
+  target: string;
+}
+
+/** Parses a target's name. @throws InvalidArgumentError for a name no target can have. */
+export function parseTargetName(text: string): string {
+  if (!TARGET_NAME_RE.test(text)) throw new InvalidArgumentError(`"${text}" is not a target name (1-32 lowercase letters, digits or hyphens, as declared in docs/multi-account.md).`);
+  return text;
+}
+
+/**
+ * Adds `--target NAME` (default `default`, the reconciler's own account and Region): the command's
+ * keys are that target's, stored as `<target>/<cluster>` (docs/multi-account.md). Whether the
+ * target exists is checked against the table (`SpecTable.assertTarget`).
+ */
+export function withTargetOption(cmd: Command): Command {
+  return cmd.addOption(
+    new Option('--target <name>', "the target (account and Region) whose specs to use; its keys are <target>/<cluster> in the table").argParser(parseTargetName).default(DEFAULT_TARGET),
+  );
 }

@@ -15,10 +15,18 @@ import { canonicalJson, parseSpecItem, specToItem } from '../../../lambda/core/s
 import { serviceId, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
 import { CliError, missingTableError } from './errors';
 import { dict, own } from '../../../lambda/core/dict';
+import { DEFAULT_TARGET, parseTarget, partitionKeyOf, splitPartitionKey, TARGET_NAME_RE, TARGET_PARTITION } from '../../../lambda/core/targets';
+import { ENV } from '../../../lambda/config';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 
 /** One item of the table. */
 export interface TableEntry {
-  /** The item's key; null when `cluster` / `service` are not usable strings. */
+  /**
+   * The target the item belongs to (its partition key's prefix, `default` without one;
+   * docs/multi-account.md); undefined: `default`.
+   */
+  readonly target?: string;
+  /** The item's key, with the ECS cluster name (no target prefix); null when `cluster` / `service` are not usable strings. */
   readonly key: ServiceKey | null;
   /** The spec attributes as stored (without `status`); String Sets as arrays. */
   readonly item: Record<string, unknown>;
@@ -58,11 +66,21 @@ function plain(value: unknown): unknown {
   return value;
 }
 
-function toEntry(raw: Record<string, unknown>): TableEntry {
+/** The target and the item as the reconciler parses it: the partition key's target prefix taken off. */
+function unprefixed(raw: Record<string, unknown>): { target: string; item: Record<string, unknown> } {
+  const pk = raw[PARTITION_KEY];
+  if (typeof pk !== 'string') return { target: DEFAULT_TARGET, item: raw };
+  const { target, cluster } = splitPartitionKey(pk);
+  return { target, item: target === DEFAULT_TARGET ? raw : { ...raw, [PARTITION_KEY]: cluster } };
+}
+
+function toEntry(stored: Record<string, unknown>): TableEntry {
+  const { target, item: raw } = unprefixed(stored);
   const { [STATUS_ATTRIBUTE]: status, ...item } = raw;
   const result = parseSpecItem(item);
   const looksLikeStatus = typeof status === 'object' && status !== null && typeof (status as { phase?: unknown }).phase === 'string';
   return {
+    target,
     key: result.key,
     item: plain(item) as Record<string, unknown>,
     result,
@@ -71,21 +89,105 @@ function toEntry(raw: Record<string, unknown>): TableEntry {
 }
 
 function compareKeys(a: TableEntry, b: TableEntry): number {
+  const ta = a.target === undefined || a.target === DEFAULT_TARGET ? '' : a.target;
+  const tb = b.target === undefined || b.target === DEFAULT_TARGET ? '' : b.target;
+  if (ta !== tb) return ta < tb ? -1 : 1;
   const x = a.key ? serviceId(a.key) : '';
   const y = b.key ? serviceId(b.key) : '';
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** The specs table, through the runtime's DynamoDB document client. */
+/** `cluster/service`, prefixed with the target when it is not `default` (`staging/web/api`). */
+export function entryId(target: string | undefined, key: ServiceKey): string {
+  return target === undefined || target === DEFAULT_TARGET ? serviceId(key) : `${target}/${serviceId(key)}`;
+}
+
+/**
+ * The specs table, through the runtime's DynamoDB document client, seen from one target
+ * (`ecsr --target`, default `default`): keys are ECS names, stored under `<target>/<cluster>` for a
+ * target other than `default` (docs/multi-account.md, "The key scheme").
+ */
 export class SpecTable {
   constructor(
     readonly name: string,
     readonly doc: DynamoDBDocumentClient,
+    readonly target: string = DEFAULT_TARGET,
   ) {}
 
   /** Opens the table with the SDK's standard configuration (region, profile, endpoint). */
-  static open(name: string): SpecTable {
-    return new SpecTable(name, createDocumentClient());
+  static open(name: string, target: string = DEFAULT_TARGET): SpecTable {
+    return new SpecTable(name, createDocumentClient(), target);
+  }
+
+  /** The item key of `key` (ECS names) in this table's target. */
+  private stored(key: ServiceKey): Record<string, string> {
+    return { [PARTITION_KEY]: partitionKeyOf(this.target, key.cluster), [SORT_KEY]: key.service };
+  }
+
+  /** `cluster/service` with the target, for messages. */
+  private id(key: ServiceKey): string {
+    return entryId(this.target, key);
+  }
+
+  /**
+   * The targets this table knows: `default`, the `#target` items, the `TARGETS` variable (the
+   * construct's prop, JSON, as the function gets it), and (`withSpecs`) the prefixes of spec items.
+   * @throws CliError when the table does not exist; the SDK error otherwise.
+   */
+  async knownTargets(opts: { withSpecs?: boolean; env?: Record<string, string | undefined> } = {}): Promise<string[]> {
+    const names = new Set<string>([DEFAULT_TARGET]);
+    try {
+      const items = await this.doc.send(
+        new QueryCommand({ TableName: this.name, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': PARTITION_KEY }, ExpressionAttributeValues: { ':pk': TARGET_PARTITION }, ConsistentRead: true }),
+      );
+      for (const i of items.Items ?? []) if (typeof i[SORT_KEY] === 'string') names.add(i[SORT_KEY] as string);
+    } catch (err) {
+      throw this.translate(err);
+    }
+    const env = (opts.env ?? process.env)[ENV.targets];
+    if (env) {
+      try {
+        const list = JSON.parse(env) as unknown;
+        if (Array.isArray(list)) for (const t of list) {
+          const r = parseTarget(t, 'prop');
+          if (r.ok) names.add(r.target.name);
+        }
+      } catch {
+        // A TARGETS that is not JSON names no target (the function would refuse it at cold start).
+      }
+    }
+    if (opts.withSpecs) {
+      try {
+        let start: Record<string, unknown> | undefined;
+        do {
+          const page = await this.doc.send(
+            new ScanCommand({ TableName: this.name, ProjectionExpression: '#pk', ExpressionAttributeNames: { '#pk': PARTITION_KEY }, ...(start ? { ExclusiveStartKey: start } : {}) }),
+          );
+          for (const i of page.Items ?? []) if (typeof i[PARTITION_KEY] === 'string' && !(i[PARTITION_KEY] as string).startsWith('#')) names.add(splitPartitionKey(i[PARTITION_KEY] as string).target);
+          start = page.LastEvaluatedKey;
+        } while (start);
+      } catch (err) {
+        throw this.translate(err);
+      }
+    }
+    return [...names].sort((a, b) => (a === DEFAULT_TARGET ? -1 : b === DEFAULT_TARGET ? 1 : a.localeCompare(b)));
+  }
+
+  /**
+   * Checks that this table's target is one the table knows ({@link knownTargets}, spec prefixes
+   * included): `default` always is.
+   * @throws CliError naming the targets that exist when it is not.
+   */
+  async assertTarget(): Promise<void> {
+    if (this.target === DEFAULT_TARGET) return;
+    if (!TARGET_NAME_RE.test(this.target)) throw new CliError(`--target "${this.target}" is not a target name (1-32 lowercase letters, digits or hyphens).`);
+    const quick = await this.knownTargets();
+    if (quick.includes(this.target)) return;
+    const known = await this.knownTargets({ withSpecs: true });
+    if (known.includes(this.target)) return;
+    throw new CliError(
+      `Unknown target "${this.target}" in table ${this.name}: the targets are ${known.join(', ')} (declared by #target items, by ${ENV.targets}, or with specs in the table; docs/multi-account.md).`,
+    );
   }
 
   /** Releases the client's sockets. */
@@ -112,24 +214,39 @@ export class SpecTable {
   }
 
   /**
+   * Every spec item of every target (each entry says its target), sorted by target then key.
+   * @throws CliError when the table does not exist; the SDK error otherwise.
+   */
+  async scanAllTargets(): Promise<{ entries: TableEntry[]; heartbeat?: LocalRunHeartbeat }> {
+    return this.scanWithHeartbeat({ allTargets: true });
+  }
+
+  /**
    * {@link scan}, and the heartbeat of `ecsr local` when the table is a local run's (its reserved
    * item, local/heartbeat.ts), read by the same Scan.
    * @throws CliError when the table does not exist; the SDK error otherwise.
    */
-  async scanWithHeartbeat(): Promise<{ entries: TableEntry[]; heartbeat?: LocalRunHeartbeat }> {
+  async scanWithHeartbeat(opts: { allTargets?: boolean } = {}): Promise<{ entries: TableEntry[]; heartbeat?: LocalRunHeartbeat; otherTargets: Record<string, number> }> {
     const out: TableEntry[] = [];
+    const otherTargets: Record<string, number> = dict();
     let heartbeat: LocalRunHeartbeat | undefined;
     try {
       for await (const page of paginateScan({ client: this.doc }, { TableName: this.name, ConsistentRead: true })) {
         for (const raw of page.Items ?? []) {
-          if (!isReservedItem(raw)) out.push(toEntry(raw));
-          else heartbeat ??= readHeartbeat(raw);
+          if (isReservedItem(raw)) {
+            heartbeat ??= readHeartbeat(raw);
+            continue;
+          }
+          const entry = toEntry(raw);
+          const target = entry.target ?? DEFAULT_TARGET;
+          if (opts.allTargets || target === this.target) out.push(entry);
+          else otherTargets[target] = (own(otherTargets, target) ?? 0) + 1;
         }
       }
     } catch (err) {
       throw this.translate(err);
     }
-    return { entries: out.sort(compareKeys), ...(heartbeat ? { heartbeat } : {}) };
+    return { entries: out.sort(compareKeys), ...(heartbeat ? { heartbeat } : {}), otherTargets };
   }
 
   /**
@@ -144,7 +261,7 @@ export class SpecTable {
   private async getRaw(key: ServiceKey): Promise<Record<string, unknown> | undefined> {
     try {
       const out = await this.doc.send(
-        new GetCommand({ TableName: this.name, Key: { [PARTITION_KEY]: key.cluster, [SORT_KEY]: key.service }, ConsistentRead: true }),
+        new GetCommand({ TableName: this.name, Key: this.stored(key), ConsistentRead: true }),
       );
       return out.Item;
     } catch (err) {
@@ -163,7 +280,8 @@ export class SpecTable {
    */
   async writeSpec(spec: ServiceSpec): Promise<WriteOutcome> {
     const key: ServiceKey = { cluster: spec.cluster, service: spec.service };
-    const existing = await this.getRaw(key);
+    const stored = await this.getRaw(key);
+    const existing = stored ? unprefixed(stored).item : undefined;
     const item = specToItem(spec);
     const { [STATUS_ATTRIBUTE]: _status, ...before } = existing ?? {};
     if (existing && canonicalJson(plain(before)) === canonicalJson(item)) return 'unchanged';
@@ -186,7 +304,7 @@ export class SpecTable {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.name,
-          Key: { [PARTITION_KEY]: key.cluster, [SORT_KEY]: key.service },
+          Key: this.stored(key),
           UpdateExpression: clauses.join(' '),
           ExpressionAttributeNames: names,
           ...(set.length > 0 ? { ExpressionAttributeValues: values } : {}),
@@ -210,18 +328,19 @@ export class SpecTable {
    *   spec accepts (the reconciler's own validation, so nothing invalid is written).
    */
   async setImage(key: ServiceKey, container: string | undefined, image: string): Promise<SetImageOutcome> {
-    const raw = await this.getRaw(key);
-    if (!raw) throw new CliError(`There is no spec ${serviceId(key)} in table ${this.name}.`);
+    const stored = await this.getRaw(key);
+    if (!stored) throw new CliError(`There is no spec ${this.id(key)} in table ${this.name}.`);
+    const raw = unprefixed(stored).item;
     const { [STATUS_ATTRIBUTE]: _status, ...before } = raw;
     const target = imageTarget(key, before, container);
     const previous = readAt(before, target);
-    if (previous === image) return { outcome: 'unchanged', previous, entry: toEntry(raw) };
+    if (previous === image) return { outcome: 'unchanged', previous, entry: toEntry(stored) };
     const after = structuredClone(plain(before)) as Record<string, unknown>;
     writeAt(after, target, image);
     const result = parseSpecItem(after);
     const imageErrors = result.ok ? [] : result.errors.filter((e) => e.path === target.path || e.path.startsWith(`${target.path}.`));
     if (imageErrors.length > 0) {
-      throw new CliError(`${serviceId(key)}: ${imageErrors.map((e) => `${e.path}: ${e.message}`).join('; ')}; nothing was written.`);
+      throw new CliError(`${this.id(key)}: ${imageErrors.map((e) => `${e.path}: ${e.message}`).join('; ')}; nothing was written.`);
     }
     const names: Record<string, string> = { '#pk': PARTITION_KEY, '#image': 'image' };
     const values: Record<string, unknown> = { ':image': image };
@@ -238,7 +357,7 @@ export class SpecTable {
       const out = await this.doc.send(
         new UpdateCommand({
           TableName: this.name,
-          Key: { [PARTITION_KEY]: key.cluster, [SORT_KEY]: key.service },
+          Key: this.stored(key),
           UpdateExpression: update,
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
@@ -249,7 +368,7 @@ export class SpecTable {
       return { outcome: 'set', previous, entry: toEntry(out.Attributes ?? {}) };
     } catch (err) {
       if (isConditionalCheckFailed(err)) {
-        throw new CliError(`The spec ${serviceId(key)} was deleted or its containers changed while the image was being set; nothing was written.`);
+        throw new CliError(`The spec ${this.id(key)} was deleted or its containers changed while the image was being set; nothing was written.`);
       }
       throw this.translate(err);
     }
@@ -266,7 +385,7 @@ export class SpecTable {
       const out = await this.doc.send(
         new UpdateCommand({
           TableName: this.name,
-          Key: { [PARTITION_KEY]: key.cluster, [SORT_KEY]: key.service },
+          Key: this.stored(key),
           UpdateExpression: 'SET #state = :absent',
           ConditionExpression: 'attribute_exists(#pk)',
           ExpressionAttributeNames: { '#state': 'state', '#pk': PARTITION_KEY },
@@ -276,7 +395,7 @@ export class SpecTable {
       );
       return toEntry(out.Attributes ?? {});
     } catch (err) {
-      if (isConditionalCheckFailed(err)) throw new CliError(`There is no spec ${serviceId(key)} in table ${this.name}.`);
+      if (isConditionalCheckFailed(err)) throw new CliError(`There is no spec ${this.id(key)} in table ${this.name}.`);
       throw this.translate(err);
     }
   }

@@ -183,6 +183,11 @@ export interface WaitOptions {
   readonly write: (line: string) => void;
   /** ECS client for the stability check (default: the SDK's configuration). */
   readonly ecs?: ECSClient;
+  /**
+   * false: the reconciler's status alone decides (no ECS stability check): a target other than
+   * `default`, whose ECS is in another account than this shell's credentials reach.
+   */
+  readonly ecsReads?: boolean;
 }
 
 export interface WaitResult {
@@ -200,7 +205,8 @@ export interface WaitResult {
 export async function waitForTargets(table: SpecTable, targets: readonly WaitTarget[], opts: WaitOptions): Promise<WaitResult> {
   const deadline = Date.now() + opts.timeoutSeconds * 1000;
   const stableSeconds = opts.stableSeconds ?? DEFAULT_STABLE_SECONDS;
-  const ecs = opts.ecs ?? createEcsClient().ecs;
+  const ecsReads = opts.ecsReads ?? true;
+  const ecs = opts.ecs ?? (ecsReads ? createEcsClient().ecs : undefined);
   const last = new Map<string, string>();
   const statuses = new Map<string, ServiceStatus | undefined>();
   const verdicts = new Map<string, WaitVerdict>();
@@ -231,7 +237,7 @@ export async function waitForTargets(table: SpecTable, targets: readonly WaitTar
         const status = statuses.get(id);
         let verdict = verdictOf(t, status);
         say(id, progressLine(t, status));
-        if (verdict === 'done' && t.state === 'present') {
+        if (verdict === 'done' && t.state === 'present' && ecs) {
           // The status says converged; ECS must agree, and keep agreeing for the window.
           let stability: Stability;
           try {
@@ -266,7 +272,7 @@ export async function waitForTargets(table: SpecTable, targets: readonly WaitTar
       await new Promise((r) => setTimeout(r, Math.min(opts.intervalSeconds * 1000, Math.max(0, deadline - Date.now()))));
     }
   } finally {
-    if (!opts.ecs) ecs.destroy();
+    if (!opts.ecs) ecs?.destroy();
   }
 }
 
@@ -276,7 +282,7 @@ export async function waitForTargets(table: SpecTable, targets: readonly WaitTar
  * stopped tasks (ListTasks desiredStatus STOPPED + DescribeTasks; ECS keeps stopped tasks about an
  * hour, docs/ecs-facts.md §5). When ECS cannot be read, that is said instead.
  */
-export async function explain(target: WaitTarget, status: ServiceStatus | undefined, ecs?: ECSClient): Promise<string[]> {
+export async function explain(target: WaitTarget, status: ServiceStatus | undefined, ecs?: ECSClient | false): Promise<string[]> {
   const lines: string[] = [];
   const key = target.key;
   const id = serviceId(key);
@@ -299,6 +305,10 @@ export async function explain(target: WaitTarget, status: ServiceStatus | undefi
       lines.push(`  condition ${c.type}=${c.status} ${c.reason}: ${c.message}`);
     }
     if (status.lastAction?.error) lines.push(`  last action ${status.lastAction.summary} failed: ${status.lastAction.error}`);
+  }
+  if (ecs === false) {
+    lines.push("  (ECS not read: the target's services are in another account than this shell's credentials reach)");
+    return lines;
   }
   const client = ecs ?? createEcsClient().ecs;
   try {
