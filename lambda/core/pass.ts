@@ -501,7 +501,7 @@ async function reconcile(
   };
   let plan = planActions(planInput);
   if (plan.deploymentHistoryWanted && ports.reader.readServiceDeployments) {
-    const withHistory = await readDeploymentHistory(ports.reader, observed, plan.deploymentHistoryWanted, errors);
+    const withHistory = await readDeploymentHistory(ports.reader, observed, plan.deploymentHistoryWanted, errors, leaseAwareContinue(options, ports, now));
     plan = planActions({ ...planInput, observed: withHistory });
   }
 
@@ -635,6 +635,18 @@ const MAX_INVALID_REPORTED = 50;
 const HISTORY_READ_CONCURRENCY = 4;
 
 /**
+ * Services whose deployment history one pass reads at most. A pass starts only a few deployments
+ * (each registers a task definition: ECS's bucket of 20, refilled 1 a second, half of it for the
+ * reconciler), but a change of the reconciler's own defaults by a deploy makes every service it
+ * reads want one: reading all their histories (two calls each, 10 a second at half of ECS's
+ * budget) would spend the invocation before any action (found by the bench: 244 services, 68 s).
+ */
+export const MAX_HISTORY_READS = 50;
+
+/** Why a service's deployment history was wanted but not read this pass ({@link MAX_HISTORY_READS} or the deadline). */
+export const HISTORY_NOT_READ = 'not read this pass (the pass reads a bounded number of histories, before its action deadline)';
+
+/**
  * `observed` with the deployment history ({@link ObservedService.serviceDeployments}) of `keys`
  * and the task definitions their history targets (described, cached by the reader). A failed read
  * is reported in `errors` and marks the service (`serviceDeploymentsError`): the planner then does
@@ -645,14 +657,26 @@ async function readDeploymentHistory(
   observed: ObservedState,
   keys: readonly ServiceKey[],
   errors: string[],
+  shouldContinue: () => boolean,
 ): Promise<ObservedState> {
   const read = reader.readServiceDeployments?.bind(reader);
   if (!read) return observed;
-  const found = await mapLimit(keys, HISTORY_READ_CONCURRENCY, async (key) => ({ key, out: await read(key.cluster, key.service) }));
+  // Bounded (MAX_HISTORY_READS, and no read starts after the action deadline): a service whose
+  // history is not read is marked as for an unreadable one, so the planner holds back a spec that
+  // what DescribeServices shows may be a rollback of; the next passes read the others.
+  let notRead = 0;
+  const found = await mapLimit(keys.map((key, i) => ({ key, i })), HISTORY_READ_CONCURRENCY, async ({ key, i }) => {
+    if (i >= MAX_HISTORY_READS || !shouldContinue()) {
+      notRead += 1;
+      return { key, out: { error: HISTORY_NOT_READ }, reported: false };
+    }
+    return { key, out: await read(key.cluster, key.service), reported: true };
+  });
+  if (notRead > 0) errors.push(`deployment history: ${notRead} of ${keys.length} services ${HISTORY_NOT_READ}`);
   const clusters = dictOf(observed.clusters);
   const targets: string[] = [];
-  for (const { key, out } of found) {
-    if ('error' in out) errors.push(`deployment history ${serviceId(key)}: ${out.error}`);
+  for (const { key, out, reported } of found) {
+    if ('error' in out && reported) errors.push(`deployment history ${serviceId(key)}: ${out.error}`);
     const oc = own(clusters, key.cluster);
     const svc = own(oc?.services, key.service);
     if (!oc || !svc) continue;

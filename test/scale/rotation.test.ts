@@ -6,7 +6,7 @@
  * takes a second of the pass clock.
  */
 import { describe, expect, it } from 'vitest';
-import { LEASE_SAFETY_SECONDS, OBSERVATION_TIME_SHARE, runPass, type PassOptions, type PassSummary } from '../../lambda/core/pass';
+import { LEASE_SAFETY_SECONDS, MAX_HISTORY_READS, OBSERVATION_TIME_SHARE, runPass, type PassOptions, type PassSummary } from '../../lambda/core/pass';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import { METRIC } from '../../lambda/core/metric-names';
 import type { ServiceSpec } from '../../lambda/core/types';
@@ -242,5 +242,40 @@ describe('a pass bounded at every phase, and the cursor', () => {
     expect(ecs.calls[0]).toBe('ListServices bravo');
     expect(s.rotation).toEqual({ complete: true, cursor: { cluster: 'bravo' } });
     expect(s.readsComplete).toBe(true);
+  });
+});
+
+describe('deployment history reads are bounded too', () => {
+  it('a deploy that changes the defaults of every service reads at most MAX_HISTORY_READS histories, none after the action deadline, and still acts', async () => {
+    // Prepare: 3 x 30 converged services; the next passes render every task definition with
+    // another execution role (a deploy changed DEFAULT_EXECUTION_ROLE_ARN): each wants a rollout,
+    // hence its deployment history. Each history read takes a second of the pass clock.
+    const clock = new ManualClock(NOW.getTime());
+    const { ecs, ports } = fleet(clock, 30);
+    const reads: number[] = [];
+    const reader = Object.assign(Object.create(ecs) as typeof ecs, {
+      async readServiceDeployments() {
+        reads.push(clock.ms);
+        clock.advanceSeconds(1);
+        return { deployments: [] };
+      },
+    });
+    const changed = planOptions({ defaults: { ...planOptions().defaults, executionRoleArn: 'arn:aws:iam::123456789012:role/new-execution-role' } });
+
+    // Act: a long lease (the per-pass bound applies), then a short one (the deadline applies).
+    const long = await pass(clock, { ...ports, reader }, opts(LONG, { plan: changed }));
+    const longReads = reads.length;
+    reads.length = 0;
+    const shortStart = clock.ms + 60_000;
+    const short = await pass(clock, { ...ports, reader }, opts(SHORT, { plan: changed }));
+
+    // Assess: the first pass read 50 histories of the 90 services wanting one, said so, and still
+    // rolled services out; the second read none after its action deadline.
+    expect(longReads).toBe(MAX_HISTORY_READS);
+    expect(long.errors).toContainEqual(expect.stringMatching(/^deployment history: 40 of 90 services not read this pass/));
+    expect(long.counts.actionsApplied).toBeGreaterThan(0);
+    expect(short.outcome).toBe('completed');
+    expect(reads.length).toBeLessThan(MAX_HISTORY_READS);
+    expect(reads.every((at) => at < shortStart + (SHORT - LEASE_SAFETY_SECONDS) * 1000)).toBe(true);
   });
 });
