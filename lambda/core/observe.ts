@@ -32,6 +32,11 @@ export interface ObserveRequest {
   readonly specNames: ReadonlyMap<string, readonly string[]>;
   /** Names read first, by cluster. */
   readonly priority: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Names read before `priority` (each cluster's in turn), by cluster: of specs not applied yet,
+   * so that a short pass reads what people asked for before the other services needing attention.
+   */
+  readonly first?: ReadonlyMap<string, readonly string[]>;
   /** Where the previous pass stopped; undefined starts at the first cluster. */
   readonly cursor?: ObserveCursor;
   /** False on the few-keys path: only `priority` is read, no cluster is listed (never prunes). */
@@ -126,11 +131,13 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
     return { all: startedNames >= todo.length, ...(startedNames > 0 ? { lastStarted: todo[startedNames - 1] } : {}) };
   };
 
-  // 1. Priority names, by name.
-  for (const cluster of clusters) {
-    const names = [...(request.priority.get(cluster) ?? [])].sort(byCodeUnit);
-    if (names.length === 0 || !shouldContinue()) continue;
-    await describe(cluster, names);
+  // 1. Priority names, by name (`first` before the rest; a name is described once).
+  for (const tier of [request.first, request.priority]) {
+    for (const cluster of clusters) {
+      const names = [...(tier?.get(cluster) ?? [])].sort(byCodeUnit);
+      if (names.length === 0 || !shouldContinue()) continue;
+      await describe(cluster, names);
+    }
   }
 
   // 2. The rotation.

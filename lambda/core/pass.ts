@@ -881,7 +881,7 @@ export const MAX_PRIORITY_SERVICES = 1000;
  * first, the cursor. First (priority): on the few-keys path the keys asked; otherwise the valid
  * specs not at rest as memory tells ({@link rememberedAtRest}: new, edited, rolling out, failed,
  * lagging...) and invalid specs not remembered as `Invalid`, in key order, at most
- * {@link MAX_PRIORITY_SERVICES}.
+ * {@link MAX_PRIORITY_SERVICES}, specs not applied yet (new, edited) before the others.
  */
 function observationRequest(
   read: SpecRead,
@@ -901,23 +901,38 @@ function observationRequest(
     add(specNames, s.key);
   }
   const priority = new Map<string, string[]>();
+  const first = new Map<string, string[]>();
   if (options.keys) {
     for (const key of options.keys) if (!options.keysWithSpecOnly || specNames.get(key.cluster)?.includes(key.service)) add(priority, key);
   } else {
-    let taken = 0;
+    // Specs not applied yet (new or edited: what people asked for) before the other services
+    // needing attention (drift seen, rolling out, lagging...): hundreds of hand edits remembered
+    // as not at rest must not push a spec edit beyond the bound (found by the bench: 1,850 drifted
+    // services at 20,000 kept 10 spec edits unread for 3 passes in events mode).
+    const applyFirst: ServiceKey[] = [];
+    const others: ServiceKey[] = [];
     const ids = read.specs.flatMap((s) => (s.key ? [s.key] : [])).sort((a, b) => (serviceId(a) < serviceId(b) ? -1 : 1));
     for (const key of ids) {
-      if (taken >= MAX_PRIORITY_SERVICES) break;
       const id = serviceId(key);
       const valid = specs.get(id);
       const rem = own(read.statuses, id);
       const attention = valid ? !rememberedAtRest(rem, valid.hash) : rem?.phase !== 'Invalid';
       if (!attention) continue;
-      add(priority, key);
-      taken += 1;
+      if (valid && rem?.lastAppliedSpecHash !== valid.hash) applyFirst.push(key);
+      else others.push(key);
+      if (applyFirst.length >= MAX_PRIORITY_SERVICES) break;
     }
+    for (const key of [...applyFirst, ...others].slice(0, MAX_PRIORITY_SERVICES)) add(priority, key);
+    for (const key of applyFirst) add(first, key);
   }
-  return { clusters: [...clusters], specNames, priority, ...(read.cursor ? { cursor: read.cursor } : {}), rotate: !options.keys };
+  return {
+    clusters: [...clusters],
+    specNames,
+    priority,
+    ...(first.size > 0 ? { first } : {}),
+    ...(read.cursor ? { cursor: read.cursor } : {}),
+    rotate: !options.keys,
+  };
 }
 
 function sameCursor(a: ObserveCursor | undefined, b: ObserveCursor): boolean {

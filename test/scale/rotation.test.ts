@@ -205,6 +205,28 @@ describe('a pass bounded at every phase, and the cursor', () => {
     ]);
   });
 
+  it('a spec edit is read first even when more services than MAX_PRIORITY_SERVICES need attention', async () => {
+    // Prepare: 3 x 350 converged services, of which all but the last 10 are remembered as not at
+    // rest (Degraded, their spec applied: hand edits seen, say), then the last one's spec edited.
+    const clock = new ManualClock(NOW.getTime());
+    const { ecs, store, ports, specs } = fleet(clock, 350);
+    await pass(clock, ports, opts(3600));
+    const ids = Object.keys(store.statuses).sort();
+    expect(ids.length).toBe(1050);
+    for (const id of ids.slice(0, 1040)) store.statuses[id] = { ...store.statuses[id], phase: 'Degraded' };
+    const last = { cluster: 'charlie', service: name(349) };
+    const edited: ServiceSpec = { ...specs.find((x) => x.key.cluster === last.cluster && x.key.service === last.service)!.spec, desiredCount: 3 };
+    store.specs = [...specs.filter((x) => !(x.key.cluster === last.cluster && x.key.service === last.service)), aSpec(edited)];
+    ecs.calls.length = 0;
+
+    // Act
+    const s = await pass(clock, ports, opts(SHORT));
+
+    // Assess: the edited spec is read by the first call and acted on in that pass.
+    expect(ecs.calls[0]).toMatch(new RegExp(`^DescribeServices charlie .*${name(349)}`));
+    expect(s.actions.map((a) => `${a.type} ${a.cluster}/${a.service}`)).toContain(`UpdateService charlie/${name(349)}`);
+  });
+
   it('the few-keys entry point reads only those services, lists no cluster, prunes nothing and leaves the cursor', async () => {
     // Prepare
     const clock = new ManualClock(NOW.getTime());
