@@ -975,7 +975,8 @@ interface DrainedEvents {
  * RegisterTaskDefinition names the services whose remembered task definition is of that family;
  * events of services without a spec (foreign, unknown, other clusters) are ignored, as are the
  * reconciler's own calls. The mode is `events` when the queue was read and is fed (a heartbeat
- * within {@link HEARTBEAT_STALE_PASSES} pass intervals, this pass or remembered in the cursor);
+ * within {@link HEARTBEAT_STALE_PASSES} pass intervals, this pass or remembered in the cursor, or
+ * a backlog: the pass received {@link MAX_EVENT_MESSAGES});
  * otherwise `polling`, with the reason. Undefined when there is no queue, in a dry run (receiving
  * would hide the messages from the scheduled passes) and on the few-keys path.
  */
@@ -1016,9 +1017,16 @@ async function drainEvents(
   const heartbeatAt = heartbeatMs !== undefined ? new Date(heartbeatMs).toISOString() : undefined;
   const newest = Math.max(heartbeatMs ?? Number.NEGATIVE_INFINITY, Date.parse(read.cursor?.heartbeatAt ?? '') || Number.NEGATIVE_INFINITY);
   const staleMs = Math.max(HEARTBEAT_STALE_PASSES * options.events.passIntervalSeconds, HEARTBEAT_STALE_MIN_SECONDS) * 1000;
+  // A queue that gave the pass all it may take is fed, whatever its heartbeat: behind a backlog
+  // (hundreds of hand edits, messages of services not read yet coming back) the heartbeat may not
+  // be among the messages received for several passes (found by the bench: 2,000 hand edits at
+  // 20,000 services sent the passes back to polling). The fallback is for a queue nothing feeds.
+  const backlogged = got.messages.length >= MAX_EVENT_MESSAGES;
   const reason = !got.readable
     ? `the event queue could not be read (${got.error ?? 'unknown error'})`
-    : !Number.isFinite(newest)
+    : backlogged
+      ? undefined
+      : !Number.isFinite(newest)
       ? 'the event queue has delivered no heartbeat yet (are the EventBridge rules deployed?)'
       : now.getTime() - newest > staleMs
         ? `the event queue's newest heartbeat is from ${new Date(newest).toISOString()}: the rules do not feed it`

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runPass, type EventOptions, type PassOptions, type PassSummary } from '../../lambda/core/pass';
+import { MAX_EVENT_MESSAGES, runPass, type EventOptions, type PassOptions, type PassSummary } from '../../lambda/core/pass';
 import type { EventFeed, FeedMessage, ReceivedMessages } from '../../lambda/core/ports';
 import { NOW, planOptions } from '../support/builders';
 import { ManualClock, memoryPorts } from './support';
@@ -343,6 +343,26 @@ describe('events mode degrades to polling, never to doing nothing', () => {
     expect(s.events?.mode).toBe('polling');
     expect(s.events?.reason).toMatch(/newest heartbeat is from/);
     expect(s.counts.servicesRead).toBe(100);
+  });
+
+  it('a backlog that hides the heartbeat for more than three minutes: still events mode (the queue is fed)', async () => {
+    // Prepare: converged in events mode; then each pass finds MAX_EVENT_MESSAGES hand-edit events
+    // in the queue and no heartbeat among them (it is behind them, or lost).
+    const f = fleet();
+    await converged(f);
+    expect((await pass(f)).events?.mode).toBe('events');
+    const modes: string[] = [];
+
+    // Act: five passes a minute apart, past the three minutes a heartbeat stays fresh.
+    for (let i = 0; i < 5; i++) {
+      for (let m = 0; m < MAX_EVENT_MESSAGES; m++) f.feed.send(updateServiceBy(CLUSTERS[m % 10], name(m % 10)));
+      const s = await pass(f, opts(), false);
+      modes.push(`${s.events?.mode} ${s.events?.received}`);
+    }
+
+    // Assess: every pass stayed in events mode with a full receive; an empty queue afterwards falls back.
+    expect(modes).toEqual(Array.from({ length: 5 }, () => `events ${MAX_EVENT_MESSAGES}`));
+    expect((await pass(f, opts(), false)).events?.mode).toBe('polling');
   });
 
   it('a hand edit at a size where the rotation matters is corrected within two passes with events on and with events off', async () => {
