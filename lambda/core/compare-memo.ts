@@ -188,12 +188,13 @@ export function sameByDigest(specHash: string, renderKey: string, render: () => 
 
 /**
  * The desired service configuration of the spec of `specHash` under the rendering options of
- * `renderKey`, built by `build` only when not remembered. The object is shared between passes
- * (and its canonical field values with it, `./plan-service`): callers never change it.
+ * `renderKey`, built by `build(arg)` only when not remembered (a builder and its argument rather
+ * than a closure: the planner asks for every service every pass). The object is shared between
+ * passes (and its canonical field values with it, `./plan-service`): callers never change it.
  */
-export function desiredConfigOf(specHash: string, renderKey: string, build: () => DesiredServiceConfig): DesiredServiceConfig {
+export function desiredConfigOf<A>(specHash: string, renderKey: string, build: (arg: A) => DesiredServiceConfig, arg: A): DesiredServiceConfig {
   const e = specEntry(specHash, renderKey);
-  return (e.desired ??= build());
+  return (e.desired ??= build(arg));
 }
 
 /** Forgets every rendered digest and desired configuration (tests; live digests go with their descriptions). */

@@ -175,6 +175,26 @@ const strategyText = (
   if (xs.length === 1) return strategyItemText(xs[0]);
   return setText(xs.map(strategyItemText));
 };
+/**
+ * Whether `strategyText` of the live service is that of `desired` for the usual one-provider
+ * strategy (no launch type), told without building either text: same provider, same weight
+ * (absent = 0) and base (absent or 0 = none). False means "compare the texts".
+ */
+function sameSingleStrategy(live: ObservedService, desired: DesiredServiceConfig): boolean {
+  const xs = live.capacityProviderStrategy;
+  const ys = desired.capacityProviderStrategy;
+  if (xs === undefined || xs.length !== 1 || ys.length !== 1) return false;
+  const x = xs[0];
+  const y = ys[0];
+  return (
+    typeof x.capacityProvider === 'string' &&
+    x.capacityProvider === y.capacityProvider &&
+    typeof (x.weight ?? 0) === 'number' &&
+    (x.weight ?? 0) === (y.weight ?? 0) &&
+    typeof (x.base ?? 0) === 'number' &&
+    (x.base || 0) === (y.base || 0)
+  );
+}
 const strategyItemText = (s: { capacityProvider: string; weight?: number; base?: number }): string =>
   `${s.capacityProvider}:${s.weight ?? 0}${s.base ? `:base=${s.base}` : ''}`;
 const lbText = (xs: readonly { targetGroupArn?: string; containerName?: string; containerPort?: number }[] | undefined) =>
@@ -247,8 +267,8 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   }
 
   const texts = desiredTexts(desired);
-  const liveStrategy = strategyText(live.capacityProviderStrategy, live.launchType);
   const wantStrategy = texts.strategy;
+  const liveStrategy = sameSingleStrategy(live, desired) ? wantStrategy : strategyText(live.capacityProviderStrategy, live.launchType);
   if (liveStrategy !== wantStrategy) {
     const change = { field: desired.launchType ? 'launchType' : 'capacityProviderStrategy', from: liveStrategy, to: wantStrategy };
     if (desired.launchType) {
@@ -356,6 +376,8 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
     if (liveValue === b && b !== undefined && (typeof b === 'string' ? b !== '' : typeof b === 'number' || typeof b === 'boolean') && canonicalIsItself(decl)) {
       continue;
     }
+    // Neither side set (a list or object field nobody uses): canonicalOf of undefined is undefined.
+    if (liveValue === undefined && b === undefined && decl.field.type.normalize === undefined) continue;
     const want = desired.fields[name];
     const a = canonicalOf(decl.field.type, liveValue, SERVICE_CONTEXT);
     if (deepEqual(a, b)) continue;

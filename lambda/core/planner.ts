@@ -375,11 +375,31 @@ class Planner {
   /** The rendering options as a short key of the digest memo (`./compare-memo`). */
   private readonly renderKey: string;
 
-  /** The task definition rendered for `spec`, rendered on first use only. */
+  /** The spec {@link render} renders: that of the service being planned. */
+  private renderSpec: ServiceSpec | undefined;
+  private renderResult: (TaskDefinition & { family: string }) | undefined;
+
+  /**
+   * The task definition rendered for the spec of the service being planned ({@link renderer}),
+   * rendered on first use only. One function for the whole pass: no closure per service.
+   */
+  private readonly render = (): TaskDefinition & { family: string } =>
+    (this.renderResult ??= renderTaskDefinition(this.renderSpec as ServiceSpec, { defaults: this.options.defaults, ownerId: this.options.ownerId }));
+
+  /**
+   * The task definition rendered for `spec`, rendered on first use only, as a function valid until
+   * the next service's (the planner plans one service at a time).
+   */
   private renderer(spec: ServiceSpec): () => TaskDefinition & { family: string } {
-    let rendered: (TaskDefinition & { family: string }) | undefined;
-    return () => (rendered ??= renderTaskDefinition(spec, { defaults: this.options.defaults, ownerId: this.options.ownerId }));
+    if (this.renderSpec !== spec) {
+      this.renderSpec = spec;
+      this.renderResult = undefined;
+    }
+    return this.render;
   }
+
+  /** The desired service configuration of a spec (the memo's builder; one function for the pass). */
+  private readonly buildDesired = (spec: ServiceSpec): DesiredServiceConfig => desiredServiceConfig(spec, this.options.defaults);
 
   /**
    * Changes of the live task definition against the one rendered for the spec of `specHash`,
@@ -424,10 +444,16 @@ class Planner {
     const order: number[] = [];
     for (let i = 0; i < results.length; i++) order.push(i);
     order.sort((i, j) => compareKeys(results[i].key, results[j].key));
+    let clusterName: string | undefined;
+    let cl: ObservedCluster | undefined;
     for (const i of order) {
       const id = ids[i];
       const r = results[i];
-      const cl = this.cluster(r.key.cluster);
+      // In this order a cluster's services come together: its observation is looked up once.
+      if (cl === undefined || r.key.cluster !== clusterName) {
+        clusterName = r.key.cluster;
+        cl = this.cluster(clusterName);
+      }
       collect(id, r.ok ? this.planSpec(id, r, cl) : this.planInvalid(r.key, r.errors, cl));
     }
     for (const cluster of clusters) {
@@ -458,24 +484,31 @@ class Planner {
   /**
    * One spec per service id, in the order first seen: `ids[i]` and `results[i]`; an invalid result
    * wins over a valid one for the same key (safer). `specNames`: per cluster, the service names
-   * that have a spec (to find the orphans without a key string each).
+   * that have a spec and their position (to find duplicates and orphans without a map keyed by
+   * `cluster/service`).
    */
-  private indexSpecs(): { ids: ServiceId[]; results: KeyedSpec[]; specNames: Map<string, Set<string>> } {
-    const position = new Map<ServiceId, number>();
+  private indexSpecs(): { ids: ServiceId[]; results: KeyedSpec[]; specNames: Map<string, Map<string, number>> } {
     const ids: ServiceId[] = [];
     const results: KeyedSpec[] = [];
-    const specNames = new Map<string, Set<string>>();
+    const specNames = new Map<string, Map<string, number>>();
+    let lastCluster: string | undefined;
+    let lastNames: Map<string, number> | undefined;
     for (const r of this.input.specs) {
       if (!r.key) continue;
-      const id = serviceId(r.key);
-      const at = position.get(id);
+      const { cluster, service } = r.key;
+      // Specs of one cluster tend to come together: its names are kept at hand.
+      let names = cluster === lastCluster ? lastNames : specNames.get(cluster);
+      if (names === undefined) {
+        names = new Map();
+        specNames.set(cluster, names);
+      }
+      lastCluster = cluster;
+      lastNames = names;
+      const at = names.get(service);
       if (at === undefined) {
-        position.set(id, ids.length);
-        ids.push(id);
+        names.set(service, ids.length);
+        ids.push(serviceId(r.key));
         results.push(r as KeyedSpec);
-        const names = specNames.get(r.key.cluster);
-        if (names) names.add(r.key.service);
-        else specNames.set(r.key.cluster, new Set([r.key.service]));
       } else if (results[at].ok && !r.ok) {
         results[at] = r as KeyedSpec;
       }
@@ -675,7 +708,7 @@ class Planner {
     if (!cl.exists) {
       return this.blockedPlan(id, r, counts, svc, Reason.ClusterNotFound, `cluster ${key.cluster} does not exist; the reconciler does not create clusters`);
     }
-    const holder = this.familyCollisions.get(id);
+    const holder = this.familyCollisions.size > 0 ? this.familyCollisions.get(id) : undefined;
     if (holder) {
       return this.blockedPlan(id, r, counts, svc, 
         Reason.FamilyCollision,
@@ -937,6 +970,23 @@ class Planner {
       for (const d of svc.deployments) if (d.rolloutState === 'FAILED') anyFailed = true;
       if (!anyFailed) return undefined;
     }
+    return this.failedRolloutOf(hash, svc, rendered, tdChanges, desired, revisionChanges, rem, wantsDeployment);
+  }
+
+  /**
+   * {@link detectFailedRollout} past its steady case (a method of its own: its closure's context
+   * is then allocated only for the services that get here).
+   */
+  private failedRolloutOf(
+    hash: string,
+    svc: ObservedService,
+    rendered: () => TaskDefinition & { family: string },
+    tdChanges: FieldChange[] | undefined,
+    desired: DesiredServiceConfig,
+    revisionChanges: FieldChange[],
+    rem: ServiceStatus | undefined,
+    wantsDeployment: boolean,
+  ): { message: string; serviceDeploymentArn?: string } | undefined {
     const rolledBack = wantsDeployment ? this.rolledBackInHistory(hash, svc, rendered, desired, revisionChanges, rem) : undefined;
     const appliedThis = rem?.lastAppliedSpecHash === hash;
     const ours = (d: ObservedDeployment): boolean => {
@@ -1068,7 +1118,7 @@ class Planner {
     const liveTd = own(this.observed.taskDefinitions, svc.taskDefinition);
     const allTdChanges = liveTd ? this.taskDefinitionChanges(hash, rendered, liveTd) : undefined;
 
-    const desired = desiredConfigOf(hash, this.renderKey, () => desiredServiceConfig(spec, this.options.defaults));
+    const desired = desiredConfigOf(hash, this.renderKey, this.buildDesired, spec);
     const fullDiff = diffService(desired, svc);
     const revisionChanges =
       fullDiff.changes.length === 0 && fullDiff.unsendable.length === 0

@@ -157,19 +157,45 @@ export interface ConditionDrafts {
  * Turns drafts into conditions in a fixed order (Ready, Progressing, Blocked, Incomplete),
  * keeping `lastTransitionTime` from the remembered condition of the same type when its status did
  * not change, else `now` (Kubernetes API conventions, "Typical status properties").
+ * A condition equal to the remembered one (same type, status, reason and message, and nothing
+ * else) is the remembered object itself, and when every condition is, so is the array: a steady
+ * service allocates no condition (statuses are never changed in place; the pass copies one to
+ * change it).
  */
 export function resolveConditions(drafts: ConditionDrafts, remembered: Condition[] | undefined, now: Date): Condition[] {
   const at = isoTime(now);
-  const out: Condition[] = [
-    condition(ConditionType.Ready, drafts.ready.status, drafts.ready.reason, drafts.ready.message, remembered, at),
-    condition(ConditionType.Progressing, drafts.progressing.status, drafts.progressing.reason, drafts.progressing.message, remembered, at),
-  ];
-  if (drafts.blocked) out.push(condition(ConditionType.Blocked, 'True', drafts.blocked.reason, drafts.blocked.message, remembered, at));
-  if (drafts.incomplete) out.push(condition(ConditionType.Incomplete, 'True', drafts.incomplete.reason, drafts.incomplete.message, remembered, at));
+  const ready = condition(ConditionType.Ready, drafts.ready.status, drafts.ready.reason, drafts.ready.message, remembered, at);
+  const progressing = condition(ConditionType.Progressing, drafts.progressing.status, drafts.progressing.reason, drafts.progressing.message, remembered, at);
+  const blocked = drafts.blocked ? condition(ConditionType.Blocked, 'True', drafts.blocked.reason, drafts.blocked.message, remembered, at) : undefined;
+  const incomplete = drafts.incomplete
+    ? condition(ConditionType.Incomplete, 'True', drafts.incomplete.reason, drafts.incomplete.message, remembered, at)
+    : undefined;
+  const count = 2 + (blocked ? 1 : 0) + (incomplete ? 1 : 0);
+  if (
+    remembered !== undefined &&
+    Array.isArray(remembered) &&
+    remembered.length === count &&
+    remembered[0] === ready &&
+    remembered[1] === progressing &&
+    (blocked === undefined || remembered[2] === blocked) &&
+    (incomplete === undefined || remembered[count - 1] === incomplete) &&
+    Object.getPrototypeOf(remembered) === Array.prototype
+  ) {
+    return remembered;
+  }
+  const out: Condition[] = [ready, progressing];
+  if (blocked) out.push(blocked);
+  if (incomplete) out.push(incomplete);
   return out;
 }
 
-/** One condition, its `lastTransitionTime` kept from the remembered one of its type when the status is the same. */
+/** The members of a condition in the order this module writes them: a remembered condition with exactly these is reused. */
+const CONDITION_MEMBERS = ['type', 'status', 'reason', 'message', 'lastTransitionTime'] as const;
+
+/**
+ * One condition, its `lastTransitionTime` kept from the remembered one of its type when the status
+ * is the same; the remembered object itself when it already says all this (and holds nothing else).
+ */
 function condition(
   type: ConditionType,
   status: ConditionStatus,
@@ -187,7 +213,23 @@ function condition(
       }
     }
   }
+  if (prev !== undefined && prev.status === status && prev.reason === reason && prev.message === message && reusable(prev)) return prev;
   return { type, status, reason, message, lastTransitionTime: prev && prev.status === status ? prev.lastTransitionTime : at };
+}
+
+/**
+ * Whether a remembered condition can stand for a new one with its type, status, reason and message:
+ * a plain object whose own members are exactly the five of a condition, in the order a new one
+ * has them, `lastTransitionTime` a string (what the status store reads back).
+ */
+function reusable(c: Condition): boolean {
+  if (typeof c.lastTransitionTime !== 'string' || Object.getPrototypeOf(c) !== Object.prototype) return false;
+  let i = 0;
+  for (const k in c) {
+    if (i >= CONDITION_MEMBERS.length || k !== CONDITION_MEMBERS[i]) return false;
+    i += 1;
+  }
+  return i === CONDITION_MEMBERS.length;
 }
 
 /** Lag of one service at `now`. */
