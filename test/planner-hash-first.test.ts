@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedMemo, clearCompareMemo, digestsComputed, setCompareMemoEnabled } from '../lambda/core/compare-memo';
 import { plan } from '../lambda/core/planner';
-import { eventReason, rememberReason } from '../lambda/core/status';
+import { eventReason, rememberReason, resolveConditions, statusChanged } from '../lambda/core/status';
+import { parseRememberedStatus } from '../lambda/adapters/dynamo-spec-store';
 import { canonicalTaskDefinitionHash } from '../lambda/core/taskdef';
 import type { PlanInput } from '../lambda/core/planner';
 import type { ObservedService, Plan, ServiceStatus, TaskDefinition } from '../lambda/core/types';
@@ -240,6 +241,39 @@ describe('steady path: every change still reaches the full comparison', () => {
       reason: /capacityProviderStrategy FARGATE_SPOT:1 -> FARGATE:1/,
     },
     {
+      case: 'the capacity provider weight changed by hand (same provider)',
+      change: (s: ObservedService) => ({ ...s, capacityProviderStrategy: [{ capacityProvider: 'FARGATE', weight: 2 }] }),
+      actions: ['UpdateService web-1'],
+      reason: /capacityProviderStrategy FARGATE:2 -> FARGATE:1/,
+    },
+    {
+      case: 'a capacity provider base set by hand (same provider and weight)',
+      change: (s: ObservedService) => ({ ...s, capacityProviderStrategy: [{ capacityProvider: 'FARGATE', weight: 1, base: 2 }] }),
+      actions: ['UpdateService web-1'],
+      reason: /capacityProviderStrategy FARGATE:1:base=2 -> FARGATE:1/,
+    },
+    {
+      case: 'a second capacity provider added by hand',
+      change: (s: ObservedService) => ({
+        ...s,
+        capacityProviderStrategy: [
+          { capacityProvider: 'FARGATE', weight: 1 },
+          { capacityProvider: 'FARGATE_SPOT', weight: 1 },
+        ],
+      }),
+      actions: ['UpdateService web-1'],
+      reason: /capacityProviderStrategy FARGATE:1,FARGATE_SPOT:1 -> FARGATE:1/,
+    },
+    {
+      case: 'a Cloud Map registry added by hand (a list field neither side set)',
+      change: (s: ObservedService) => ({
+        ...s,
+        serviceRegistries: [{ registryArn: 'arn:aws:servicediscovery:us-east-1:123456789012:service/srv-0123456789abcdef' }],
+      }),
+      actions: ['UpdateService web-1'],
+      reason: /serviceRegistries .*srv-0123456789abcdef.* -> \(none\)/,
+    },
+    {
       case: 'a spec tag changed by hand',
       change: (s: ObservedService) => ({ ...s, tags: { ...s.tags, team: 'b' } }),
       actions: ['TagResource web-1'],
@@ -325,6 +359,66 @@ describe('steady path: every change still reaches the full comparison', () => {
     // The services that did not change keep their steady status, observedAt included.
     expect(p.statuses['apps/web-0']).toStrictEqual(steady.statuses['apps/web-0']);
     expect(p.statuses['apps/web-2']).toStrictEqual(steady.statuses['apps/web-2']);
+  });
+
+  it('a steady plan from statuses as the store reads them back keeps their conditions and reports no change', () => {
+    // Prepare: the remembered statuses as DynamoDB gives them to the pass (JSON, then the store's schema).
+    const { input } = steadyFleet();
+    const stored: Record<string, ServiceStatus> = {};
+    for (const [id, st] of Object.entries(input.remembered)) {
+      const read = parseRememberedStatus(JSON.parse(JSON.stringify(st)));
+      if (read) stored[id] = read;
+    }
+    const fromStore = { ...input, remembered: stored, now: at(60) };
+    // Act
+    const p = plan(fromStore);
+    const lagging = plan(withWeb1(fromStore, (s) => ({ ...s, runningCount: 1 })));
+    // Assess: nothing to write; the unchanged conditions are the remembered ones, not copies.
+    expect(p.actions).toEqual([]);
+    for (const [id, st] of Object.entries(p.statuses)) {
+      expect(statusChanged(stored[id], st), id).toBe(false);
+      expect(st.conditions, id).toBe(stored[id].conditions);
+      expect(st.observedAt).toBe(at(60).toISOString());
+    }
+    // A service that changed gets new conditions (and a write); the others keep theirs.
+    const web1 = lagging.statuses['apps/web-1'];
+    expect(statusChanged(stored['apps/web-1'], web1)).toBe(true);
+    expect(web1.conditions).not.toBe(stored['apps/web-1'].conditions);
+    expect(web1.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'TasksLagging', lastTransitionTime: at(60).toISOString() });
+    expect(lagging.statuses['apps/web-0'].conditions).toBe(stored['apps/web-0'].conditions);
+  });
+
+  it('resolveConditions reuses a remembered condition only when it says the same and holds nothing else', () => {
+    const since = at(-600).toISOString();
+    const ready = { type: 'Ready', status: 'True', reason: 'ServiceConverged', message: 'm', lastTransitionTime: since } as const;
+    const progressing = { type: 'Progressing', status: 'False', reason: 'ServiceConverged', message: 'm', lastTransitionTime: since } as const;
+    const drafts = {
+      ready: { status: 'True', reason: 'ServiceConverged', message: 'm' },
+      progressing: { status: 'False', reason: 'ServiceConverged', message: 'm' },
+    } as const;
+    const remembered = [ready, progressing];
+    // The same: the remembered array itself.
+    expect(resolveConditions(drafts, remembered, NOW)).toBe(remembered);
+    // Another message, same status: a new condition, its lastTransitionTime kept; the other one reused.
+    const moved = resolveConditions({ ...drafts, ready: { ...drafts.ready, message: 'n' } }, remembered, NOW);
+    expect(moved).not.toBe(remembered);
+    expect(moved[0]).toStrictEqual({ ...ready, message: 'n' });
+    expect(moved[1]).toBe(progressing);
+    // Another status: now.
+    const changed = resolveConditions({ ...drafts, ready: { status: 'False', reason: 'TasksLagging', message: 'm' } }, remembered, NOW);
+    expect(changed[0]).toStrictEqual({ type: 'Ready', status: 'False', reason: 'TasksLagging', message: 'm', lastTransitionTime: NOW.toISOString() });
+    // A Blocked condition more than remembered: a new array, the old conditions reused in it.
+    const blocked = resolveConditions({ ...drafts, blocked: { reason: 'NotOwned', message: 'b' } }, remembered, NOW);
+    expect(blocked).toHaveLength(3);
+    expect(blocked[0]).toBe(ready);
+    // A remembered condition with a member more, or its members in another order, is not reused (equal copy).
+    const extra = [{ ...ready, note: 'x' }, progressing];
+    expect(resolveConditions(drafts, extra, NOW)[0]).toStrictEqual(ready);
+    expect(resolveConditions(drafts, extra, NOW)[0]).not.toBe(extra[0]);
+    const reordered = [{ lastTransitionTime: since, type: 'Ready', status: 'True', reason: 'ServiceConverged', message: 'm' } as const, progressing];
+    const fresh = resolveConditions(drafts, reordered, NOW);
+    expect(fresh[0]).not.toBe(reordered[0]);
+    expect(Object.keys(fresh[0])).toEqual(['type', 'status', 'reason', 'message', 'lastTransitionTime']);
   });
 
   it('eventReason picks the newest explaining event in any listing order', () => {
