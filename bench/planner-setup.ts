@@ -6,16 +6,19 @@
  * The steady state is not written by hand: the from-empty plan is applied to the ECS simulator in
  * process (no HTTP, no throttling), simulated time runs until the tasks are up, and the observed
  * state is read back with the observer's own mapping (`toObservedService`), so the planner sees
- * what it sees in production: ECS defaults, deployments, events, tags. The setup checks that the
- * planner finds nothing to do in that state, or throws.
+ * what it sees in production: ECS defaults, deployments, events, tags; the remembered statuses
+ * are read back through the status store's schema, as a pass reads them. The setup checks that
+ * the planner finds nothing to do in that state, or throws.
  */
 import type { Service, TaskDefinition as SdkTaskDefinition } from '@aws-sdk/client-ecs';
+import { parseRememberedStatus } from '../lambda/adapters/dynamo-spec-store';
 import { toObservedService } from '../lambda/adapters/ecs-observer';
+import { dict } from '../lambda/core/dict';
 import { ECS_LIMITS } from '../lambda/core/ecs-limits';
 import type { PlanOptions } from '../lambda/core/options';
 import { plan, type PlanInput } from '../lambda/core/planner';
 import { parseSpecItem } from '../lambda/core/spec';
-import type { Action, ObservedService, ObservedState, Plan, SpecParseResult, TaskDefinition } from '../lambda/core/types';
+import type { Action, ObservedService, ObservedState, Plan, ServiceId, ServiceStatus, SpecParseResult, TaskDefinition } from '../lambda/core/types';
 import { SimulatedEcs } from '../local/sim';
 import { BENCH_START_TIME, benchClusters, benchSpecItems } from './fixtures';
 
@@ -71,10 +74,35 @@ export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInpu
   sim.advance(SETTLE_SECONDS);
 
   const observed = observeInProcess(sim, clusters);
-  const second = plan({ specs, specsComplete: true, observed, remembered: first.statuses, options, now: sim.clock.now() });
-  const steady: PlanInput = { specs, specsComplete: true, observed, remembered: second.statuses, options, now: sim.clock.now() };
+  const second = plan({ specs, specsComplete: true, observed, remembered: asStored(first.statuses), options, now: sim.clock.now() });
+  // What a pass gives plan(): the statuses as the store reads them back, no confirmed prune.
+  const steady: PlanInput = {
+    specs,
+    specsComplete: true,
+    observed,
+    remembered: asStored(second.statuses),
+    options,
+    now: sim.clock.now(),
+    pruneConfirmedClusters: [],
+  };
   assertSteady(plan(steady), n);
   return { fromEmpty, steady };
+}
+
+/**
+ * Statuses as the pass's store gives them back to the planner: written as JSON-like maps, read
+ * through the store's own schema (`parseRememberedStatus`), so that the planner meets objects
+ * of the shape and key order it meets in a pass, not its own output.
+ * @throws BenchSetupError when one does not read back.
+ */
+export function asStored(statuses: Record<ServiceId, ServiceStatus>): Record<ServiceId, ServiceStatus> {
+  const out: Record<ServiceId, ServiceStatus> = dict();
+  for (const [id, status] of Object.entries(statuses)) {
+    const read = parseRememberedStatus(JSON.parse(JSON.stringify(status)));
+    if (!read) throw new BenchSetupError(`the status of ${id} does not read back: ${JSON.stringify(status)}`);
+    out[id] = read;
+  }
+  return out;
 }
 
 function assertSteady(p: Plan, n: number): void {
