@@ -11,6 +11,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateServiceCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PassSummary } from '../../lambda/core/pass';
+import { routeEvents } from '../../lambda/core/event-routing';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { LOCAL_EVENTS_FAST_QUEUE, LOCAL_RECONCILER_CREDENTIALS, localReconcilerEnv, startLocalStack, type LocalStack } from '../../local/stack';
 import { aLambdaContext, aSpecItem, importHandler, type HandlerModule } from './support';
@@ -61,6 +62,10 @@ async function statusOf(key = WEB): Promise<ServiceStatus | undefined> {
   const out = await stack.doc.send(new GetCommand({ TableName: stack.table, Key: key, ConsistentRead: true }));
   return out.Item?.status as ServiceStatus | undefined;
 }
+
+/** What one event names when it is this account's (the handler's own routing, outside fan-out mode). */
+const routeEventsOf = (body: string) =>
+  routeEvents([body], [{ name: 'default', clusters: [], source: 'implicit' }], { account: stack.sim.accountId, region: stack.region }).byTarget.get('default') ?? [];
 
 const scheduledPass = () => handler({ source: 'aws.events', 'detail-type': 'Scheduled Event' }, aLambdaContext(50_000, `sched-${Date.now()}`));
 
@@ -130,6 +135,32 @@ describe('the events fast path through the handler', () => {
     const status = await statusOf();
     expect(status?.drift).toEqual(['desiredCount 5 -> 2']);
     expect(stack.sim.snapshot().clusters[0].services.find((s) => s.name === 'web')?.desiredCount).toBe(2);
+  });
+
+  it("an event of another account or Region naming our service's name is dropped and counted, no pass runs", async () => {
+    // Prepare: the simulator's own event of apps/web, as if it came from another account, and from another Region
+    const mine = JSON.stringify({
+      version: '0',
+      id: 'a1b2',
+      'detail-type': 'ECS Service Action',
+      source: 'aws.ecs',
+      account: stack.sim.accountId,
+      time: '2026-12-02T08:00:00Z',
+      region: stack.region,
+      resources: [`arn:aws:ecs:${stack.region}:${stack.sim.accountId}:service/apps/web`],
+      detail: { eventType: 'INFO', eventName: 'SERVICE_STEADY_STATE', clusterArn: `arn:aws:ecs:${stack.region}:${stack.sim.accountId}:cluster/apps` },
+    });
+    const as = (account: string, region: string) => JSON.stringify({ ...(JSON.parse(mine) as object), account, region });
+    const batch = { Records: [as('999999999999', stack.region), as(stack.sim.accountId, 'eu-central-1')].map((body, i) => ({ messageId: String(i), receiptHandle: `x${i}`, body, eventSource: 'aws:sqs' }) as SQSRecord) };
+    stack.sim.clearCalls();
+
+    // Act
+    const out = await handler(batch, aLambdaContext(50_000, 'foreign'));
+
+    // Assess: the same batch from this account would name apps/web; from elsewhere it names nothing
+    expect(routeEventsOf(mine)).toEqual([WEB]);
+    expect(out).toEqual({ outcome: 'nothing-to-reconcile', ignored: { events: 2, families: 0 } });
+    expect(stack.sim.calls({ action: 'DescribeServices' })).toEqual([]);
   });
 
   it("someone else's service named by events is not read (only services with a spec)", async () => {
