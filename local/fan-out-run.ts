@@ -21,7 +21,7 @@
  * simulator's clock.
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { DescribeServicesCommand, ECSClient, UpdateServiceCommand } from '@aws-sdk/client-ecs';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambda/adapters/clients';
 import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
@@ -94,6 +94,12 @@ export interface LocalFanOutResult {
   readonly targets: readonly LocalFanOutTarget[];
   /** Events no declared target serves (dropped by the routing). */
   readonly eventsUnrouted: number;
+  /**
+   * With events, once every account settled: a person's hand edit in the second account
+   * (desiredCount changed with an IAM user's credentials) and whether that target's events fast
+   * path put it back before any scheduled pass (no simulated time passing).
+   */
+  readonly handEdit?: { readonly target: string; readonly service: string; readonly from: number; readonly to: number; readonly corrected: boolean };
   readonly summary: string;
 }
 
@@ -242,6 +248,22 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
       }
       await drainEvents();
     }
+    // The second account's events reach its status within seconds: a hand edit there, seen only
+    // through its forwarded CloudTrail event, is put back by its fast path before any next tick.
+    let handEdit: LocalFanOutResult['handEdit'];
+    const edited = opts.specs.map((x) => x.spec).find((x) => x.state !== 'absent' && (x.desiredCount ?? 1) > 0);
+    if (events && converged && edited) {
+      const person = new ECSClient({ endpoint: sims[1].endpoint, region: sims[1].region, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+      const to = (edited.desiredCount ?? 1) + 2;
+      try {
+        await person.send(new UpdateServiceCommand({ cluster: edited.cluster, service: edited.service, desiredCount: to }));
+        await drainEvents();
+        const after = (await person.send(new DescribeServicesCommand({ cluster: edited.cluster, services: [edited.service] }))).services?.[0]?.desiredCount;
+        handEdit = { target: targetName(2), service: `${edited.cluster}/${edited.service}`, from: edited.desiredCount ?? 1, to, corrected: after === (edited.desiredCount ?? 1) };
+      } finally {
+        person.destroy();
+      }
+    }
     for (const u of unsubscribe) u();
     runner.destroy();
     const summary =
@@ -250,13 +272,16 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
       (events
         ? `ECS events, each account's routed to its own target's fast path by account and Region:\n` +
           status.map((t) => `  ${t.name.padEnd(12)} ${t.eventsPut} events put${t.name === DEFAULT_TARGET ? '' : ' (forwarded to the reconciler account)'}, ${t.eventServices} services named, ${t.fastPasses} fast path passes\n`).join('') +
-          `  ${eventsUnrouted} events for no declared target (dropped)\n`
+          `  ${eventsUnrouted} events for no declared target (dropped)\n` +
+          (handEdit
+            ? `Hand edit in ${handEdit.target}: ${handEdit.service} desiredCount ${handEdit.from} -> ${handEdit.to} by a person; ${handEdit.corrected ? `put back to ${handEdit.from} by ${handEdit.target}'s events fast path, no scheduled pass in between` : 'NOT put back by the events fast path'}.\n`
+            : '')
         : 'ECS events off (--no-events): every target is polled.\n') +
       (converged
         ? 'Every account settled, each in its own invocation (a service not running as desired is a failed rollout its status reports, as in `npm start`).\n'
         : 'Not every account settled in time.\n');
     opts.write(summary);
-    return { ok: converged, minutes: minute, targets: status, eventsUnrouted, summary };
+    return { ok: converged && (handEdit?.corrected ?? true), minutes: minute, targets: status, eventsUnrouted, ...(handEdit ? { handEdit } : {}), summary };
   } finally {
     doc.destroy();
     await Promise.all(sims.map((s) => s.close()));

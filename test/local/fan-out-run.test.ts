@@ -37,6 +37,10 @@ describe('ecsr local --targets 2', () => {
     expect(second.fastPasses).toBeGreaterThan(0);
     expect(home.fastPasses).toBeGreaterThan(0);
     expect(result.eventsUnrouted).toBe(0);
+    // A person's hand edit in the second account is put back by that target's events fast path,
+    // no scheduled pass (no simulated time) in between.
+    expect(result.handEdit).toMatchObject({ target: 'account-2', corrected: true });
+    expect(out.join('')).toMatch(/Hand edit in account-2: .* put back to \d+ by account-2's events fast path/);
     expect(out.join('')).toMatch(/account-2 +\d+ events put \(forwarded to the reconciler account\), \d+ services named, \d+ fast path passes/);
   }, 180_000);
 
