@@ -197,7 +197,7 @@ export const handler = async (
     // Fan-out mode: the keys of a stream batch go to their targets' invocations; the schedule
     // dispatches every target.
     const ports = { directory: fanOut.directory, queue: fanOut.queue, metrics: metricsSink, log, clock: systemClock };
-    const options = { propTargets: fanOut.settings.propTargets, defaultClusters: config.plan.managedClusters };
+    const options = { propTargets: fanOut.settings.propTargets, defaultClusters: config.plan.managedClusters, home };
     if (fast) {
       const sent = await dispatchKeys(ports, options, fast.keys);
       logger.info('fast path: keys sent to their targets', { targets: sent.targets, dropped: sent.dropped.length, failed: sent.failed });

@@ -535,7 +535,11 @@ export class EcsReconciler extends Construct {
 
   constructor(scope: Construct, id: string, props: EcsReconcilerProps = {}) {
     super(scope, id);
-    const settings = resolveSettings(props);
+    const home = Stack.of(scope);
+    const settings = resolveSettings(props, {
+      ...(Token.isUnresolved(home.account) ? {} : { account: home.account }),
+      ...(Token.isUnresolved(home.region) ? {} : { region: home.region }),
+    });
     const stack = Stack.of(this);
 
     // --- Quick-start VPC and cluster --------------------------------------------------------
@@ -1471,7 +1475,10 @@ interface ResolvedSettings {
  * Applies defaults and validates props.
  * @throws EcsReconcilerPropsError listing every problem, one sentence each.
  */
-function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
+/**
+ * @param home the stack's account and Region when known at synth (the default target's place).
+ */
+function resolveSettings(props: EcsReconcilerProps, home: { readonly account?: string; readonly region?: string } = {}): ResolvedSettings {
   const problems: string[] = [];
   const clusters = props.clusters ?? [];
   if (clusters.length === 0 && !props.createCluster) {
@@ -1633,6 +1640,7 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
   }
 
   const targetNames = new Set<string>();
+  const targetPlaces = new Map<string, string>();
   for (const t of props.targets ?? []) {
     if ([t.name, t.account, t.region, t.roleArn ?? ''].some((v) => isToken(v))) {
       problems.push(`Target "${t.name}": name, account, region and roleArn must be literal strings, not tokens.`);
@@ -1645,6 +1653,13 @@ function resolveSettings(props: EcsReconcilerProps): ResolvedSettings {
     if (!parsed.ok) problems.push(...parsed.errors.map((e) => `${e.charAt(0).toUpperCase()}${e.slice(1)}.`));
     if (targetNames.has(t.name)) problems.push(`Target "${t.name}" is listed twice in \`targets\`.`);
     targetNames.add(t.name);
+    // One target per account and Region: two would prune each other's services (one owner tag)
+    // and spend the same ECS buckets twice.
+    const place = `${t.account}/${t.region}`;
+    const holder = home.account !== undefined && home.region !== undefined && place === `${home.account}/${home.region}` ? 'default' : targetPlaces.get(place);
+    if (holder !== undefined) {
+      problems.push(`Target "${t.name}": account ${t.account} Region ${t.region} is already target "${holder}"'s; one target per account and Region (two would prune each other's services): add its clusters to "${holder}".`);
+    } else targetPlaces.set(place, t.name);
   }
   const fanOut = props.fanOut ?? (props.targets ?? []).length > 0;
   if (props.fanOut === false && (props.targets ?? []).length > 0) problems.push('`targets` needs the fan-out: drop `fanOut: false`.');

@@ -51,7 +51,7 @@ describe('target declarations', () => {
     const fromProp = [parseTarget(staging, 'prop')];
     const fromTable = [
       parseTarget({ ...staging, region: 'us-east-1' }, 'table'),
-      parseTarget({ ...staging, name: 'sandbox' }, 'table'),
+      parseTarget({ ...staging, name: 'sandbox', account: '333333333333', roleArn: 'arn:aws:iam::333333333333:role/ecs-reconciler-target' }, 'table'),
       parseTarget({ name: 'bad!' }, 'table'),
     ];
     const set = mergeTargets(fromProp, fromTable, ['apps']);
@@ -64,6 +64,40 @@ describe('target declarations', () => {
     expect(set.problems[0]).toMatch(/staging: the table item is ignored/);
     expect(set.problems.slice(1).every((p) => p.startsWith('target bad!: '))).toBe(true);
     expect(set.problems.slice(1).join('\n')).toMatch(/name must be/);
+  });
+});
+
+describe('one target per account and Region', () => {
+  const at = (name: string, account: string, region = 'eu-west-1') => ({ name, account, region, roleArn: `arn:aws:iam::${account}:role/ecs-reconciler-target` });
+
+  it('refuses a second target in an account and Region another holds: default first, then prop targets, then items by name', () => {
+    const set = mergeTargets(
+      [parseTarget(at('blue', '222222222222'), 'prop')],
+      [parseTarget(at('azure', '222222222222'), 'table'), parseTarget(at('green', '222222222222', 'us-east-1'), 'table'), parseTarget(at('home', '111111111111'), 'table')],
+      [],
+      { account: '111111111111', region: 'eu-west-1' },
+    );
+    expect(set.targets.map((t) => t.name)).toEqual([DEFAULT_TARGET, 'blue', 'green']);
+    expect(set.problems).toHaveLength(2);
+    expect(set.problems[0]).toMatch(/^target azure: account 222222222222 Region eu-west-1 is already target blue's; one target per account and Region/);
+    expect(set.problems[1]).toMatch(/^target home: account 111111111111 Region eu-west-1 is already target default's/);
+  });
+
+  it('without the home account known, still refuses two declared targets in one place', () => {
+    const set = mergeTargets([], [parseTarget(at('blue', '222222222222'), 'table'), parseTarget(at('green', '222222222222'), 'table')], []);
+    expect(set.targets.map((t) => t.name)).toEqual([DEFAULT_TARGET, 'blue']);
+    expect(set.problems).toEqual([expect.stringMatching(/^target green: .* already target blue's/)]);
+  });
+
+  it('"default" stays the reconciler\'s own account, Region and role: a declaration may give it clusters, never a place', () => {
+    expect(parseTarget({ name: DEFAULT_TARGET, clusters: ['web'] }, 'table')).toMatchObject({ ok: true, target: { name: DEFAULT_TARGET, clusters: ['web'] } });
+    const moved = parseTarget({ name: DEFAULT_TARGET, account: '999999999999', region: 'us-east-1', roleArn: 'arn:aws:iam::999999999999:role/x' }, 'table');
+    expect(moved.ok).toBe(false);
+    expect(moved.ok ? [] : moved.errors).toEqual([
+      expect.stringMatching(/^target default: account cannot be set: "default" is the reconciler's own account/),
+      expect.stringMatching(/^target default: region cannot be set/),
+      expect.stringMatching(/^target default: roleArn cannot be set/),
+    ]);
   });
 });
 

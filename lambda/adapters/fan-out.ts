@@ -342,7 +342,10 @@ export class TargetRunner {
       summary = (result as NonNullable<typeof result>).summary;
     } else {
       summary = await runtime.run(options);
-      if (summary.outcome === 'completed' && summary.readsComplete && !summary.dryRun) {
+      // A pass that read every spec and met no error is a pass, whether it read the whole fleet
+      // (polling) or its share of it (events mode reads a share by design): `readsComplete` would
+      // leave a healthy events-mode target's TargetPassAge rising forever.
+      if (summary.outcome === 'completed' && summary.specsComplete && summary.errors.length === 0 && !summary.dryRun) {
         try {
           await new DynamoTargetDirectory(this.deps.doc, this.config.specsTable).writeHeartbeat(target.name, (this.deps.clock ?? { now: () => new Date() }).now());
         } catch (err) {

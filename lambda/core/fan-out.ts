@@ -57,6 +57,11 @@ export interface DispatchOptions {
   readonly propTargets: readonly TargetParseResult[];
   /** `MANAGED_CLUSTERS`: the default target's clusters when nobody declares it. */
   readonly defaultClusters: readonly string[];
+  /**
+   * The reconciler's own account and Region (the default target's): a declared target there is
+   * refused, as is a second target in any account and Region (one target per account and Region).
+   */
+  readonly home?: HomeAccount;
 }
 
 /** What a dispatch did (the handler's answer to the schedule in fan-out mode); JSON-safe. */
@@ -79,7 +84,7 @@ export interface DispatchSummary {
 /** The targets of this tick: the prop's, the table's and the default one. */
 async function currentTargets(ports: DispatchPorts, options: DispatchOptions) {
   const read = await ports.directory.read();
-  const set = mergeTargets(options.propTargets, read.declarations, options.defaultClusters);
+  const set = mergeTargets(options.propTargets, read.declarations, options.defaultClusters, options.home);
   return { ...set, heartbeats: read.heartbeats, ...(read.error ? { error: read.error } : {}) };
 }
 

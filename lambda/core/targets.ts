@@ -86,7 +86,16 @@ const targetSchema = z
   })
   .strict()
   .superRefine((t, ctx) => {
-    if (t.name === DEFAULT_TARGET) return;
+    if (t.name === DEFAULT_TARGET) {
+      // The default target is the reconciler's own account, Region and role, and owns today's
+      // plain-keyed specs: a declaration may give it clusters and defaults, never another place.
+      for (const field of ['account', 'region', 'roleArn'] as const) {
+        if (t[field] !== undefined) {
+          ctx.addIssue({ code: 'custom', path: [field], message: `cannot be set: "default" is the reconciler's own account, Region and role (declare another account or Region under another name)` });
+        }
+      }
+      return;
+    }
     if (!t.account) ctx.addIssue({ code: 'custom', path: ['account'], message: 'is required for a target other than "default"' });
     if (!t.region) ctx.addIssue({ code: 'custom', path: ['region'], message: 'is required for a target other than "default"' });
     if (!t.roleArn) ctx.addIssue({ code: 'custom', path: ['roleArn'], message: 'is required for a target other than "default" (the ReconcilerTargetRole of its account)' });
@@ -135,7 +144,12 @@ export interface TargetSet {
  * name (the item is reported), and the default target is always there (with `MANAGED_CLUSTERS`
  * when no declaration names it). Sorted by name, `default` first.
  */
-export function mergeTargets(fromProp: readonly TargetParseResult[], fromTable: readonly TargetParseResult[], defaultClusters: readonly string[]): TargetSet {
+export function mergeTargets(
+  fromProp: readonly TargetParseResult[],
+  fromTable: readonly TargetParseResult[],
+  defaultClusters: readonly string[],
+  home?: { readonly account?: string; readonly region?: string },
+): TargetSet {
   const problems: string[] = [];
   const byName = new Map<string, Target>();
   for (const r of fromProp) {
@@ -154,8 +168,28 @@ export function mergeTargets(fromProp: readonly TargetParseResult[], fromTable: 
     byName.set(r.target.name, r.target);
   }
   if (!byName.has(DEFAULT_TARGET)) byName.set(DEFAULT_TARGET, { name: DEFAULT_TARGET, clusters: defaultClusters, source: 'implicit' });
-  const targets = [...byName.values()].sort((a, b) => (a.name === DEFAULT_TARGET ? -1 : b.name === DEFAULT_TARGET ? 1 : a.name.localeCompare(b.name)));
-  return { targets, problems };
+  const sorted = [...byName.values()].sort((a, b) => (a.name === DEFAULT_TARGET ? -1 : b.name === DEFAULT_TARGET ? 1 : a.name.localeCompare(b.name)));
+  // One target per account and Region: two would each see the other's services as owned services
+  // without a spec and prune them (one owner tag per reconciler), and would each spend the whole
+  // API budget of the same ECS buckets. The default target, then prop targets, then items win.
+  const rank = (t: Target) => (t.name === DEFAULT_TARGET ? 0 : t.source === 'prop' ? 1 : 2);
+  const byPlace = new Map<string, Target>();
+  const targets: Target[] = [];
+  for (const t of [...sorted].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name))) {
+    const account = t.account ?? home?.account;
+    const region = t.region ?? home?.region;
+    const place = account !== undefined && region !== undefined ? `${account}/${region}` : undefined;
+    const holder = place !== undefined ? byPlace.get(place) : undefined;
+    if (holder) {
+      problems.push(
+        `target ${t.name}: account ${account} Region ${region} is already target ${holder.name}'s; one target per account and Region (two would prune each other's services and share ECS's buckets): add the clusters to ${holder.name} instead`,
+      );
+      continue;
+    }
+    if (place !== undefined) byPlace.set(place, t);
+    targets.push(t);
+  }
+  return { targets: sorted.filter((t) => targets.includes(t)), problems };
 }
 
 /**

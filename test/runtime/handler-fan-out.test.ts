@@ -37,7 +37,7 @@ describe('lambda/handler in fan-out mode', () => {
       AWS_ENDPOINT_URL_STS: moto.endpoint,
       [ENV.managedClusters]: 'apps',
       [ENV.fanOutQueueUrl]: queueUrl,
-      [ENV.targets]: JSON.stringify([{ name: 'staging', account: '123456789012', region: 'us-east-1', clusters: ['apps'], roleArn: 'arn:aws:iam::123456789012:role/ecs-reconciler-target' }]),
+      [ENV.targets]: JSON.stringify([{ name: 'staging', account: '333333333333', region: 'us-east-1', clusters: ['apps'], roleArn: 'arn:aws:iam::333333333333:role/ecs-reconciler-target' }]),
     });
   }, 120_000);
   afterEach(() => vi.unstubAllEnvs());

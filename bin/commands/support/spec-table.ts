@@ -108,6 +108,9 @@ export function entryId(target: string | undefined, key: ServiceKey): string {
  * target other than `default` (docs/multi-account.md, "The key scheme").
  */
 export class SpecTable {
+  /** `#target` items the reconciler refuses, by name, with their problems (filled by {@link knownTargets}). */
+  private readonly refusedTargets = new Map<string, string[]>();
+
   constructor(
     readonly name: string,
     readonly doc: DynamoDBDocumentClient,
@@ -140,7 +143,15 @@ export class SpecTable {
       const items = await this.doc.send(
         new QueryCommand({ TableName: this.name, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': PARTITION_KEY }, ExpressionAttributeValues: { ':pk': TARGET_PARTITION }, ConsistentRead: true }),
       );
-      for (const i of items.Items ?? []) if (typeof i[SORT_KEY] === 'string') names.add(i[SORT_KEY] as string);
+      for (const i of items.Items ?? []) {
+        if (typeof i[SORT_KEY] !== 'string') continue;
+        // Read as the dispatcher reads it: an item the reconciler refuses declares no target.
+        const { [PARTITION_KEY]: _pk, [SORT_KEY]: name, ...rest } = i;
+        void _pk;
+        const r = parseTarget({ ...rest, name }, 'table');
+        if (r.ok) names.add(r.target.name);
+        else this.refusedTargets.set(name as string, r.errors);
+      }
     } catch (err) {
       throw this.translate(err);
     }
@@ -183,6 +194,12 @@ export class SpecTable {
     if (!TARGET_NAME_RE.test(this.target)) throw new CliError(`--target "${this.target}" is not a target name (1-32 lowercase letters, digits or hyphens).`);
     const quick = await this.knownTargets();
     if (quick.includes(this.target)) return;
+    const refused = this.refusedTargets.get(this.target);
+    if (refused) {
+      throw new CliError(
+        `Target "${this.target}" is declared by a #target item the reconciler refuses, so no pass would reconcile its specs: ${refused.join('; ')}. Fix the item (docs/multi-account.md).`,
+      );
+    }
     const known = await this.knownTargets({ withSpecs: true });
     if (known.includes(this.target)) return;
     throw new CliError(
