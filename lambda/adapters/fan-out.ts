@@ -254,8 +254,8 @@ export interface TargetRunnerDeps {
 /**
  * Reconciles one target per fan-out message, keeping per target (across messages of a warm
  * container) its runtime and credentials, and per account and Region its ECS rate limiter: ECS's
- * buckets are per account and Region, so two targets there share one budget and targets elsewhere
- * never wait for each other.
+ * buckets are per account and Region, so targets elsewhere never wait for each other (there is at
+ * most one target per account and Region: `mergeTargets` refuses a second).
  */
 export class TargetRunner {
   private readonly runtimes = new Map<string, { declaration: string; runtime: Runtime; credentials?: AwsCredentialIdentityProvider }>();
@@ -266,7 +266,7 @@ export class TargetRunner {
     private readonly deps: TargetRunnerDeps,
   ) {}
 
-  /** The limiter of `target`'s account and Region (shared by targets in the same one). */
+  /** The limiter of `target`'s account and Region. */
   limiterOf(target: Target): EcsRateLimiter {
     const key = `${target.account ?? 'self'}:${target.region ?? this.config.plan.defaults.region ?? 'self'}`;
     let limiter = this.limiters.get(key);

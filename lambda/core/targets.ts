@@ -174,7 +174,7 @@ export function mergeTargets(
   // API budget of the same ECS buckets. The default target, then prop targets, then items win.
   const rank = (t: Target) => (t.name === DEFAULT_TARGET ? 0 : t.source === 'prop' ? 1 : 2);
   const byPlace = new Map<string, Target>();
-  const targets: Target[] = [];
+  const refused = new Set<Target>();
   for (const t of [...sorted].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name))) {
     const account = t.account ?? home?.account;
     const region = t.region ?? home?.region;
@@ -184,12 +184,10 @@ export function mergeTargets(
       problems.push(
         `target ${t.name}: account ${account} Region ${region} is already target ${holder.name}'s; one target per account and Region (two would prune each other's services and share ECS's buckets): add the clusters to ${holder.name} instead`,
       );
-      continue;
-    }
-    if (place !== undefined) byPlace.set(place, t);
-    targets.push(t);
+      refused.add(t);
+    } else if (place !== undefined) byPlace.set(place, t);
   }
-  return { targets: sorted.filter((t) => targets.includes(t)), problems };
+  return { targets: sorted.filter((t) => !refused.has(t)), problems };
 }
 
 /**
