@@ -201,6 +201,12 @@ export interface ReconcilerConfig {
   readonly metricsNamespace: string;
   readonly plan: PlanOptions;
   /**
+   * The resync floor in every mode (issue 12): every service with a spec is re-read within
+   * `resyncSeconds` (`RESYNC_MINUTES`, seconds here), one pass every `passIntervalSeconds`
+   * (`SCHEDULE_MINUTES`, seconds). Optional for callers that build a config by hand.
+   */
+  readonly resync?: { readonly resyncSeconds: number; readonly passIntervalSeconds: number };
+  /**
    * Events mode (issue 12 part 2): the SQS queue the EventBridge rules feed, the resync interval
    * (`RESYNC_MINUTES`, seconds here), the schedule's interval and the principals whose calls are
    * not hints. Undefined (no `EVENTS_QUEUE_URL`, or `EVENTS=false`): every pass polls.
@@ -263,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiBudgetFraction: e[ENV.apiBudgetFraction],
     metricsNamespace: e[ENV.metricsNamespace],
     eventsIgnorePrincipals: e[ENV.eventsIgnorePrincipals],
+    resync: { resyncSeconds: e[ENV.resyncMinutes] * 60, passIntervalSeconds: e[ENV.scheduleMinutes] * 60 },
     ...(queueUrl !== undefined && e[ENV.events]
       ? {
           events: {

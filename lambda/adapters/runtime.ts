@@ -157,6 +157,7 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     leaseTtlSeconds: options.leaseTtlSeconds ?? DEFAULT_LEASE_TTL_SECONDS,
     ...(options.shouldContinue ? { shouldContinue: options.shouldContinue } : {}),
     ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
+    ...(config.resync ? { resync: config.resync } : {}),
     ...(config.events
       ? {
           events: {

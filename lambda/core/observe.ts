@@ -9,7 +9,9 @@
  *    cluster; for each, ListServices to the end, then DescribeServices of the listed names and the
  *    names specs give (DRAINING services are not listed) in name order, starting after
  *    `cursor.after` in the cursor's cluster; the names before it come last, once every other
- *    cluster was read.
+ *    cluster was read. While it has read fewer services with a spec than `floor.services` (the
+ *    resync floor's share), the rotation goes on past `shouldContinue` until `floor.shouldContinue`
+ *    turns false: priority reads cannot starve the floor.
  * A pass that reads the whole fleet reads it in exactly `ceil(n / 100)` ListServices and
  * `ceil(n / 10)` DescribeServices calls per cluster (the lower bound) and keeps its cursor on a
  * cluster boundary. A pass cut by its deadline returns the cursor of the first name it did not
@@ -47,6 +49,12 @@ export interface ObserveRequest {
    * still sees a complete listing). Undefined: read as far as time allows (polling).
    */
   readonly budget?: number;
+  /**
+   * The resync floor (`./resync.ts`): while the rotation has started fewer than `services` reads of
+   * services with a spec, it may go on past `shouldContinue` for as long as `shouldContinue` of the
+   * floor holds (a later cut-off, still inside the pass's deadline). Priority reads never use it.
+   */
+  readonly floor?: { readonly services: number; readonly shouldContinue: () => boolean };
   /** False once no further call may start. */
   readonly shouldContinue: () => boolean;
   /** Each DescribeServices answer as it arrives. */
@@ -110,15 +118,37 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
   const readServices = reader.readServices.bind(reader);
   const { shouldContinue } = request;
 
-  /** Describes `names` of `cluster` not read yet; returns the last name a call was started for. */
-  const describe = async (cluster: string, names: readonly string[]): Promise<{ all: boolean; lastStarted?: string }> => {
+  /** Reads of services with a spec the rotation has started (describe calls started, names counted). */
+  let floorStarted = 0;
+  const { floor } = request;
+  /** The rotation's cut-off: the observation's, or the floor's later one while the floor is not read yet. */
+  const rotationContinue = (): boolean => shouldContinue() || (floor !== undefined && floorStarted < floor.services && floor.shouldContinue());
+
+  /**
+   * Describes `names` of `cluster` not read yet; returns the last name a call was started for.
+   * `rotation`: a read of the rotation (it may use the floor's cut-off, and counts toward it).
+   */
+  const describe = async (cluster: string, names: readonly string[], rotation = false): Promise<{ all: boolean; lastStarted?: string }> => {
     const a = acc(cluster);
     const todo = names.filter((n) => !a.read.has(n));
-    if (todo.length === 0) return { all: true };
+    const spec = new Set(request.specNames.get(cluster) ?? []);
+    // Toward the floor: the names of each call started, and the names the priority reads already
+    // read this pass as the rotation reaches them (up to the last name started).
+    let reached = 0;
+    const reach = (upTo: string | undefined) => {
+      for (; reached < names.length && (upTo === undefined || names[reached] <= upTo); reached++) {
+        if (spec.has(names[reached])) floorStarted += 1;
+      }
+    };
+    if (todo.length === 0) {
+      if (rotation) reach(undefined);
+      return { all: true };
+    }
     let started = 0;
     const gate = () => {
-      if (!shouldContinue()) return false;
+      if (!(rotation ? rotationContinue() : shouldContinue())) return false;
       started += 1;
+      if (rotation) reach(todo[Math.min(todo.length, started * DESCRIBE_SERVICES_BATCH) - 1]);
       return true;
     };
     const out = await readServices(cluster, todo, {
@@ -128,6 +158,7 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
     });
     fold(a, out);
     const startedNames = Math.min(todo.length, started * DESCRIBE_SERVICES_BATCH);
+    if (rotation && startedNames >= todo.length) reach(undefined);
     return { all: startedNames >= todo.length, ...(startedNames > 0 ? { lastStarted: todo[startedNames - 1] } : {}) };
   };
 
@@ -157,12 +188,12 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
     for (let i = 0; i < order.length && !cut; i++) {
       const cluster = order[i];
       const after = i === 0 ? start.after : undefined;
-      if (!shouldContinue() || (request.budget !== undefined && i > 0 && rotationRead >= request.budget)) {
+      if (!rotationContinue() || (request.budget !== undefined && i > 0 && rotationRead >= request.budget)) {
         cut = { cluster, ...(after !== undefined ? { after } : {}) };
         break;
       }
       const a = acc(cluster);
-      const listing = await listServices(cluster, { shouldContinue });
+      const listing = await listServices(cluster, { shouldContinue: rotationContinue });
       if (!listing.exists) {
         a.exists = false;
         a.listed = true;
@@ -174,13 +205,13 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
       const names = [...new Set([...listing.names, ...(request.specNames.get(cluster) ?? [])])].sort(byCodeUnit);
       const ahead = after === undefined ? names : names.filter((n) => n > after);
       if (after !== undefined) tail = names.filter((n) => n <= after);
-      const r = await describe(cluster, ahead);
+      const r = await describe(cluster, ahead, true);
       rotationRead += specRead(cluster, ahead);
       if (!r.all) cut = { cluster, ...(r.lastStarted !== undefined ? { after: r.lastStarted } : after !== undefined ? { after } : {}) };
     }
     if (!cut && tail.length > 0) {
       const cluster = order[0];
-      const r = await describe(cluster, tail);
+      const r = await describe(cluster, tail, true);
       rotationRead += specRead(cluster, tail);
       if (!r.all) cut = { cluster, ...(r.lastStarted !== undefined ? { after: r.lastStarted } : {}) };
     }

@@ -127,6 +127,13 @@ export interface PassOptions {
   readonly keysWithSpecOnly?: boolean;
   /** Events mode's options; undefined: polling (every pass reads as much of the fleet as it can). */
   readonly events?: EventOptions;
+  /**
+   * The resync floor of a polling pass (`events` gives it in events mode): the rotation reads at
+   * least its share of the fleet ({@link resyncShare}), past the observation's share of the time
+   * if it must, up to {@link OBSERVATION_FLOOR_TIME_SHARE}. Undefined (and no `events`): no floor,
+   * the rotation reads as far as {@link OBSERVATION_TIME_SHARE} allows.
+   */
+  readonly resync?: ResyncOptions;
 }
 
 /** Messages a pass receives from the event queue at most (100 ReceiveMessage calls). */
@@ -152,6 +159,17 @@ export const LEASE_SAFETY_SECONDS = 5;
  * kept for planning, actions and status writes.
  */
 export const OBSERVATION_TIME_SHARE = 0.55;
+
+/**
+ * Share (0..1) of the pass's time, as for {@link OBSERVATION_TIME_SHARE}, up to which the rotation
+ * may go on reading while it has not read its resync floor's share of the fleet this pass
+ * (`./resync.ts`): the spec table's Scan, the event queue and the priority reads come out of the
+ * observation's window, and must not leave the rotation short of the floor (found by the bench: at
+ * 20,000 services a 4-9 s Scan left 1,300-1,900 reads for a share of 2,000). The 30% left keeps
+ * planning, the actions (until the handler's 10 s reserve) and the status writes inside the
+ * deadline; only the rotation uses it, never task definition or stopped-task reads.
+ */
+export const OBSERVATION_FLOOR_TIME_SHARE = 0.7;
 
 /**
  * No status write starts later than this many seconds before the lease expires: once the lease
@@ -410,9 +428,15 @@ async function reconcile(
   // queue the pass polls as before. Events are hints: what the pass plans is what it reads.
   const drained = await drainEvents(ports.events, options, read, deadlines, now);
   if (drained?.mode === 'polling') log.warn('event queue not usable: this pass polls the fleet', { reason: drained.summary.reason });
-  const share = options.events && !options.keys ? resyncShare(specCount(polled.specNames), read.cursor?.resyncAt, now, options.events) : undefined;
+  // The resync floor, in either mode: the rotation reads at least its share, past the observation's
+  // window if the Scan and the priority reads left it short (OBSERVATION_FLOOR_TIME_SHARE).
+  const floorOptions = options.events ?? options.resync;
+  const share = floorOptions && !options.keys ? resyncShare(specCount(polled.specNames), read.cursor?.resyncAt, now, floorOptions) : undefined;
+  const floor = share ? { floor: { services: share.budget, shouldContinue: deadlines.floorObserving } } : {};
   const request: Omit<ObserveRequest, 'shouldContinue' | 'onServices'> =
-    drained?.mode === 'events' && share ? { ...polled, priority: withKeys(polled.priority, drained.keys), budget: share.budget } : polled;
+    drained?.mode === 'events' && share && options.events
+      ? { ...polled, priority: withKeys(polled.priority, drained.keys), budget: share.budget, ...floor }
+      : { ...polled, ...floor };
   // Task definitions are described while the clusters are still being read (ECS throttles the two
   // in separate categories), most useful first, until the observation's share of the time is spent;
   // the reader caches each description as it arrives, so the next passes go on from there.
@@ -462,8 +486,8 @@ async function reconcile(
   const cursor: ObserveCursor | undefined = observation.cursor
     ? {
         ...observation.cursor,
-        ...(share && options.events
-          ? { resyncAt: nextResyncAt(share, observation.rotationRead, specCount(polled.specNames), observation.cycleComplete, now, options.events) }
+        ...(share && floorOptions
+          ? { resyncAt: nextResyncAt(share, observation.rotationRead, specCount(polled.specNames), observation.cycleComplete, now, floorOptions) }
           : {}),
         ...(drained?.heartbeatAt ? { heartbeatAt: drained.heartbeatAt } : read.cursor?.heartbeatAt ? { heartbeatAt: read.cursor.heartbeatAt } : {}),
       }
@@ -699,6 +723,8 @@ async function readDeploymentHistory(
 interface PassDeadlines {
   /** True while observation may go on with best-effort reads (task definitions, stopped tasks). */
   readonly observing: () => boolean;
+  /** True while the rotation may go on reading to meet its resync floor ({@link OBSERVATION_FLOOR_TIME_SHARE}). */
+  readonly floorObserving: () => boolean;
   /** True while a status write may start. */
   readonly mayWriteStatus: () => boolean;
 }
@@ -716,9 +742,12 @@ function passDeadlines(options: PassOptions, clock: Clock, leaseTakenAt: Date): 
   const remaining = options.remainingMs;
   const timeLeftMs = () =>
     Math.min(leaseExpiresMs - LEASE_SAFETY_SECONDS * 1000 - clock.now().getTime(), remaining ? remaining() : Number.POSITIVE_INFINITY);
-  const observeUntilLeftMs = timeLeftMs() * (1 - OBSERVATION_TIME_SHARE);
+  const startLeftMs = timeLeftMs();
+  const observeUntilLeftMs = startLeftMs * (1 - OBSERVATION_TIME_SHARE);
+  const floorUntilLeftMs = startLeftMs * (1 - OBSERVATION_FLOOR_TIME_SHARE);
   return {
     observing: () => timeLeftMs() > observeUntilLeftMs,
+    floorObserving: () => timeLeftMs() > floorUntilLeftMs,
     mayWriteStatus: () =>
       clock.now().getTime() < leaseExpiresMs - STATUS_WRITE_LEASE_MARGIN_SECONDS * 1000 &&
       (!remaining || remaining() > STATUS_WRITE_RESERVE_MS),
