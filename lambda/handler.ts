@@ -55,12 +55,15 @@ tracer.captureAWSv3Client(runtime.doc);
  * Fan-out mode (`FANOUT_QUEUE_URL`, issue 13 part 2): the schedule dispatches one message per
  * target, and each message's invocation reconciles its target (`lambda/adapters/fan-out.ts`).
  */
+const fanOutQueue = config.fanOut ? new SqsFanOutQueue(createSqsClient(), config.fanOut.queueUrl) : undefined;
 const fanOut = config.fanOut
   ? {
       settings: config.fanOut,
       directory: new DynamoTargetDirectory(runtime.doc, config.specsTable),
-      queue: new SqsFanOutQueue(createSqsClient(), config.fanOut.queueUrl),
-      runner: new TargetRunner(config, { doc: runtime.doc, metrics: metricsSink, log, monotonicMs: () => performance.now() }),
+      queue: fanOutQueue!,
+      // A fast-path message whose target's lease is held goes back to the queue with a delay
+      // instead of waiting in its invocation (one of the mapping's concurrency slots).
+      runner: new TargetRunner(config, { doc: runtime.doc, metrics: metricsSink, log, monotonicMs: () => performance.now(), requeue: fanOutQueue }),
     }
   : undefined;
 
@@ -82,7 +85,9 @@ function isFanOutBatch(event: unknown): event is { Records: { body: string; mess
 
 /**
  * Fan-out mode: one target's pass per message. A message that is not a valid fan-out message is
- * logged and consumed (retrying cannot fix it).
+ * logged and consumed (retrying cannot fix it). A fast-path message whose target's lease is held
+ * is sent back to the queue with a delay (`requeued`; `requeueAfterLeaseHeld`) and this one is
+ * consumed: it never waits for the lease in the invocation.
  */
 async function runTargetMessages(records: readonly { body: string; messageId: string }[], context: Context): Promise<TargetPassResults> {
   const results: TargetPassResult[] = [];
@@ -99,7 +104,6 @@ async function runTargetMessages(records: readonly { body: string; messageId: st
       leaseTtlSeconds: Math.ceil(remainingMs / 1000) + LEASE_MARGIN_SECONDS,
       shouldContinue: () => context.getRemainingTimeInMillis() >= RESERVE_MS,
       remainingMs: () => context.getRemainingTimeInMillis(),
-      leaseWaitMs: Math.min(FAST_PATH_LEASE_WAIT_MS, Math.floor(remainingMs / 3)),
     });
     tracer.putAnnotation('target', parsed.message.target.name);
     results.push(result);
@@ -131,7 +135,8 @@ export interface NothingToReconcile {
  * - the schedule: dispatches one fan-out message per target (`dispatchTargets`) and returns its
  *   {@link DispatchSummary};
  * - a batch of the fan-out queue's messages (the event source mapping, batch size 1): runs each
- *   message's target pass (`TargetRunner`) and returns {@link TargetPassResults};
+ *   message's target pass (`TargetRunner`) and returns {@link TargetPassResults}; a fast-path
+ *   message whose target's lease is held tries once and goes back to the queue with a delay;
  * - a stream batch: sends the named keys to their targets as fan-out messages (`keys-dispatched`);
  *   throws when a message could not be sent, so the mapping retries the batch;
  * - a batch of the events fast path queue (ECS's events of the reconciler's account and, forwarded

@@ -147,6 +147,8 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
         sourceIPAddress: '127.0.0.1',
       }),
     );
+    // The fan-out queue on the simulated clock (a re-sent message's delay is simulated seconds).
+    const queue = new InMemoryFanOutQueue(() => clock.now().getTime());
     const runner = new TargetRunner(config, {
       doc,
       metrics,
@@ -154,8 +156,8 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
       clock,
       ecsClientConfigFor: (t) => ({ endpoint: endpointOf.get(t.name), credentials: LOCAL_RECONCILER_CREDENTIALS }),
       credentialsFor: () => async () => LOCAL_RECONCILER_CREDENTIALS,
+      requeue: queue,
     });
-    const queue = new InMemoryFanOutQueue();
     const directory = new DynamoTargetDirectory(doc, table);
     const passes = new Map<string, TargetPassResult[]>();
     const events = opts.events ?? true;

@@ -5,26 +5,46 @@
  * `maximumConcurrency` at a time, as the mapping's `ScalingConfig.MaximumConcurrency` does, and
  * never lets one message's failure stop the others.
  */
-import type { FanOutQueue } from '../lambda/core/fan-out';
+import type { FanOutQueue, FanOutSendOptions } from '../lambda/core/fan-out';
 import type { FanOutMessage } from '../lambda/core/targets';
 
-/** The queue: messages kept in memory, in the order sent. */
+/**
+ * The queue: messages kept in memory, in the order sent. A message sent with `delaySeconds` is
+ * not taken before that many seconds of `nowMs` have passed (SQS's `DelaySeconds`).
+ */
 export class InMemoryFanOutQueue implements FanOutQueue {
-  private messages: FanOutMessage[] = [];
+  private messages: { message: FanOutMessage; visibleAt: number }[] = [];
 
-  async send(messages: readonly FanOutMessage[]): Promise<{ failed: { target: string; error: string }[] }> {
+  /** @param nowMs the queue's clock, in milliseconds (the simulators' virtual clock in the local run). */
+  constructor(private readonly nowMs: () => number = () => Date.now()) {}
+
+  /** @throws RangeError for a delay outside 0-900 whole seconds (SQS refuses it too). */
+  async send(messages: readonly FanOutMessage[], options: FanOutSendOptions = {}): Promise<{ failed: { target: string; error: string }[] }> {
+    const delay = options.delaySeconds ?? 0;
+    if (!(Number.isInteger(delay) && delay >= 0 && delay <= 900)) throw new RangeError(`delaySeconds must be a whole number of seconds from 0 to 900, got ${delay}`);
+    const visibleAt = this.nowMs() + delay * 1000;
     // Through JSON, as SQS carries a body: the runner reads what the function would read.
-    this.messages.push(...messages.map((m) => JSON.parse(JSON.stringify(m)) as FanOutMessage));
+    this.messages.push(...messages.map((m) => ({ message: JSON.parse(JSON.stringify(m)) as FanOutMessage, visibleAt })));
     return { failed: [] };
   }
 
-  /** Takes every message waiting (the mapping's poll). */
+  /** Takes every message whose delay has passed (the mapping's poll), in the order sent. */
   take(): FanOutMessage[] {
-    return this.messages.splice(0);
+    const now = this.nowMs();
+    const ready = this.messages.filter((m) => m.visibleAt <= now);
+    this.messages = this.messages.filter((m) => m.visibleAt > now);
+    return ready.map((m) => m.message);
   }
 
+  /** Messages held, delayed ones included. */
   get size(): number {
     return this.messages.length;
+  }
+
+  /** Messages still delayed. */
+  get delayed(): number {
+    const now = this.nowMs();
+    return this.messages.filter((m) => m.visibleAt > now).length;
   }
 }
 

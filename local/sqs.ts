@@ -10,8 +10,9 @@
  * and comes back unless deleted with the receipt handle of its latest receive; after
  * `maxReceiveCount` receives it moves to the dead-letter queue; ReceiveMessage returns at most 10
  * messages and none (not an error) from an empty queue; `MD5OfBody` is the body's MD5 (the SDK
- * checks it). Time is the caller's clock (the simulator's virtual clock in the local run). Not
- * kept: long polling (the reconciler never waits), FIFO queues, message attributes.
+ * checks it); a message sent with `DelaySeconds` is not received before that many seconds have
+ * passed ("Amazon SQS message timers"). Time is the caller's clock (the simulator's virtual clock
+ * in the local run). Not kept: long polling (the reconciler never waits), FIFO queues, message attributes.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -94,13 +95,16 @@ export class LocalSqs {
     return this.queueUrl(name);
   }
 
-  /** Adds a message to queue `name` (an EventBridge target's delivery). */
-  send(name: string, body: string): string {
+  /**
+   * Adds a message to queue `name` (an EventBridge target's delivery), received no earlier than
+   * `delaySeconds` later (SQS's `DelaySeconds`; 0 by default).
+   */
+  send(name: string, body: string, delaySeconds = 0): string {
     const q = this.queues.get(name);
     if (!q) throw new Error(`No local queue named ${name}.`);
     const id = randomUUID();
     const now = this.opts.nowMs();
-    q.messages.push({ id, body, md5: md5(body), sentAt: now, visibleAt: now, receiveCount: 0 });
+    q.messages.push({ id, body, md5: md5(body), sentAt: now, visibleAt: now + delaySeconds * 1000, receiveCount: 0 });
     return id;
   }
 
@@ -210,13 +214,15 @@ export class LocalSqs {
         const q = this.queueOf(input);
         const body = String(input.MessageBody ?? '');
         if (body === '') throw new SqsError('com.amazonaws.sqs#MissingParameter', 'The request must contain the parameter MessageBody.');
-        return { MessageId: this.send(q.name, body), MD5OfMessageBody: md5(body) };
+        const delay = delaySecondsOf(input.DelaySeconds);
+        if (delay === undefined) throw new SqsError('com.amazonaws.sqs#InvalidParameterValue', DELAY_INVALID(input.DelaySeconds));
+        return { MessageId: this.send(q.name, body, delay), MD5OfMessageBody: md5(body) };
       }
       case 'SendMessageBatch': {
         // Amazon SQS API Reference, SendMessageBatch: 1 to 10 entries, Ids distinct and of up to 80
         // letters, digits, hyphens and underscores (else the whole call fails); a bad entry fails alone.
         const q = this.queueOf(input);
-        const entries = Array.isArray(input.Entries) ? (input.Entries as { Id?: unknown; MessageBody?: unknown }[]) : [];
+        const entries = Array.isArray(input.Entries) ? (input.Entries as { Id?: unknown; MessageBody?: unknown; DelaySeconds?: unknown }[]) : [];
         if (entries.length === 0) throw new SqsError('com.amazonaws.sqs#EmptyBatchRequest', 'There should be at least one SendMessageBatchRequestEntry in the request.');
         if (entries.length > MAX_RECEIVE) throw new SqsError('com.amazonaws.sqs#TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_RECEIVE}. You have sent ${entries.length}.`);
         const ids = entries.map((e) => (typeof e.Id === 'string' ? e.Id : ''));
@@ -227,8 +233,10 @@ export class LocalSqs {
         const Failed: { Id: string; SenderFault: boolean; Code: string; Message: string }[] = [];
         entries.forEach((e, i) => {
           const body = typeof e.MessageBody === 'string' ? e.MessageBody : '';
+          const delay = delaySecondsOf(e.DelaySeconds);
           if (body === '') Failed.push({ Id: ids[i], SenderFault: true, Code: 'MissingParameter', Message: 'The request must contain the parameter MessageBody.' });
-          else Successful.push({ Id: ids[i], MessageId: this.send(q.name, body), MD5OfMessageBody: md5(body) });
+          else if (delay === undefined) Failed.push({ Id: ids[i], SenderFault: true, Code: 'InvalidParameterValue', Message: DELAY_INVALID(e.DelaySeconds) });
+          else Successful.push({ Id: ids[i], MessageId: this.send(q.name, body, delay), MD5OfMessageBody: md5(body) });
         });
         return { Successful, Failed };
       }
@@ -286,6 +294,17 @@ export class LocalSqs {
     return handle.includes('#');
   }
 }
+
+/**
+ * A message's `DelaySeconds` (Amazon SQS API Reference, SendMessage: 0 to 900; absent: 0, the
+ * queue's own delay, which the local queues do not set), or undefined when invalid.
+ */
+function delaySecondsOf(v: unknown): number | undefined {
+  if (v === undefined || v === null) return 0;
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 900 ? v : undefined;
+}
+
+const DELAY_INVALID = (v: unknown) => `Value ${String(v)} for parameter DelaySeconds is invalid. Reason: must be between 0 and 900 seconds.`;
 
 function md5(s: string): string {
   return createHash('md5').update(s, 'utf8').digest('hex');

@@ -16,6 +16,8 @@ import {
   splitPartitionKey,
   type FanOutMessage,
 } from '../lambda/core/targets';
+import { LEASE_HELD_REQUEUE_DELAYS_SECONDS, requeueAfterLeaseHeld } from '../lambda/core/fan-out';
+import { FAST_PATH_LEASE_WAIT_MS } from '../lambda/core/fast-path';
 
 const staging = { name: 'staging', account: '222222222222', region: 'eu-west-1', clusters: ['web'], roleArn: 'arn:aws:iam::222222222222:role/ecs-reconciler-target' };
 
@@ -116,6 +118,26 @@ describe('the fan-out message', () => {
     expect(parseFanOutMessage(JSON.stringify(m))).toEqual({ ok: true, message: m });
     expect(parseFanOutMessage('{')).toEqual({ ok: false, error: 'the body is not JSON' });
     expect(parseFanOutMessage(JSON.stringify({ ...m, target: { ...staging, account: 'x' } }))).toMatchObject({ ok: false, error: expect.stringMatching(/account/) });
+  });
+
+  it('a fast-path message that finds its lease held goes back with the next delay until the delays (30 s, as the single-target wait) are spent; a scheduled one never', () => {
+    // Prepare
+    let m: FanOutMessage = message(now.toISOString(), [{ cluster: 'web', service: 'api' }]);
+    const delays: number[] = [];
+
+    // Act: each delivery finds the lease held
+    for (let again = requeueAfterLeaseHeld(m); again; again = requeueAfterLeaseHeld(m)) {
+      delays.push(again.delaySeconds);
+      m = again.message;
+      expect(parseFanOutMessage(JSON.stringify(m))).toEqual({ ok: true, message: m });
+    }
+
+    // Assess
+    expect(delays).toEqual([...LEASE_HELD_REQUEUE_DELAYS_SECONDS]);
+    expect(delays.reduce((a, b) => a + b, 0) * 1000).toBe(FAST_PATH_LEASE_WAIT_MS);
+    expect(m).toMatchObject({ leaseTries: delays.length, sentAt: now.toISOString(), keys: [{ cluster: 'web', service: 'api' }] });
+    expect(requeueAfterLeaseHeld(message(now.toISOString()))).toBeUndefined();
+    expect(parseFanOutMessage(JSON.stringify({ ...m, leaseTries: -1 }))).toMatchObject({ ok: false, error: expect.stringMatching(/leaseTries/) });
   });
 
   it('a scheduled message older than one interval is stale; a fast-path one lives 5 minutes', () => {

@@ -19,7 +19,7 @@ import { AssumeRoleCommand, STSClient, type STSClientConfig } from '@aws-sdk/cli
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { ReconcilerConfig } from '../config';
-import type { FanOutQueue, TargetDirectory } from '../core/fan-out';
+import { requeueAfterLeaseHeld, type FanOutQueue, type FanOutSendOptions, type TargetDirectory } from '../core/fan-out';
 import type { Clock, LogPort } from '../core/ports';
 import type { PassSummary } from '../core/pass';
 import {
@@ -116,7 +116,17 @@ export class SqsFanOutQueue implements FanOutQueue {
     readonly queueUrl: string,
   ) {}
 
-  async send(messages: readonly FanOutMessage[]): Promise<{ failed: { target: string; error: string }[] }> {
+  /**
+   * Sends the messages, 10 per SendMessageBatch; `options.delaySeconds` is every entry's
+   * `DelaySeconds` (0-900, Amazon SQS API Reference, SendMessageBatchRequestEntry).
+   * @throws RangeError for a delay outside 0-900 whole seconds (nothing is sent); never for AWS:
+   *   the messages that could not be sent are returned with the reason.
+   */
+  async send(messages: readonly FanOutMessage[], options: FanOutSendOptions = {}): Promise<{ failed: { target: string; error: string }[] }> {
+    const delay = options.delaySeconds;
+    if (delay !== undefined && !(Number.isInteger(delay) && delay >= 0 && delay <= 900)) {
+      throw new RangeError(`delaySeconds must be a whole number of seconds from 0 to 900 (SQS DelaySeconds), got ${delay}`);
+    }
     const failed: { target: string; error: string }[] = [];
     for (let i = 0; i < messages.length; i += SQS_BATCH) {
       const batch = messages.slice(i, i + SQS_BATCH);
@@ -124,7 +134,7 @@ export class SqsFanOutQueue implements FanOutQueue {
         const out = await this.sqs.send(
           new SendMessageBatchCommand({
             QueueUrl: this.queueUrl,
-            Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })),
+            Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m), ...(delay ? { DelaySeconds: delay } : {}) })),
           }),
         );
         for (const f of out.Failed ?? []) {
@@ -225,7 +235,22 @@ export type TargetPassResult =
   | { readonly outcome: 'stale'; readonly target: string; readonly sentAt: string }
   | { readonly outcome: 'target-unreachable'; readonly target: string; readonly error: string }
   | { readonly outcome: 'invalid-message'; readonly error: string }
-  | { readonly outcome: 'pass'; readonly target: string; readonly fastPath: boolean; readonly summary: PassSummary };
+  | { readonly outcome: 'pass'; readonly target: string; readonly fastPath: boolean; readonly summary: PassSummary }
+  /**
+   * A fast-path message found its target's lease held and was sent back to the queue, to be
+   * received `delaySeconds` later (`leaseTries`: how many times it has found the lease held).
+   */
+  | { readonly outcome: 'requeued'; readonly target: string; readonly delaySeconds: number; readonly leaseTries: number };
+
+/** Who reads a dropped fast-path message's services instead (for the log line). */
+function leaseHeldFallback(message: FanOutMessage): { keys: string[]; coveredBy: string } {
+  return {
+    keys: (message.keys ?? []).slice(0, 20).map((k) => `${k.cluster}/${k.service}`),
+    coveredBy: message.fromEvents
+      ? "the target's scheduled passes (its events queue's hints for the default target, every service for the others)"
+      : 'the next scheduled pass, which reads specs not yet applied first',
+  };
+}
 
 /** What the runner needs besides the configuration. */
 export interface TargetRunnerDeps {
@@ -249,6 +274,14 @@ export interface TargetRunnerDeps {
   readonly credentialsFor?: (target: Target) => AwsCredentialIdentityProvider;
   /** Runtime overrides shared by every target (spec page size, observer concurrency...). */
   readonly overrides?: Pick<RuntimeOverrides, 'specPageSize' | 'observerConcurrency'>;
+  /**
+   * The fan-out queue the messages come from. Given (the function in fan-out mode, the local
+   * run), a fast-path message whose target's lease is held does not wait for it: it tries once
+   * and goes back to this queue with a delay (`requeueAfterLeaseHeld`), so it never holds one of
+   * the mapping's concurrency slots while another pass of its target runs. Absent, the fast path
+   * waits for the lease in the invocation (`leaseWaitMs`), as outside fan-out mode.
+   */
+  readonly requeue?: FanOutQueue;
 }
 
 /**
@@ -337,9 +370,44 @@ export class TargetRunner {
     }
     let summary: PassSummary;
     if (message.keys && message.keys.length > 0) {
-      // Events name every service of the account: only those with a spec are read.
-      const result = await runtime.runFastPath(message.keys, { ...options, ...(message.fromEvents ? { keysWithSpecOnly: true } : {}) });
+      const requeue = this.deps.requeue;
+      // Events name every service of the account: only those with a spec are read. With a queue
+      // to go back to, one try for the lease: waiting would hold this concurrency slot.
+      const result = await runtime.runFastPath(message.keys, {
+        ...options,
+        ...(requeue ? { leaseWaitMs: 0 } : {}),
+        ...(message.fromEvents ? { keysWithSpecOnly: true } : {}),
+        ...(requeue ? { quietLeaseHeld: true } : {}),
+      });
       summary = (result as NonNullable<typeof result>).summary;
+      if (requeue && summary.outcome === 'lease-held') {
+        const again = requeueAfterLeaseHeld(message);
+        if (again) {
+          const { failed } = await requeue.send([again.message], { delaySeconds: again.delaySeconds });
+          if (failed.length === 0) {
+            this.deps.log.info('fan-out: the lease is held; the fast-path message goes back to the queue', {
+              target: target.name,
+              keys: message.keys.length,
+              leaseHolder: summary.lease?.holder,
+              delaySeconds: again.delaySeconds,
+              leaseTries: again.message.leaseTries,
+            });
+            return { outcome: 'requeued', target: target.name, delaySeconds: again.delaySeconds, leaseTries: again.message.leaseTries ?? 1 };
+          }
+          this.deps.log.error('fan-out: the lease is held and the fast-path message could not be sent back; dropped', {
+            target: target.name,
+            error: failed[0].error,
+            ...leaseHeldFallback(message),
+          });
+        } else {
+          this.deps.log.info('fan-out: the lease stayed held through every re-send; the fast-path message is dropped', {
+            target: target.name,
+            leaseHolder: summary.lease?.holder,
+            leaseTries: message.leaseTries ?? 0,
+            ...leaseHeldFallback(message),
+          });
+        }
+      }
     } else {
       summary = await runtime.run(options);
       // A pass that read every spec and met no error is a pass, whether it read the whole fleet

@@ -87,6 +87,8 @@ export interface FastPathRunOptions extends RunOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Read only the keys with a spec item (the events fast path: events name any service). */
   readonly keysWithSpecOnly?: boolean;
+  /** No log line when the lease stays held (the caller says what happens to the keys). */
+  readonly quietLeaseHeld?: boolean;
 }
 
 export interface Runtime {
@@ -181,6 +183,7 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
         sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
         ...(options.leaseWaitMs !== undefined ? { leaseWaitMs: options.leaseWaitMs } : {}),
         ...(options.keysWithSpecOnly ? { keysWithSpecOnly: true } : {}),
+        ...(options.quietLeaseHeld ? { quietLeaseHeld: true } : {}),
         ...(overrides.monotonicMs ? { monotonicMs: overrides.monotonicMs } : {}),
       }),
   };

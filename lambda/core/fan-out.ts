@@ -38,10 +38,48 @@ export interface TargetDirectory {
   writeHeartbeat(target: string, at: Date): Promise<void>;
 }
 
+/** Options of one {@link FanOutQueue.send}. */
+export interface FanOutSendOptions {
+  /**
+   * Seconds before the messages can be received (SQS `DelaySeconds`, 0-900; Amazon SQS Developer
+   * Guide, "Amazon SQS message timers"). Default 0.
+   */
+  readonly delaySeconds?: number;
+}
+
 /** The fan-out queue. */
 export interface FanOutQueue {
   /** Sends the messages; never throws: the ones that could not be sent are returned with the reason. */
-  send(messages: readonly FanOutMessage[]): Promise<{ readonly failed: readonly { readonly target: string; readonly error: string }[] }>;
+  send(messages: readonly FanOutMessage[], options?: FanOutSendOptions): Promise<{ readonly failed: readonly { readonly target: string; readonly error: string }[] }>;
+}
+
+/**
+ * Seconds a fast-path message waits in the queue after its invocation found the target's lease
+ * held, by re-send (the first re-send waits 1 s, the eighth 5 s). They add up to 30 s, the time the
+ * single-target fast path waits for a held lease (`FAST_PATH_LEASE_WAIT_MS`); after the last one
+ * the message is dropped: the scheduled pass reads edited specs first, and the services ECS's
+ * events named are read by the target's scheduled passes (docs/multi-account.md, "What happens when
+ * a target fails").
+ */
+export const LEASE_HELD_REQUEUE_DELAYS_SECONDS: readonly number[] = [1, 2, 3, 4, 5, 5, 5, 5];
+
+/**
+ * What to do with a fast-path message whose invocation found its target's lease held: in fan-out
+ * mode it never waits for the lease inside its invocation (that would hold one of the mapping's
+ * `maximumConcurrency` slots, and enough of them would make another target's scheduled message
+ * start late and be dropped as stale); it goes back to the queue with a delay.
+ * @returns the message to send (its `leaseTries` one more) and its delay in seconds, or undefined
+ *   when the message has used every delay of {@link LEASE_HELD_REQUEUE_DELAYS_SECONDS} (drop it)
+ *   or is a scheduled message (no keys: the next tick sends a fresh one).
+ */
+export function requeueAfterLeaseHeld(
+  message: FanOutMessage,
+  delays: readonly number[] = LEASE_HELD_REQUEUE_DELAYS_SECONDS,
+): { readonly message: FanOutMessage; readonly delaySeconds: number } | undefined {
+  if (!message.keys || message.keys.length === 0) return undefined;
+  const tries = message.leaseTries ?? 0;
+  if (tries >= delays.length) return undefined;
+  return { message: { ...message, leaseTries: tries + 1 }, delaySeconds: delays[tries] };
 }
 
 export interface DispatchPorts {

@@ -27,6 +27,11 @@ export interface FastPathOptions extends Omit<PassOptions, 'keys'> {
   readonly sleep: (ms: number) => Promise<void>;
   /** Milliseconds on a monotonic clock, for the wait (default: the pass clock). */
   readonly monotonicMs?: () => number;
+  /**
+   * No log line when the lease stays held: the caller does something else with the keys (the
+   * fan-out sends its message back to the queue) and says so itself.
+   */
+  readonly quietLeaseHeld?: boolean;
 }
 
 /** What the fast path did: the pass it ran (or the last lease-held answer) and how long it waited. */
@@ -50,7 +55,7 @@ export async function runFastPath(
   options: FastPathOptions,
 ): Promise<FastPathResult | undefined> {
   if (keys.length === 0) return undefined;
-  const { leaseWaitMs = FAST_PATH_LEASE_WAIT_MS, sleep, monotonicMs, ...pass } = options;
+  const { leaseWaitMs = FAST_PATH_LEASE_WAIT_MS, sleep, monotonicMs, quietLeaseHeld, ...pass } = options;
   const now = monotonicMs ?? (() => ports.clock.now().getTime());
   const start = now();
   let attempts = 0;
@@ -60,7 +65,7 @@ export async function runFastPath(
     const waitedMs = Math.max(0, now() - start);
     const mayWait = pass.shouldContinue ? pass.shouldContinue() : true;
     if (summary.outcome !== 'lease-held' || waitedMs + FAST_PATH_LEASE_POLL_MS > leaseWaitMs || !mayWait) {
-      if (summary.outcome === 'lease-held') {
+      if (summary.outcome === 'lease-held' && !quietLeaseHeld) {
         ports.log.info('fast path: the lease stayed held; the scheduled pass reconciles these services first', {
           keys: keys.map((k) => `${k.cluster}/${k.service}`),
           waitedMs,

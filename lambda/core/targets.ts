@@ -248,6 +248,12 @@ export interface FanOutMessage {
    * an item of an undeclared target as invalid.
    */
   readonly declared: readonly string[];
+  /**
+   * A fast-path message only: how many earlier deliveries of it found its target's lease held and
+   * sent it back to the queue (absent: none). Bounds the re-sends (`requeueAfterLeaseHeld`,
+   * `./fan-out.ts`).
+   */
+  readonly leaseTries?: number;
 }
 
 const messageSchema = z.object({
@@ -257,6 +263,7 @@ const messageSchema = z.object({
   keys: z.array(z.object({ cluster: z.string().min(1), service: z.string().min(1) })).max(1000).optional(),
   fromEvents: z.boolean().optional(),
   declared: z.array(z.string()).max(10_000),
+  leaseTries: z.number().int().min(0).max(1000).optional(),
 });
 
 /** True when `body` looks like a fan-out message (JSON with the fan-out `kind`), valid or not. */
@@ -291,6 +298,7 @@ export function parseFanOutMessage(body: string): { ok: true; message: FanOutMes
       ...(parsed.data.keys ? { keys: parsed.data.keys } : {}),
       ...(parsed.data.fromEvents ? { fromEvents: true } : {}),
       declared: parsed.data.declared,
+      ...(parsed.data.leaseTries ? { leaseTries: parsed.data.leaseTries } : {}),
     },
   };
 }

@@ -187,6 +187,39 @@ describe("the local SQS server answers the Lambda's SqsEventFeed", () => {
     expect(s.bodies('q').map((b) => (JSON.parse(b) as FanOutMessage).target.name)).toEqual(messages.map((m) => m.target.name));
   });
 
+  it("DelaySeconds (SQS message timers): SqsFanOutQueue's delayed messages are not received before their delay; a delay outside 0-900 fails that entry or call", async () => {
+    // Prepare: a fast-path message sent back to the queue with a 5 s delay, as the fan-out does when its lease is held
+    const { s, url, feed } = await start();
+    const message: FanOutMessage = {
+      kind: FAN_OUT_MESSAGE_KIND,
+      target: { name: 'slow', account: '222222222222', region: 'eu-west-1', clusters: [], roleArn: 'arn:aws:iam::222222222222:role/ecs-reconciler-target', source: 'table' },
+      sentAt: '2026-01-01T00:00:00.000Z',
+      keys: [{ cluster: 'apps', service: 'web' }],
+      declared: [],
+      leaseTries: 1,
+    };
+
+    // Act
+    const sent = await new SqsFanOutQueue(client as SQSClient, url).send([message], { delaySeconds: 5 });
+    const before = await feed.receive({ max: 10, shouldContinue: () => true });
+    now += 4_999;
+    const justBefore = await feed.receive({ max: 10, shouldContinue: () => true });
+    now += 1;
+    const after = await feed.receive({ max: 10, shouldContinue: () => true });
+
+    // Assess
+    expect(sent).toEqual({ failed: [] });
+    expect([before.messages.length, justBefore.messages.length]).toEqual([0, 0]);
+    expect(after.messages.map((m) => JSON.parse(m.body) as FanOutMessage)).toEqual([message]);
+    const c = client as SQSClient;
+    await expect(c.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x', DelaySeconds: 901 }))).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    const out = await c.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 'one', DelaySeconds: 900 }, { Id: 'b', MessageBody: 'two', DelaySeconds: -1 }] }));
+    expect(out.Successful?.map((e) => e.Id)).toEqual(['a']);
+    expect(out.Failed?.map((e) => e.Code)).toEqual(['InvalidParameterValue']);
+    expect(s.depth('q')).toEqual({ visible: 0, inFlight: 2 });
+    await expect(new SqsFanOutQueue(c, url).send([message], { delaySeconds: 1.5 })).rejects.toThrow(RangeError);
+  });
+
   it('SendMessageBatch: a bad entry fails alone; duplicate ids, no entries or more than 10 fail the call, with SQS\'s error types', async () => {
     const { s, url } = await start();
     const c = client as SQSClient;
