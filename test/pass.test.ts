@@ -2,7 +2,8 @@
  * The pass over in-memory ports (STYLE §11: fakes for the core). The real planner runs; ECS and
  * DynamoDB are fakes that record what the pass asked of them.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Logger } from '@aws-lambda-powertools/logger';
 import fc from 'fast-check';
 import { foldResults, runPass, ACTION_REJECTED_CONDITION, ECS_REJECTED_REASON, type PassOptions, type PassPorts } from '../lambda/core/pass';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
@@ -11,7 +12,7 @@ import { parseSpecItem } from '../lambda/core/spec';
 import { METRIC } from '../lambda/core/metric-names';
 import type { Action, ObservedCluster, ServiceKey, ServiceStatus, TaskDefinition } from '../lambda/core/types';
 import { InMemoryMetricsSink } from '../lambda/adapters/metrics';
-import { RecordingLog } from '../lambda/adapters/logger';
+import { PowertoolsLog, RecordingLog } from '../lambda/adapters/logger';
 import { aSpecItem, aValidSpec } from './runtime/support';
 
 const NOW = new Date('2025-03-01T12:00:00Z');
@@ -373,5 +374,33 @@ describe('foldResults', () => {
     // Assess
     expect(folded['apps/web'].lastAction?.summary).toBe('UpdateService: desiredCount 5 -> 2, image a:1 -> a:2');
     expect(folded['apps/api'].lastAction?.summary).toBe('UpdateService: correct drift');
+  });
+});
+
+describe('the pass through the real Powertools Logger (what CloudWatch Logs gets)', () => {
+  it("each action's line and an invalid spec's line name the ECS service (Powertools drops a `service` key)", async () => {
+    // Prepare: the lines Powertools writes to stdout, parsed.
+    const { ports, options } = setup([aSpecItem(), aSpecItem({ service: 'broken', desiredCount: -1 })]);
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      // Act
+      await runPass({ ...ports, log: new PowertoolsLog(new Logger({ serviceName: 'ecs-reconciler', logLevel: 'INFO' })) }, options);
+    } finally {
+      spy.mockRestore();
+    }
+
+    // Assess
+    const lines = written.join('').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const applied = lines.filter((l) => String(l.message).endsWith(' applied'));
+    expect(applied.map((l) => [l.action, l.cluster, l.serviceName, l.service])).toEqual([
+      ['RegisterTaskDefinition', 'apps', 'web', 'ecs-reconciler'],
+      ['CreateService', 'apps', 'web', 'ecs-reconciler'],
+    ]);
+    const invalid = lines.find((l) => String(l.message).startsWith('spec item invalid'));
+    expect(invalid?.serviceName).toBe('apps/broken');
   });
 });

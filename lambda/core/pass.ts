@@ -408,8 +408,9 @@ async function reconcile(
     const id = r.key ? serviceId(r.key) : '(no usable key)';
     const error = specErrorsText(r.errors);
     errors.push(`spec ${id}: ${error}`);
+    // `service` is a key Powertools Logger reserves (its own service name) and drops: ECS's `serviceName`.
     log.warn(isOversized(r) ? 'spec item refused: too large to leave room for its status' : 'spec item invalid: nothing is changed for its service', {
-      service: id,
+      serviceName: id,
       error,
     });
   }
@@ -1271,7 +1272,8 @@ function logAction(log: LogPort, r: ActionResult): void {
   const fields: Record<string, unknown> = {
     action: a.type,
     cluster: a.cluster,
-    service: a.service,
+    // Not `service`: Powertools Logger reserves that key (its own service name) and drops ours.
+    serviceName: a.service,
     reason: a.reason,
     ...(a.specHash ? { specHash: a.specHash } : {}),
     ...(a.type === 'UpdateService' ? { kind: a.kind, changes: a.changes } : {}),

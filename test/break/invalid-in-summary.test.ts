@@ -27,7 +27,7 @@ describe('an invalid spec item, in the pass summary and the logs', () => {
     expect(s.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^spec apps\/bad: desiredCount: .*0/)]));
     expect(s.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^spec .*cluster: /)]));
     const warned = h.log.lines.filter((e) => e.level === 'warn' && /spec item invalid/.test(e.message));
-    expect(warned.map((e) => e.fields.service)).toEqual(expect.arrayContaining(['apps/bad']));
+    expect(warned.map((e) => e.fields.serviceName)).toEqual(expect.arrayContaining(['apps/bad']));
     expect(warned).toHaveLength(2);
     expect(s.counts.statusesWritten).toBe(0);
     expect(await h.status({ cluster: 'apps', service: 'bad' })).toBeUndefined();

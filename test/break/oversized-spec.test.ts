@@ -45,7 +45,7 @@ describe('a spec item too large to leave room for its status', () => {
     // Assess
     expect(s.actions.map((a) => `${a.service} ${a.type} ${a.outcome}`)).toEqual(['web RegisterTaskDefinition applied', 'web CreateService applied']);
     expect(s.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^spec apps\/big: \(item\): the spec's attributes take \d+ bytes/)]));
-    expect(h.log.lines.some((e) => e.level === 'warn' && /spec item refused/.test(e.message) && e.fields.service === 'apps/big')).toBe(true);
+    expect(h.log.lines.some((e) => e.level === 'warn' && /spec item refused/.test(e.message) && e.fields.serviceName === 'apps/big')).toBe(true);
     expect(s.statuses['apps/big']).toMatchObject({ phase: 'Invalid' });
     // The small Invalid status still fits the item and is written.
     expect((await h.status({ cluster: 'apps', service: 'big' }))?.phase).toBe('Invalid');
