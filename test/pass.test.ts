@@ -379,18 +379,19 @@ describe('foldResults', () => {
 
 describe('the pass through the real Powertools Logger (what CloudWatch Logs gets)', () => {
   it("each action's line and an invalid spec's line name the ECS service (Powertools drops a `service` key)", async () => {
-    // Prepare: the lines Powertools writes to stdout, parsed.
+    // Prepare: the lines Powertools writes to stdout (info) and stderr (warn, error), parsed.
     const { ports, options } = setup([aSpecItem(), aSpecItem({ service: 'broken', desiredCount: -1 })]);
     const written: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    const capture = (chunk: string | Uint8Array): boolean => {
       written.push(String(chunk));
       return true;
-    });
+    };
+    const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
     try {
       // Act
       await runPass({ ...ports, log: new PowertoolsLog(new Logger({ serviceName: 'ecs-reconciler', logLevel: 'INFO' })) }, options);
     } finally {
-      spy.mockRestore();
+      for (const spy of spies) spy.mockRestore();
     }
 
     // Assess
