@@ -2,16 +2,23 @@
  * Hash-first comparison (issue 12 part 5): canonical digests remembered across passes, so that a
  * service whose spec hash and live task definition did not change since its last comparison is
  * compared by two lookups and one string comparison, without rendering or canonicalizing anything.
+ * Beyond the task definition, the whole comparison of a steady service is remembered
+ * ({@link steadyComparisonOf}): with the same spec hash, rendering options, live revision and live
+ * service print (`./observed-print`), the planner takes what the last comparison found (no action,
+ * the status's phase, conditions and memory fields) and only assembles the status with this
+ * pass's remembered status.
  *
- * The planner stays a pure function: an entry is what the digest of the same input always is, so a
- * lookup can only save work, never change a plan. Both memos are bounded (least recently used
- * entries go first), so a long-lived container's memory does not grow with every revision it saw.
+ * The planner stays a pure function: an entry is what the comparison of the same input always
+ * gives, so a lookup can only save work, never change a plan. Every memo is bounded (least
+ * recently used entries go first), so a long-lived container's memory does not grow with every
+ * revision or service it saw.
  */
 import { createHash } from 'node:crypto';
 import type { ReconcilerDefaults } from './options';
 import type { DesiredServiceConfig } from './plan-service';
 import { canonicalTaskDefinitionHash } from './taskdef';
-import type { TaskDefinition } from './types';
+import { type ObservedPrint, recordObservedPrint, sameObservedPrint } from './observed-print';
+import type { ObservedService, TaskDefinition } from './types';
 
 /**
  * A `Map` that keeps at most `max` entries, dropping one not used lately: the oldest entry not
@@ -52,6 +59,10 @@ export class BoundedMemo<V> {
         this.entries.set(k, e);
       }
     }
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   clear(): void {
@@ -197,8 +208,94 @@ export function desiredConfigOf<A>(specHash: string, renderKey: string, build: (
   return (e.desired ??= build(arg));
 }
 
-/** Forgets every rendered digest and desired configuration (tests; live digests go with their descriptions). */
+/**
+ * What the comparison of a steady service found (`Planner.planExisting`: nothing to register,
+ * update or tag, no failed rollout, no lag), with everything it depended on besides the
+ * remembered status: the spec hash, the rendering options, the live task definition (one object
+ * per revision for the life of the container, as for {@link liveTaskDefinitionDigest}) and the
+ * print of the live service (`./observed-print`). The planner gives it back only when all of these
+ * are the same again; the status is then assembled from it and the remembered status as the full
+ * comparison would (the remembered status is never part of what is kept).
+ */
+export interface SteadyComparison<T> {
+  readonly specHash: string;
+  readonly renderKey: string;
+  readonly liveTaskDefinition: TaskDefinition;
+  readonly print: ObservedPrint;
+  /** The planner's result of that comparison (its phase, conditions, memory fields). */
+  readonly found: T;
+}
+
+/** When false, no steady comparison is remembered or given back (the other memos stay as they are). */
+let steadyEnabled = true;
+
+/**
+ * Turns the steady comparison memo alone on or off (default on), the digest and configuration
+ * memos staying as they are: what it saves is measured against this (tests, the bench).
+ */
+export function setSteadyMemoEnabled(on: boolean): void {
+  steadyEnabled = on;
+}
+
+/** Steady comparisons remembered, by service id: as many as spec entries ({@link RENDERED_DIGESTS_MAX}). */
+const steadyComparisons = new BoundedMemo<SteadyComparison<unknown>>(RENDERED_DIGESTS_MAX);
+
+/**
+ * The steady comparison remembered for service `id` when it was made for the same spec hash,
+ * rendering options, live task definition object and live service print; else undefined (also
+ * when the memo is off).
+ */
+export function steadyComparisonOf<T>(
+  id: string,
+  specHash: string,
+  renderKey: string,
+  liveTaskDefinition: TaskDefinition,
+  live: ObservedService,
+): SteadyComparison<T> | undefined {
+  if (!memoEnabled || !steadyEnabled) return undefined;
+  const e = steadyComparisons.get(id);
+  if (e === undefined || e.specHash !== specHash || e.renderKey !== renderKey || e.liveTaskDefinition !== liveTaskDefinition) return undefined;
+  if (!sameObservedPrint(live, e.print)) return undefined;
+  steadyReused += 1;
+  return e as SteadyComparison<T>;
+}
+
+let steadyReused = 0;
+
+/** Steady comparisons given back so far (tests: a service compared again is not counted). */
+export function steadyComparisonsReused(): number {
+  return steadyReused;
+}
+
+/**
+ * Remembers what the comparison of a steady service found (see {@link SteadyComparison}); nothing
+ * when the memo is off or the live service holds a value its print cannot tell apart.
+ */
+export function rememberSteadyComparison<T>(
+  id: string,
+  specHash: string,
+  renderKey: string,
+  liveTaskDefinition: TaskDefinition,
+  live: ObservedService,
+  found: T,
+): void {
+  if (!memoEnabled || !steadyEnabled) return;
+  const print = recordObservedPrint(live);
+  if (print === undefined) {
+    steadyComparisons.delete(id);
+    return;
+  }
+  steadyComparisons.set(id, { specHash, renderKey, liveTaskDefinition, print, found });
+}
+
+/** Steady comparisons remembered (tests). */
+export function steadyComparisonsRemembered(): number {
+  return steadyComparisons.size;
+}
+
+/** Forgets every rendered digest, desired configuration and steady comparison (tests; live digests go with their descriptions). */
 export function clearCompareMemo(): void {
   specEntries.clear();
+  steadyComparisons.clear();
   lastEntry = undefined;
 }

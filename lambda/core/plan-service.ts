@@ -253,6 +253,8 @@ export interface ServiceDiff {
  * networkConfiguration and deploymentConfiguration (UpdateService replaces them as a whole), and
  * `forceNewDeployment: true` accompanies any capacityProviderStrategy change, including from a
  * launch type (docs/ecs-facts.md §7). `desiredCount` is never compared when the spec is autoscaled.
+ * Every live value read here is part of the steady print (`./observed-print`): a read added here
+ * must be added there, or the planner would reuse a comparison that did not read it.
  */
 export function diffService(desired: DesiredServiceConfig, live: ObservedService): ServiceDiff {
   // Allocated on the first difference only: a steady service (almost all of them, every pass)

@@ -43,7 +43,7 @@ import {
   isoTime,
 } from './status';
 import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from './taskdef';
-import { desiredConfigOf, renderingKey, sameByDigest } from './compare-memo';
+import { desiredConfigOf, rememberSteadyComparison, renderingKey, sameByDigest, steadyComparisonOf } from './compare-memo';
 import {
   type Action,
   type CreateServiceAction,
@@ -319,6 +319,24 @@ interface DeleteCandidate {
   readonly service: ObservedService;
   readonly specHash?: string;
   readonly statusFor: (outcome: DeleteOutcome) => ServiceStatus;
+}
+
+/**
+ * What the comparison of an existing service with nothing to change found, besides the remembered
+ * status: the status's phase, conditions, memory fields and lag. Kept across passes
+ * (`rememberSteadyComparison`) when it depended on nothing else: never changed.
+ */
+interface SteadyFound {
+  readonly phase: Phase;
+  readonly conditions: ConditionDrafts;
+  readonly memory: Memory;
+  readonly lag: Lag;
+}
+
+/** Whether any deployment's rollout FAILED (then the failure rules read the remembered status). */
+function anyFailedDeployment(svc: ObservedService): boolean {
+  for (const d of svc.deployments) if (d.rolloutState === 'FAILED') return true;
+  return false;
 }
 
 interface ServicePlan {
@@ -1114,8 +1132,15 @@ class Planner {
   ): ServicePlan {
     const { key, spec, hash } = r;
     const rem = this.remembered(id);
-    const rendered = this.renderer(spec);
     const liveTd = own(this.observed.taskDefinitions, svc.taskDefinition);
+    // Steady since the last comparison (same spec hash, rendering options, live revision and live
+    // service print): what that comparison found holds again, and only the status is assembled.
+    // Not when memory says this spec hash failed: that decides before any comparison.
+    if (!adopting && liveTd !== undefined && rem?.failedSpecHash !== hash) {
+      const known = steadyComparisonOf<SteadyFound>(id, hash, this.renderKey, liveTd, svc);
+      if (known !== undefined) return this.steadyPlan(id, r, svc, counts, known.found);
+    }
+    const rendered = this.renderer(spec);
     const allTdChanges = liveTd ? this.taskDefinitionChanges(hash, rendered, liveTd) : undefined;
 
     const desired = desiredConfigOf(hash, this.renderKey, this.buildDesired, spec);
@@ -1195,7 +1220,49 @@ class Planner {
     if (adopting || tagChanges.length > 0 || (tdChanges !== undefined && tdChanges.length > 0) || changes.length > 0) {
       return this.actingPlan(id, r, svc, counts, adopting, rem, rendered, liveTd, tdChanges, serviceDiff.input, changes, tagChanges, kind, retry, primary, incomplete, notUpdatable);
     }
-    return this.unchangedPlan(id, r, svc, counts, rem, tdChanges, primary, incomplete, notUpdatable);
+    const unchanged = this.unchangedFound(r, svc, counts, rem, tdChanges, primary, incomplete, notUpdatable);
+    if (
+      !adopting &&
+      liveTd !== undefined &&
+      allTdChanges !== undefined &&
+      allTdChanges.length === 0 &&
+      fullDiff.changes.length === 0 &&
+      fullDiff.unsendable.length === 0 &&
+      held.length === 0 &&
+      unchanged.lag.laggingSince === undefined &&
+      !anyFailedDeployment(svc)
+    ) {
+      // Every decision above followed from the spec hash, the rendering options, the live revision
+      // and the live service alone (no FAILED deployment: no failure rule read the remembered status).
+      rememberSteadyComparison<SteadyFound>(id, hash, this.renderKey, liveTd, svc, unchanged);
+    }
+    return this.steadyPlan(id, r, svc, counts, unchanged);
+  }
+
+  /** The plan of a service with nothing to change: no action, the status of `found`. */
+  private steadyPlan(
+    id: ServiceId,
+    r: Extract<SpecParseResult, { ok: true }>,
+    svc: ObservedService,
+    counts: { desiredCount: number; runningCount: number; pendingCount: number },
+    found: SteadyFound,
+  ): ServicePlan {
+    return {
+      actions: NO_ACTIONS,
+      status: this.status({
+        id,
+        specHash: r.hash,
+        graceSeconds: this.grace(r.spec),
+        service: svc,
+        desiredCount: counts.desiredCount,
+        runningCount: counts.runningCount,
+        pendingCount: counts.pendingCount,
+        lag: found.lag,
+        phase: found.phase,
+        conditions: found.conditions,
+        memory: found.memory,
+      }),
+    };
   }
 
   /**
@@ -1337,11 +1404,10 @@ class Planner {
   }
 
   /**
-   * The plan of an existing service with nothing to change (almost every service, every pass): no
-   * action, and the status follows what ECS reports. Nothing but the status is allocated here.
+   * What the status of an existing service with nothing to change says (almost every service,
+   * every pass): it follows what ECS reports.
    */
-  private unchangedPlan(
-    id: ServiceId,
+  private unchangedFound(
     r: Extract<SpecParseResult, { ok: true }>,
     svc: ObservedService,
     counts: { desiredCount: number; runningCount: number; pendingCount: number },
@@ -1350,7 +1416,7 @@ class Planner {
     primary: ObservedDeployment | undefined,
     incomplete: ConditionDrafts['incomplete'],
     notUpdatable: ConditionDrafts['blocked'],
-  ): ServicePlan {
+  ): SteadyFound {
     const { spec, hash } = r;
     const memory: Memory =
       tdChanges === undefined
@@ -1405,26 +1471,10 @@ class Planner {
       reason = Reason.ServiceConverged;
       message = countText;
     }
-    // The steady path of almost every service every pass: its arguments written out, not spread.
     let extra: { incomplete?: ConditionDrafts['incomplete']; blocked?: ConditionDrafts['blocked'] } | undefined;
     if (incomplete) (extra ??= {}).incomplete = incomplete;
     if (notUpdatable) (extra ??= {}).blocked = notUpdatable;
-    return {
-      actions: NO_ACTIONS,
-      status: this.status({
-        id,
-        specHash: hash,
-        graceSeconds: this.grace(spec),
-        service: svc,
-        desiredCount: counts.desiredCount,
-        runningCount: counts.runningCount,
-        pendingCount: counts.pendingCount,
-        lag,
-        phase,
-        conditions: drafts(phase, reason, message, extra),
-        memory,
-      }),
-    };
+    return { phase, conditions: drafts(phase, reason, message, extra), memory, lag };
   }
 
   /**

@@ -1,0 +1,338 @@
+/**
+ * The print of a live service (issue 12): every value of an `ObservedService` that the planner's
+ * comparison of a steady service reads, as a flat list of primitives with markers of structure,
+ * recorded once and checked on later passes by `===`, value by value, without building anything.
+ * Two services with the same print are the same to that comparison, so its result can be
+ * remembered (`./compare-memo`, `steadyComparisonOf`). A new observation of an unchanged service
+ * (a new object every pass) has the same print; the same object changed in place has another.
+ *
+ * Every member the `ObservedService` type declares is placed in {@link SERVICE_MEMBERS} (the
+ * compiler refuses a new member until it is): walked whole (`print`: nested objects, arrays and
+ * Dates included, as are the declared service fields, `SERVICE_FIELD_NAMES`, an observer may add),
+ * walked for the members the comparison reads of it (`print: read fields`, e.g. a deployment's
+ * id, status, task definition, rolloutState and declared fields), left to the status, which reads
+ * them itself every pass (`events`, `stoppedTasks`), or read only by plans that act. A value the
+ * print cannot tell apart from another (an object other than a plain object, array or Date, e.g.
+ * a Map) makes the service unprintable: its comparison is never remembered. `NaN` never matches.
+ *
+ * A read of the live service added to the steady comparison (`diffService`, `planExisting`,
+ * `unchangedFound`, `detectFailedRollout`) must be added here; `test/planner-steady-memo.test.ts`
+ * changes every member one at a time and checks that the memo misses and the plan stays the full one.
+ */
+import { own } from './dict';
+import type { ObservedDeployment, ObservedService } from './types';
+import { SERVICE_FIELDS, SERVICE_FIELD_NAMES } from './vocab/service';
+
+/**
+ * Each declared member of a live service, and how the print covers it: `print` (walked whole),
+ * `print: read fields` (the members of it the comparison reads, listed in {@link PrintWalk}),
+ * `status reads it` (the status reads it itself every pass), or `acting path only` (read only by
+ * plans that act or refuse, never by a steady comparison). A member added to `ObservedService`
+ * does not compile until it is placed here; a read added to the steady comparison must be added
+ * to the walk (the equivalence tests in `test/planner-steady-memo.test.ts` vary every member).
+ */
+export const SERVICE_MEMBERS: Readonly<
+  Record<keyof ObservedService, 'print' | 'print: read fields' | 'status reads it' | 'acting path only'>
+> = {
+  serviceArn: 'acting path only',
+  serviceName: 'acting path only',
+  clusterArn: 'acting path only',
+  createdAt: 'acting path only',
+  status: 'print',
+  desiredCount: 'print',
+  runningCount: 'print',
+  pendingCount: 'print',
+  taskDefinition: 'print',
+  launchType: 'print',
+  capacityProviderStrategy: 'print: read fields',
+  platformVersion: 'print',
+  deploymentConfiguration: 'print: read fields',
+  deploymentController: 'print: read fields',
+  healthCheckGracePeriodSeconds: 'print',
+  enableExecuteCommand: 'print',
+  propagateTags: 'print',
+  enableECSManagedTags: 'print',
+  availabilityZoneRebalancing: 'print',
+  serviceRegistries: 'print',
+  networkConfiguration: 'print: read fields',
+  loadBalancers: 'print: read fields',
+  deployments: 'print: read fields',
+  tags: 'print',
+  serviceDeployments: 'print',
+  serviceDeploymentsError: 'print',
+  events: 'status reads it',
+  stoppedTasks: 'status reads it',
+};
+
+/** Service members walked generically: the declared service fields and the members marked `print` but not read by name in the walk. */
+const GENERIC_SERVICE_MEMBERS: readonly (keyof ObservedService)[] = (() => {
+  const byName = new Set<keyof ObservedService>([
+    'status',
+    'desiredCount',
+    'runningCount',
+    'pendingCount',
+    'taskDefinition',
+    'launchType',
+    'tags',
+    'serviceDeployments',
+    'serviceDeploymentsError',
+  ]);
+  const out: (keyof ObservedService)[] = [];
+  for (const [k, how] of Object.entries(SERVICE_MEMBERS) as [keyof ObservedService, string][]) if (how === 'print' && !byName.has(k)) out.push(k);
+  for (const k of SERVICE_FIELD_NAMES) {
+    const member = k as keyof ObservedService;
+    if (!out.includes(member) && SERVICE_FIELDS[k].observedOn === 'service') out.push(member);
+  }
+  return out;
+})();
+
+/** Deployment members walked generically: the declared service fields ECS reports on a deployment. */
+const GENERIC_DEPLOYMENT_MEMBERS: readonly (keyof ObservedDeployment)[] = SERVICE_FIELD_NAMES.filter(
+  (k) => SERVICE_FIELDS[k].observedOn === 'primaryDeployment',
+) as (keyof ObservedDeployment)[];
+
+// Markers of structure: a print is self-delimiting, so two different shapes never give the same list.
+const OBJECT = Symbol('object');
+const ARRAY = Symbol('array');
+const DATE = Symbol('date');
+const END = Symbol('end');
+const ABSENT = Symbol('absent');
+
+/** A recorded print: the values in walk order. */
+export type ObservedPrint = readonly unknown[];
+
+/**
+ * Walks a service's printed values, either recording them (`record`) or checking them against a
+ * recorded print (`check`). One object reused for every service of a plan.
+ */
+class PrintWalk {
+  private out: unknown[] = [];
+  private expected: ObservedPrint = [];
+  private at = 0;
+  private checking = false;
+  /** False once a value differs (checking) or cannot be printed. */
+  private ok = true;
+
+  /** The print of `svc`, or undefined when it holds a value the print cannot tell apart. */
+  record(svc: ObservedService): ObservedPrint | undefined {
+    this.out = [];
+    this.checking = false;
+    this.ok = true;
+    this.service(svc);
+    const out = this.out;
+    this.out = [];
+    return this.ok ? out : undefined;
+  }
+
+  /** Whether `svc`'s print is `expected`. */
+  check(svc: ObservedService, expected: ObservedPrint): boolean {
+    this.expected = expected;
+    this.at = 0;
+    this.checking = true;
+    this.ok = true;
+    this.service(svc);
+    const same = this.ok && this.at === expected.length;
+    this.expected = [];
+    return same;
+  }
+
+  private put(x: unknown): void {
+    if (this.checking) {
+      if (this.expected[this.at++] !== x) this.ok = false;
+    } else this.out.push(x);
+  }
+
+  /** A member that may be absent, or an object (then the object stands for its own read fields). */
+  private has(x: unknown): boolean {
+    if (x === undefined || x === null) {
+      this.put(x);
+      return false;
+    }
+    if (typeof x !== 'object') {
+      this.put(x);
+      return false;
+    }
+    this.put(OBJECT);
+    return true;
+  }
+
+  /** A list of strings (subnets, security groups, alarm names), or any other value walked whole. */
+  private strings(xs: unknown): void {
+    if (!Array.isArray(xs)) {
+      this.value(xs);
+      return;
+    }
+    this.put(ARRAY);
+    this.put(xs.length);
+    for (let i = 0; i < xs.length; i++) {
+      const x = xs[i];
+      if (typeof x === 'string') this.put(x);
+      else this.value(x);
+    }
+  }
+
+  private service(svc: ObservedService): void {
+    this.put(svc.status);
+    this.put(svc.desiredCount);
+    this.put(svc.runningCount);
+    this.put(svc.pendingCount);
+    this.put(svc.taskDefinition);
+    this.put(svc.launchType);
+    this.put(svc.serviceDeployments === undefined ? ABSENT : OBJECT);
+    if (svc.serviceDeployments !== undefined) this.value(svc.serviceDeployments);
+    this.put(svc.serviceDeploymentsError);
+
+    const strategy = svc.capacityProviderStrategy;
+    if (Array.isArray(strategy)) {
+      this.put(ARRAY);
+      this.put(strategy.length);
+      for (let i = 0; i < strategy.length; i++) {
+        const s = strategy[i];
+        if (this.has(s)) {
+          this.put(s.capacityProvider);
+          this.put(s.weight);
+          this.put(s.base);
+        }
+      }
+    } else this.value(strategy);
+
+    const dep = svc.deploymentConfiguration;
+    if (this.has(dep)) {
+      const d = dep as NonNullable<ObservedService['deploymentConfiguration']>;
+      this.put(d.minimumHealthyPercent);
+      this.put(d.maximumPercent);
+      const breaker = d.deploymentCircuitBreaker;
+      if (this.has(breaker)) {
+        this.put(breaker?.enable);
+        this.put(breaker?.rollback);
+      }
+      const alarms = d.alarms;
+      if (this.has(alarms)) {
+        this.strings(alarms?.alarmNames);
+        this.put(alarms?.enable);
+        this.put(alarms?.rollback);
+      }
+    }
+
+    const controller = svc.deploymentController;
+    if (this.has(controller)) this.put(controller?.type);
+
+    const net = svc.networkConfiguration;
+    if (this.has(net)) {
+      const vpc = net?.awsvpcConfiguration;
+      if (this.has(vpc)) {
+        this.strings(vpc?.subnets);
+        this.strings(vpc?.securityGroups);
+        this.put(vpc?.assignPublicIp);
+      }
+    }
+
+    const lbs = svc.loadBalancers;
+    if (Array.isArray(lbs)) {
+      this.put(ARRAY);
+      this.put(lbs.length);
+      for (let i = 0; i < lbs.length; i++) {
+        const l = lbs[i];
+        if (this.has(l)) {
+          this.put(l.targetGroupArn);
+          this.put(l.containerName);
+          this.put(l.containerPort);
+        }
+      }
+    } else this.value(lbs);
+
+    const ds = svc.deployments;
+    if (Array.isArray(ds)) {
+      this.put(ARRAY);
+      this.put(ds.length);
+      for (let i = 0; i < ds.length; i++) {
+        const d = ds[i];
+        if (this.has(d)) {
+          this.put(d.id);
+          this.put(d.status);
+          this.put(d.taskDefinition);
+          this.put(d.rolloutState);
+          for (let j = 0; j < GENERIC_DEPLOYMENT_MEMBERS.length; j++) this.value(d[GENERIC_DEPLOYMENT_MEMBERS[j]]);
+        }
+      }
+    } else this.value(ds);
+
+    this.flat(svc.tags);
+
+    for (let i = 0; i < GENERIC_SERVICE_MEMBERS.length; i++) this.value(svc[GENERIC_SERVICE_MEMBERS[i]]);
+  }
+
+  /** A map of strings (tags): its own members in order, any other value walked whole. */
+  private flat(o: unknown): void {
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) {
+      this.value(o);
+      return;
+    }
+    const proto = Object.getPrototypeOf(o);
+    if (proto !== Object.prototype && proto !== null) {
+      this.ok = false;
+      this.put(ABSENT);
+      return;
+    }
+    this.put(OBJECT);
+    const m = o as Record<string, unknown>;
+    for (const k in m) {
+      if (!Object.hasOwn(m, k)) continue;
+      this.put(k);
+      const v = own(m, k);
+      if (typeof v === 'string') this.put(v);
+      else this.value(v);
+    }
+    this.put(END);
+  }
+
+  /** Any value: primitives as they are, plain objects, arrays and Dates walked, anything else unprintable. */
+  private value(x: unknown): void {
+    if (typeof x !== 'object' || x === null) {
+      // A function has no print; a symbol may not be ours to compare.
+      if (typeof x === 'function' || typeof x === 'symbol') this.ok = false;
+      this.put(x);
+      return;
+    }
+    if (Array.isArray(x)) {
+      if (Object.getPrototypeOf(x) !== Array.prototype) {
+        this.ok = false;
+        return;
+      }
+      this.put(ARRAY);
+      this.put(x.length);
+      for (let i = 0; i < x.length; i++) this.value(x[i]);
+      return;
+    }
+    const proto = Object.getPrototypeOf(x);
+    if (proto === Date.prototype) {
+      this.put(DATE);
+      this.put((x as Date).getTime());
+      return;
+    }
+    if (proto !== Object.prototype && proto !== null) {
+      this.ok = false;
+      return;
+    }
+    this.put(OBJECT);
+    const o = x as Record<string, unknown>;
+    for (const k in o) {
+      if (!Object.hasOwn(o, k)) continue;
+      this.put(k);
+      this.value(own(o, k));
+    }
+    this.put(END);
+  }
+}
+
+const walk = new PrintWalk();
+
+/** The print of `svc` (see the module doc), or undefined when a value of it cannot be printed. */
+export function recordObservedPrint(svc: ObservedService): ObservedPrint | undefined {
+  return walk.record(svc);
+}
+
+/** Whether `svc` has exactly the recorded print `expected`. */
+export function sameObservedPrint(svc: ObservedService, expected: ObservedPrint): boolean {
+  return walk.check(svc, expected);
+}
