@@ -134,7 +134,7 @@ const CHANGES: [string, (s: ObservedService, tds: Record<string, TaskDefinition>
   ['tag of the spec changed', (s) => void (s.tags.team = 'other')],
   ['owner tag removed', (s) => void delete s.tags[OWNER_TAG_KEY]],
   ['owner tag of another owner', (s) => void (s.tags[OWNER_TAG_KEY] = 'someone-else')],
-  ['tag added by hand', (s) => void (s.tags.hand = 'made')],
+  ['tag of the spec removed', (s) => void delete s.tags.team],
   ['platformVersion', (s) => void (s.platformVersion = '1.4.0')],
   ['propagateTags', (s) => void (s.propagateTags = 'NONE')],
   ['enableExecuteCommand', (s) => void (s.enableExecuteCommand = true)],
@@ -145,6 +145,13 @@ const CHANGES: [string, (s: ObservedService, tds: Record<string, TaskDefinition>
   ['serviceDeploymentsError', (s) => void (s.serviceDeploymentsError = 'AccessDenied')],
   ['serviceDeployments', (s) => void (s.serviceDeployments = [])],
   ['a value of an unknown kind (a Map)', (s) => void ((s as unknown as Record<string, unknown>).propagateTags = new Map([['a', 1]]))],
+];
+
+/** Changes the comparison never reads: the memo is reused, and the plan is still the full one. */
+const NOT_READ: [string, (s: ObservedService) => void][] = [
+  ['a tag added by hand', (s) => void (s.tags.hand = 'made')],
+  ['serviceArn', (s) => void (s.serviceArn = `${s.serviceArn}-x`)],
+  ['a deployment count', (s) => void (s.deployments[0].failedTasks = 3)],
 ];
 
 /** Changes the status reads itself every pass: the memo may be reused, the status still follows them. */
@@ -198,6 +205,15 @@ describe('steady comparison memo', () => {
     change(input.observed.clusters.apps.services['web-1'], input.observed.taskDefinitions);
     planChecked(input);
     expect(steadyComparisonsReused() - before).toBe(SERVICES.length - 1);
+  });
+
+  it.each(NOT_READ)('%s (never read by the comparison): reused, the plan of the full comparison', (_name, change) => {
+    clearCompareMemo();
+    const input = steadyFleet();
+    planChecked(input);
+    const before = steadyComparisonsReused();
+    planChecked(withLive(input, 'web-1', change));
+    expect(steadyComparisonsReused() - before).toBe(SERVICES.length);
   });
 
   it.each(READ_BY_STATUS)('%s: the status says so as the full comparison does', (_name, change) => {
@@ -271,7 +287,7 @@ describe('steady comparison memo', () => {
   });
 
   it('random changes over passes: with the memo warm from earlier passes, every plan is the full comparison\'s', () => {
-    const change = fc.constantFrom(...CHANGES.map(([, f]) => f), ...READ_BY_STATUS.map(([, f]) => f));
+    const change = fc.constantFrom(...CHANGES.map(([, f]) => f), ...NOT_READ.map(([, f]) => f), ...READ_BY_STATUS.map(([, f]) => f));
     fc.assert(
       fc.property(fc.array(fc.array(fc.tuple(fc.constantFrom(...SERVICES), change), { maxLength: 3 }), { minLength: 1, maxLength: 4 }), (rounds) => {
         clearCompareMemo();

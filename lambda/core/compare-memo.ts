@@ -222,6 +222,8 @@ export interface SteadyComparison<T> {
   readonly renderKey: string;
   readonly liveTaskDefinition: TaskDefinition;
   readonly print: ObservedPrint;
+  /** The tag keys the print holds the values of (the owner tag and the spec's). */
+  readonly tagKeys: readonly string[];
   /** The planner's result of that comparison (its phase, conditions, memory fields). */
   readonly found: T;
 }
@@ -255,7 +257,7 @@ export function steadyComparisonOf<T>(
   if (!memoEnabled || !steadyEnabled) return undefined;
   const e = steadyComparisons.get(id);
   if (e === undefined || e.specHash !== specHash || e.renderKey !== renderKey || e.liveTaskDefinition !== liveTaskDefinition) return undefined;
-  if (!sameObservedPrint(live, e.print)) return undefined;
+  if (!sameObservedPrint(live, e.print, e.tagKeys)) return undefined;
   steadyReused += 1;
   return e as SteadyComparison<T>;
 }
@@ -270,6 +272,7 @@ export function steadyComparisonsReused(): number {
 /**
  * Remembers what the comparison of a steady service found (see {@link SteadyComparison}); nothing
  * when the memo is off or the live service holds a value its print cannot tell apart.
+ * @param tagKeys the tag keys the comparison read (the owner tag and the spec's tags).
  */
 export function rememberSteadyComparison<T>(
   id: string,
@@ -277,15 +280,16 @@ export function rememberSteadyComparison<T>(
   renderKey: string,
   liveTaskDefinition: TaskDefinition,
   live: ObservedService,
+  tagKeys: readonly string[],
   found: T,
 ): void {
   if (!memoEnabled || !steadyEnabled) return;
-  const print = recordObservedPrint(live);
+  const print = recordObservedPrint(live, tagKeys);
   if (print === undefined) {
     steadyComparisons.delete(id);
     return;
   }
-  steadyComparisons.set(id, { specHash, renderKey, liveTaskDefinition, print, found });
+  steadyComparisons.set(id, { specHash, renderKey, liveTaskDefinition, print, tagKeys, found });
 }
 
 /** Steady comparisons remembered (tests). */

@@ -10,7 +10,8 @@
  * compiler refuses a new member until it is): walked whole (`print`: nested objects, arrays and
  * Dates included, as are the declared service fields, `SERVICE_FIELD_NAMES`, an observer may add),
  * walked for the members the comparison reads of it (`print: read fields`, e.g. a deployment's
- * id, status, task definition, rolloutState and declared fields), left to the status, which reads
+ * id, status, task definition, rolloutState and declared fields; the tags of the spec's keys and
+ * the owner tag, not the tags a person added by hand), left to the status, which reads
  * them itself every pass (`events`, `stoppedTasks`), or read only by plans that act. A value the
  * print cannot tell apart from another (an object other than a plain object, array or Date, e.g.
  * a Map) makes the service unprintable: its comparison is never remembered. `NaN` never matches.
@@ -57,7 +58,7 @@ export const SERVICE_MEMBERS: Readonly<
   networkConfiguration: 'print: read fields',
   loadBalancers: 'print: read fields',
   deployments: 'print: read fields',
-  tags: 'print',
+  tags: 'print: read fields',
   serviceDeployments: 'print',
   serviceDeploymentsError: 'print',
   events: 'status reads it',
@@ -76,6 +77,13 @@ const GENERIC_SERVICE_MEMBERS: readonly (keyof ObservedService)[] = (() => {
     'tags',
     'serviceDeployments',
     'serviceDeploymentsError',
+    'platformVersion',
+    'healthCheckGracePeriodSeconds',
+    'enableExecuteCommand',
+    'propagateTags',
+    'enableECSManagedTags',
+    'availabilityZoneRebalancing',
+    'serviceRegistries',
   ]);
   const out: (keyof ObservedService)[] = [];
   for (const [k, how] of Object.entries(SERVICE_MEMBERS) as [keyof ObservedService, string][]) if (how === 'print' && !byName.has(k)) out.push(k);
@@ -88,7 +96,7 @@ const GENERIC_SERVICE_MEMBERS: readonly (keyof ObservedService)[] = (() => {
 
 /** Deployment members walked generically: the declared service fields ECS reports on a deployment. */
 const GENERIC_DEPLOYMENT_MEMBERS: readonly (keyof ObservedDeployment)[] = SERVICE_FIELD_NAMES.filter(
-  (k) => SERVICE_FIELDS[k].observedOn === 'primaryDeployment',
+  (k) => SERVICE_FIELDS[k].observedOn === 'primaryDeployment' && k !== 'serviceConnectConfiguration' && k !== 'volumeConfigurations',
 ) as (keyof ObservedDeployment)[];
 
 // Markers of structure: a print is self-delimiting, so two different shapes never give the same list.
@@ -113,8 +121,12 @@ class PrintWalk {
   /** False once a value differs (checking) or cannot be printed. */
   private ok = true;
 
+  /** The tag keys whose values are printed (set for each walk). */
+  private tagKeys: readonly string[] = [];
+
   /** The print of `svc`, or undefined when it holds a value the print cannot tell apart. */
-  record(svc: ObservedService): ObservedPrint | undefined {
+  record(svc: ObservedService, tagKeys: readonly string[]): ObservedPrint | undefined {
+    this.tagKeys = tagKeys;
     this.out = [];
     this.checking = false;
     this.ok = true;
@@ -125,7 +137,8 @@ class PrintWalk {
   }
 
   /** Whether `svc`'s print is `expected`. */
-  check(svc: ObservedService, expected: ObservedPrint): boolean {
+  check(svc: ObservedService, expected: ObservedPrint, tagKeys: readonly string[]): boolean {
+    this.tagKeys = tagKeys;
     this.expected = expected;
     this.at = 0;
     this.checking = true;
@@ -252,38 +265,27 @@ class PrintWalk {
           this.put(d.status);
           this.put(d.taskDefinition);
           this.put(d.rolloutState);
+          this.value(d.serviceConnectConfiguration);
+          this.value(d.volumeConfigurations);
           for (let j = 0; j < GENERIC_DEPLOYMENT_MEMBERS.length; j++) this.value(d[GENERIC_DEPLOYMENT_MEMBERS[j]]);
         }
       }
     } else this.value(ds);
 
-    this.flat(svc.tags);
+    // Tags: the values of the keys the comparison reads (the spec's and the owner tag), looked up
+    // one by one (tags a person added by hand are never read; a dictionary is not walked).
+    const tags = svc.tags;
+    if (this.has(tags)) for (let i = 0; i < this.tagKeys.length; i++) this.value(own(tags, this.tagKeys[i]));
+
+    this.value(svc.platformVersion);
+    this.value(svc.healthCheckGracePeriodSeconds);
+    this.value(svc.enableExecuteCommand);
+    this.value(svc.propagateTags);
+    this.value(svc.enableECSManagedTags);
+    this.value(svc.availabilityZoneRebalancing);
+    this.value(svc.serviceRegistries);
 
     for (let i = 0; i < GENERIC_SERVICE_MEMBERS.length; i++) this.value(svc[GENERIC_SERVICE_MEMBERS[i]]);
-  }
-
-  /** A map of strings (tags): its own members in order, any other value walked whole. */
-  private flat(o: unknown): void {
-    if (typeof o !== 'object' || o === null || Array.isArray(o)) {
-      this.value(o);
-      return;
-    }
-    const proto = Object.getPrototypeOf(o);
-    if (proto !== Object.prototype && proto !== null) {
-      this.ok = false;
-      this.put(ABSENT);
-      return;
-    }
-    this.put(OBJECT);
-    const m = o as Record<string, unknown>;
-    for (const k in m) {
-      if (!Object.hasOwn(m, k)) continue;
-      this.put(k);
-      const v = own(m, k);
-      if (typeof v === 'string') this.put(v);
-      else this.value(v);
-    }
-    this.put(END);
   }
 
   /** Any value: primitives as they are, plain objects, arrays and Dates walked, anything else unprintable. */
@@ -327,12 +329,16 @@ class PrintWalk {
 
 const walk = new PrintWalk();
 
-/** The print of `svc` (see the module doc), or undefined when a value of it cannot be printed. */
-export function recordObservedPrint(svc: ObservedService): ObservedPrint | undefined {
-  return walk.record(svc);
+/**
+ * The print of `svc` (see the module doc), or undefined when a value of it cannot be printed.
+ * @param tagKeys the tag keys the comparison reads (the owner tag and the spec's tags): only their
+ *   values are printed.
+ */
+export function recordObservedPrint(svc: ObservedService, tagKeys: readonly string[]): ObservedPrint | undefined {
+  return walk.record(svc, tagKeys);
 }
 
-/** Whether `svc` has exactly the recorded print `expected`. */
-export function sameObservedPrint(svc: ObservedService, expected: ObservedPrint): boolean {
-  return walk.check(svc, expected);
+/** Whether `svc` has exactly the recorded print `expected`, made with the same `tagKeys`. */
+export function sameObservedPrint(svc: ObservedService, expected: ObservedPrint, tagKeys: readonly string[]): boolean {
+  return walk.check(svc, expected, tagKeys);
 }

@@ -1234,7 +1234,9 @@ class Planner {
     ) {
       // Every decision above followed from the spec hash, the rendering options, the live revision
       // and the live service alone (no FAILED deployment: no failure rule read the remembered status).
-      rememberSteadyComparison<SteadyFound>(id, hash, this.renderKey, liveTd, svc, unchanged);
+      const tagKeys = [OWNER_TAG_KEY];
+      for (const k in spec.tags) if (Object.hasOwn(spec.tags, k) && k !== OWNER_TAG_KEY) tagKeys.push(k);
+      rememberSteadyComparison<SteadyFound>(id, hash, this.renderKey, liveTd, svc, tagKeys, unchanged);
     }
     return this.steadyPlan(id, r, svc, counts, unchanged);
   }
