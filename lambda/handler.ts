@@ -21,7 +21,7 @@ import { bodiesOfSqsRecords, isSqsEvent } from './adapters/sqs-records';
 import { accountOfArn, routeEvents } from './core/event-routing';
 import { METRIC } from './core/metric-names';
 import { FAST_PATH_LEASE_WAIT_MS } from './core/fast-path';
-import { dispatchEvents, dispatchKeys, dispatchTargets, type DispatchSummary, type EventsDispatchSummary } from './core/fan-out';
+import { dispatchEvents, dispatchKeys, dispatchTargets, withSpecOnly, type DispatchSummary, type EventsDispatchSummary } from './core/fan-out';
 import { DEFAULT_TARGET, isFanOutBody, parseFanOutMessage } from './core/targets';
 import { DynamoTargetDirectory, SqsFanOutQueue, TargetRunner, type TargetPassResult } from './adapters/fan-out';
 import { createSqsClient } from './adapters/sqs-event-feed';
@@ -55,6 +55,8 @@ tracer.captureAWSv3Client(runtime.doc);
  * Fan-out mode (`FANOUT_QUEUE_URL`, issue 13 part 2): the schedule dispatches one message per
  * target, and each message's invocation reconciles its target (`lambda/adapters/fan-out.ts`).
  */
+/** Which services named by ECS's events have a spec item (the events fast path's first read). */
+const specKeys = new DynamoTargetDirectory(runtime.doc, config.specsTable);
 const fanOutQueue = config.fanOut ? new SqsFanOutQueue(createSqsClient(), config.fanOut.queueUrl) : undefined;
 const fanOut = config.fanOut
   ? {
@@ -145,8 +147,9 @@ export interface NothingToReconcile {
  *   {@link EventsDispatchSummary}); an event for no declared target is dropped and counted
  *   (`EventsUnrouted`); throws when a message could not be sent.
  *
- * Outside fan-out mode, events of another account or Region (or an unmanaged cluster) are dropped
- * and counted the same way: the one target is the reconciler's own account and Region.
+ * Outside fan-out mode, events of another account or Region are dropped and counted the same way:
+ * the one target is the reconciler's own account and Region. In both modes the services named
+ * that have no spec item start no pass (one BatchGetItem, before any lease).
  *
  * The invocation's remaining time bounds the pass: observation spends at most
  * `OBSERVATION_TIME_SHARE` of it (a new container over a large fleet describes the rest of its
@@ -181,18 +184,23 @@ export const handler = async (
     return sent;
   }
   // The events fast path: ECS's events (and CloudTrail writes by others) from the second queue,
-  // those of the reconciler's own account and Region (and managed clusters) only.
+  // those of the reconciler's own account and Region only (any cluster: a spec may name any).
   const routed = isSqsEvent(event)
     ? routeEvents(bodiesOfSqsRecords(event.Records), [{ name: DEFAULT_TARGET, clusters: config.plan.managedClusters, source: 'implicit' }], home, {
         ignorePrincipals: config.eventsIgnorePrincipals ?? [],
       })
     : undefined;
   if (routed && routed.unrouted > 0) {
-    logger.warn('events fast path: events of another account or Region (or an unmanaged cluster); dropped', { events: routed.unrouted, origins: routed.unroutedOrigins });
+    logger.warn('events fast path: events of another account or Region; dropped', { events: routed.unrouted, origins: routed.unroutedOrigins });
     metricsSink.passMetric(METRIC.eventsUnrouted, routed.unrouted, 'Count');
     await metricsSink.flush();
   }
-  const ecsEvents = routed ? { keys: routed.byTarget.get(DEFAULT_TARGET) ?? [], ignored: routed.ignored + routed.unrouted, families: routed.families } : undefined;
+  // Only services with a spec start a pass (someone else's services: no lease, no Scan).
+  const withSpec = routed ? await withSpecOnly(specKeys, log, routed.byTarget) : undefined;
+  const ecsEvents =
+    routed && withSpec
+      ? { keys: withSpec.byTarget.get(DEFAULT_TARGET) ?? [], ignored: routed.ignored + routed.unrouted + withSpec.withoutSpec, families: routed.families }
+      : undefined;
   if (ecsEvents && ecsEvents.keys.length === 0) {
     logger.debug('events batch names no service', { ignored: ecsEvents.ignored, families: ecsEvents.families });
     return { outcome: 'nothing-to-reconcile', ignored: { events: ecsEvents.ignored, families: ecsEvents.families } };

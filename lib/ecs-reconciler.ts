@@ -1201,6 +1201,8 @@ export class EcsReconciler extends Construct {
         actions: [
           'dynamodb:Scan',
           'dynamodb:GetItem',
+          // The events fast path: which services named by ECS's events have a spec item.
+          'dynamodb:BatchGetItem',
           'dynamodb:PutItem',
           'dynamodb:UpdateItem',
           'dynamodb:DeleteItem',

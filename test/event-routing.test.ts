@@ -1,7 +1,7 @@
 /**
  * Routing ECS's events to their targets by the event's `account` and `region` (issue 13): the
- * events of a target account reach that target only, an event of an undeclared account or Region
- * is dropped and counted, a duplicated event names its service once, and the reconciler's own
+ * events of a target account reach that target only (whatever the cluster), an event of an
+ * undeclared account or Region is dropped and counted, a duplicated event names its service once, and the reconciler's own
  * calls in a target account (its target role) are not hints.
  */
 import { readFileSync } from 'node:fs';
@@ -50,21 +50,33 @@ describe('routeEvents', () => {
     expect([...routed.byTarget.keys()]).toEqual(['prod-us']);
   });
 
-  it('an event of an undeclared account, of a declared account in an undeclared Region, or of a cluster its target does not manage is dropped and counted', () => {
+  it('an event of an undeclared account, or of a declared account in an undeclared Region, is dropped and counted', () => {
     // Prepare
-    const bodies = [
-      serviceAction('999999999999', 'eu-west-1', 'web', 'api'),
-      serviceAction('111111111111', 'us-west-2', 'web', 'api'),
-      serviceAction('222222222222', 'eu-west-1', 'batch', 'api'),
-    ];
+    const bodies = [serviceAction('999999999999', 'eu-west-1', 'web', 'api'), serviceAction('111111111111', 'us-west-2', 'web', 'api')];
 
     // Act
     const routed = routeEvents(bodies, TARGETS, HOME);
 
     // Assess
     expect(routed.byTarget.size).toBe(0);
-    expect(routed.unrouted).toBe(3);
-    expect(routed.unroutedOrigins).toEqual(['999999999999/eu-west-1', '111111111111/us-west-2', '222222222222/eu-west-1']);
+    expect(routed.unrouted).toBe(2);
+    expect(routed.unroutedOrigins).toEqual(['999999999999/eu-west-1', '111111111111/us-west-2']);
+  });
+
+  it("an event of a cluster outside its target's clusters still reaches that target (its passes reconcile every cluster its specs name), the default target's too", () => {
+    // Prepare: staging lists web, the default target (MANAGED_CLUSTERS) apps
+    const targets = [{ ...DEFAULT, clusters: ['apps'] }, STAGING, PROD_US];
+    const bodies = [serviceAction('222222222222', 'eu-west-1', 'batch', 'api'), serviceAction('111111111111', 'eu-west-1', 'jobs', 'nightly')];
+
+    // Act
+    const routed = routeEvents(bodies, targets, HOME);
+
+    // Assess
+    expect([...routed.byTarget.entries()]).toEqual([
+      ['staging', [{ cluster: 'batch', service: 'api' }]],
+      ['default', [{ cluster: 'jobs', service: 'nightly' }]],
+    ]);
+    expect(routed.unrouted).toBe(0);
   });
 
   it('with the home account unknown, the default target takes no event (never a guess)', () => {

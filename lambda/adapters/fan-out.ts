@@ -12,7 +12,7 @@
  * timeout, where it is dropped as stale if a newer tick has passed, and after 3 receives the
  * message goes to the dead-letter queue.
  */
-import { PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, PutItemCommand, type BatchGetItemCommandOutput, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ECSClientConfig } from '@aws-sdk/client-ecs';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { AssumeRoleCommand, STSClient, type STSClientConfig } from '@aws-sdk/client-sts';
@@ -28,11 +28,13 @@ import {
   isStale,
   parseTarget,
   TARGET_PARTITION,
+  targetItemDeclaration,
   type FanOutMessage,
   type Target,
   type TargetParseResult,
 } from '../core/targets';
 import type { AllowLists } from '../core/allow-lists';
+import type { ServiceKey } from '../core/types';
 import { decodeItem } from './attribute-values';
 import { dict } from '../core/dict';
 import { SDK_RETRY } from './clients';
@@ -44,6 +46,10 @@ import { createRuntime, type FastPathRunOptions, type Runtime, type RuntimeOverr
 
 /** SQS's limit of entries per SendMessageBatch. */
 const SQS_BATCH = 10;
+/** DynamoDB's limit of keys per BatchGetItem. */
+const BATCH_GET_KEYS = 100;
+/** Times unprocessed keys of a BatchGetItem are asked again (with a growing pause). */
+const BATCH_GET_RETRIES = 5;
 
 /** {@link TargetDirectory} on the spec table: Query on `#target` and `#heartbeat`. */
 export class DynamoTargetDirectory implements TargetDirectory {
@@ -83,7 +89,7 @@ export class DynamoTargetDirectory implements TargetDirectory {
       for (const item of await this.partition(TARGET_PARTITION)) {
         const { [PARTITION_KEY]: _pk, [SORT_KEY]: name, ...rest } = item;
         void _pk;
-        declarations.push(parseTarget({ ...rest, name }, 'table'));
+        declarations.push(parseTarget(targetItemDeclaration(rest, name), 'table'));
       }
       for (const item of await this.partition(HEARTBEAT_PARTITION)) {
         const name = item[SORT_KEY];
@@ -93,6 +99,48 @@ export class DynamoTargetDirectory implements TargetDirectory {
     } catch (err) {
       return { declarations, heartbeats, error: new AwsCallError(`DynamoDB Query #target/#heartbeat in ${this.tableName}`, err).message };
     }
+  }
+
+  /**
+   * BatchGetItem (consistent, keys only), 100 keys a call; unprocessed keys asked again up to 5
+   * times, then kept (as when the table cannot be read: a hint is never lost).
+   */
+  async keysWithSpec(keys: readonly ServiceKey[]): Promise<{ keys: ServiceKey[]; error?: string }> {
+    const id = (k: ServiceKey) => `${k.cluster}\u0000${k.service}`;
+    const unique = [...new Map(keys.map((k) => [id(k), k])).values()];
+    const found = new Set<string>();
+    const kept = new Set<string>();
+    try {
+      for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
+        let request: Record<string, AttributeValue>[] | undefined = unique
+          .slice(i, i + BATCH_GET_KEYS)
+          .map((k) => ({ [PARTITION_KEY]: { S: k.cluster }, [SORT_KEY]: { S: k.service } }));
+        for (let attempt = 0; request && request.length > 0; attempt++) {
+          if (attempt > BATCH_GET_RETRIES) {
+            for (const key of request) kept.add(`${key[PARTITION_KEY].S}\u0000${key[SORT_KEY].S}`);
+            break;
+          }
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+          const out: BatchGetItemCommandOutput = await this.raw.send(
+            new BatchGetItemCommand({
+              RequestItems: {
+                [this.tableName]: {
+                  Keys: request,
+                  ConsistentRead: true,
+                  ProjectionExpression: '#pk, #sk',
+                  ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+                },
+              },
+            }),
+          );
+          for (const item of out.Responses?.[this.tableName] ?? []) found.add(`${item[PARTITION_KEY]?.S}\u0000${item[SORT_KEY]?.S}`);
+          request = out.UnprocessedKeys?.[this.tableName]?.Keys;
+        }
+      }
+    } catch (err) {
+      return { keys: [...keys], error: new AwsCallError(`DynamoDB BatchGetItem in ${this.tableName}`, err).message };
+    }
+    return { keys: keys.filter((k) => found.has(id(k)) || kept.has(id(k))) };
   }
 
   async writeHeartbeat(target: string, at: Date): Promise<void> {

@@ -8,10 +8,13 @@
  * (EventBridge User Guide, "Sending and receiving events between AWS accounts in Amazon
  * EventBridge").
  *
- * An event goes to every declared target of its account and Region whose clusters include the
- * event's cluster (or that manage every cluster); to none otherwise: it is dropped and counted,
- * never applied to another account's service of the same name. The default target's account is the
- * reconciler's own (the function's ARN), its Region the function's.
+ * An event goes to the declared target of its account and Region (there is at most one:
+ * `mergeTargets`), whatever its cluster: a target's passes reconcile every cluster its specs name
+ * besides its `clusters`, so its events must reach it for every cluster too, and the target's fast
+ * path reads only the named services that have a spec (the dispatcher drops the others before any
+ * lease: `TargetDirectory.keysWithSpec`). An event of an account and Region no target covers is
+ * dropped and counted, never applied to another account's service of the same name. The default
+ * target's account is the reconciler's own (the function's ARN), its Region the function's.
  *
  * No SDK here.
  */
@@ -31,7 +34,7 @@ export interface HomeAccount {
 export interface RoutedEvents {
   /** Target name -> the services (ECS names) its events name, each once, in first-seen order. */
   readonly byTarget: Map<string, ServiceKey[]>;
-  /** Events naming a service in an account and Region (and cluster) no declared target serves: dropped. */
+  /** Events naming a service in an account and Region no declared target covers: dropped. */
   readonly unrouted: number;
   /** `account/region` of the dropped events, each once (for the log line). */
   readonly unroutedOrigins: readonly string[];
@@ -69,13 +72,12 @@ export function whereIs(target: Target, home: HomeAccount): { readonly account?:
 }
 
 /**
- * Whether an event of `account`/`region` naming a service in `cluster` belongs to `target`: same
- * account and Region, and the cluster is one of the target's (or it manages every cluster).
+ * Whether an event of `account`/`region` belongs to `target`: the same account and Region, whatever
+ * the cluster (a target reconciles every cluster its specs name, not only its `clusters`).
  */
-export function targetServes(target: Target, home: HomeAccount, origin: { readonly account?: string; readonly region?: string }, cluster: string): boolean {
+export function targetServes(target: Target, home: HomeAccount, origin: { readonly account?: string; readonly region?: string }): boolean {
   const where = whereIs(target, home);
-  if (!where.account || !where.region || origin.account !== where.account || origin.region !== where.region) return false;
-  return target.clusters.length === 0 || target.clusters.includes(cluster);
+  return Boolean(where.account && where.region && origin.account === where.account && origin.region === where.region);
 }
 
 /**
@@ -103,7 +105,7 @@ export function routeEvents(bodies: readonly string[], targets: readonly Target[
       continue;
     }
     const origin = originOf(body);
-    const to = targets.filter((t) => targetServes(t, home, origin, hint.key.cluster));
+    const to = targets.filter((t) => targetServes(t, home, origin));
     if (to.length === 0) {
       unrouted += 1;
       origins.add(`${origin.account ?? '?'}/${origin.region ?? '?'}`);

@@ -16,6 +16,7 @@ import {
   keysByTarget,
   mergeTargets,
   NEVER_PASSED_AGE_SECONDS,
+  storedKey,
   type FanOutMessage,
   type Target,
   type TargetParseResult,
@@ -36,6 +37,13 @@ export interface TargetDirectory {
    * @throws on a DynamoDB failure.
    */
   writeHeartbeat(target: string, at: Date): Promise<void>;
+  /**
+   * Which of `keys` (stored form: `staging/web`, `web`) have a spec item, so that events naming
+   * someone else's services start no pass (no lease, no Scan). Never throws: when the table cannot
+   * be read, every key is kept (a hint is never lost) and `error` says why.
+   * Absent: every key is kept.
+   */
+  keysWithSpec?(keys: readonly ServiceKey[]): Promise<{ readonly keys: readonly ServiceKey[]; readonly error?: string }>;
 }
 
 /** Options of one {@link FanOutQueue.send}. */
@@ -197,8 +205,10 @@ export interface EventsDispatchSummary {
   readonly outcome: 'events-dispatched';
   /** Targets a message was sent for, each with the number of services named. */
   readonly targets: Readonly<Record<string, number>>;
-  /** Events for an account and Region (and cluster) no declared target serves: dropped, unapplied. */
+  /** Events for an account and Region no declared target covers: dropped, unapplied. */
   readonly unrouted: number;
+  /** Services named by events of a covered account and Region that have no spec: no pass for them. */
+  readonly withoutSpec: number;
   /** Events naming no service (heartbeats, the reconciler's own calls, ...). */
   readonly ignored: number;
   /** Events naming a family (left to the scheduled pass). */
@@ -211,9 +221,10 @@ export interface EventsDispatchSummary {
  * The events fast path in fan-out mode: a batch of ECS events (bodies of the events fast path
  * queue's messages, from the reconciler's account and, forwarded by `ReconcilerTargetStack`, from
  * every target account) routed to the targets by each event's `account` and `region`
- * (`routeEvents`, `./event-routing.ts`), one message per target with its services (`fromEvents`:
- * its invocation reads only those with a spec). An event for no declared target is dropped: logged
- * with its account and Region and counted in `EventsUnrouted`.
+ * (`routeEvents`, `./event-routing.ts`, whatever the cluster), one message per target with those
+ * of its services that have a spec item ({@link withSpecOnly}: someone else's services start no
+ * pass; `fromEvents`: the invocation again reads only those with a spec). An event for no declared
+ * target is dropped: logged with its account and Region and counted in `EventsUnrouted`.
  * @throws only programming errors; unsent messages are in `failed`.
  */
 export async function dispatchEvents(
@@ -226,9 +237,10 @@ export async function dispatchEvents(
   const routed = routeEvents(bodies, targets, options.home, { ignorePrincipals: options.ignorePrincipals ?? [] });
   const byName = new Map<string, Target>(targets.map((t) => [t.name, t]));
   const declared = [...byName.keys()];
+  const { byTarget, withoutSpec } = await withSpecOnly(ports.directory, ports.log, routed.byTarget);
   const messages: FanOutMessage[] = [];
   const counts: Record<string, number> = dict();
-  for (const [name, keys] of routed.byTarget) {
+  for (const [name, keys] of byTarget) {
     const target = byName.get(name) as Target;
     counts[name] = keys.length;
     for (let i = 0; i < keys.length; i += 1000) {
@@ -242,5 +254,35 @@ export async function dispatchEvents(
   }
   const { failed } = messages.length > 0 ? await ports.queue.send(messages) : { failed: [] };
   for (const f of failed) ports.log.error('events fast path: message not sent; the scheduled pass covers these services', f);
-  return { outcome: 'events-dispatched', targets: counts, unrouted: routed.unrouted, ignored: routed.ignored, families: routed.families, failed };
+  return { outcome: 'events-dispatched', targets: counts, unrouted: routed.unrouted, withoutSpec, ignored: routed.ignored, families: routed.families, failed };
+}
+
+/**
+ * Keeps, of each target's services named by events (ECS names), those with a spec item, so that
+ * events of someone else's services (any cluster of a target's account and Region) start no pass:
+ * no lease taken, no Scan. When the table cannot be read every service is kept (logged).
+ * @returns the targets with at least one service left, and how many services were dropped.
+ */
+export async function withSpecOnly(
+  directory: Pick<TargetDirectory, 'keysWithSpec'>,
+  log: LogPort,
+  byTarget: ReadonlyMap<string, readonly ServiceKey[]>,
+): Promise<{ readonly byTarget: Map<string, ServiceKey[]>; readonly withoutSpec: number }> {
+  const all = [...byTarget].flatMap(([name, keys]) => keys.map((k) => ({ name, key: k, stored: storedKey(name, k) })));
+  if (!directory.keysWithSpec || all.length === 0) return { byTarget: new Map([...byTarget].map(([n, k]) => [n, [...k]])), withoutSpec: 0 };
+  const checked = await directory.keysWithSpec(all.map((a) => a.stored));
+  if (checked.error) log.warn('events fast path: the spec items could not be read; every service named is kept', { error: checked.error });
+  const have = new Set(checked.keys.map((k) => `${k.cluster}\u0000${k.service}`));
+  const out = new Map<string, ServiceKey[]>();
+  let withoutSpec = 0;
+  for (const a of all) {
+    if (!have.has(`${a.stored.cluster}\u0000${a.stored.service}`)) {
+      withoutSpec += 1;
+      continue;
+    }
+    const list = out.get(a.name) ?? [];
+    list.push(a.key);
+    out.set(a.name, list);
+  }
+  return { byTarget: out, withoutSpec };
 }

@@ -132,6 +132,17 @@ export function parseTarget(raw: unknown, source: Target['source']): TargetParse
   };
 }
 
+/**
+ * The declaration a `#target` item makes (its attributes without the keys, and its sort key as
+ * the name), for {@link parseTarget}: `clusters` may be a DynamoDB list (L of S, an array here) or a
+ * string set (SS, a `Set` once decoded: the console makes sets easily), read in name order.
+ */
+export function targetItemDeclaration(attributes: Readonly<Record<string, unknown>>, name: unknown): Record<string, unknown> {
+  const { clusters, ...rest } = attributes;
+  const list = clusters instanceof Set ? [...(clusters as Set<unknown>)].sort() : clusters;
+  return { ...rest, name, ...(list !== undefined ? { clusters: list } : {}) };
+}
+
 /** The targets of one dispatch: declared ones first by name, and what could not be used. */
 export interface TargetSet {
   readonly targets: readonly Target[];

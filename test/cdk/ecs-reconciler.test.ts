@@ -433,6 +433,7 @@ describe('IAM (least privilege)', () => {
     const dynamo = grants(functionStatements(template, reconciler)).filter((g) => g.action.startsWith('dynamodb:'));
     const on = (table: RegExp) => dynamo.filter((g) => table.test(g.resource)).map((g) => g.action).sort();
     expect(on(/^\$\{ReconcilerSpecs[0-9A-F]+\.Arn\}$/)).toEqual([
+      'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -443,7 +444,7 @@ describe('IAM (least privilege)', () => {
     // The fast path: the spec table's stream, read by Lambda's event source mapping.
     expect(on(/^\$\{ReconcilerSpecs[0-9A-F]+\.StreamArn\}$/)).toEqual(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']);
     expect(on(/^\*$/)).toEqual(['dynamodb:ListStreams']);
-    expect(dynamo).toHaveLength(11);
+    expect(dynamo).toHaveLength(12);
   });
 
   it('creates the task definition cache table with a TTL, destroyed with the stack, and names it to the function', () => {

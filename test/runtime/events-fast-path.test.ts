@@ -163,7 +163,7 @@ describe('the events fast path through the handler', () => {
     expect(stack.sim.calls({ action: 'DescribeServices' })).toEqual([]);
   });
 
-  it("someone else's service named by events is not read (only services with a spec)", async () => {
+  it("someone else's service named by events is not read and starts no pass (only services with a spec)", async () => {
     // Prepare: a person creates a service the reconciler has no spec for.
     const person = new ECSClient({ ...stack.ecsClientConfig, maxAttempts: 1 });
     const td = await person.send(
@@ -185,8 +185,9 @@ describe('the events fast path through the handler', () => {
     // Act
     const summary = await deliverFastPath();
 
-    // Assess: a pass ran (the batch named a service) but read nothing of `theirs`.
-    expect(summary?.counts.servicesRead ?? 0).toBe(0);
+    // Assess: no pass ran (no spec item for `theirs`: no lease, no Scan) and nothing of `theirs` was read.
+    expect(summary).toMatchObject({ outcome: 'nothing-to-reconcile' });
+    expect(summary?.counts?.servicesRead ?? 0).toBe(0);
     expect(stack.sim.calls({ action: 'DescribeServices' })).toEqual([]);
   });
 

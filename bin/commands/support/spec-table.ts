@@ -15,7 +15,7 @@ import { canonicalJson, parseSpecItem, specToItem } from '../../../lambda/core/s
 import { serviceId, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
 import { CliError, missingTableError } from './errors';
 import { dict, own } from '../../../lambda/core/dict';
-import { DEFAULT_TARGET, parseTarget, partitionKeyOf, splitPartitionKey, TARGET_NAME_RE, TARGET_PARTITION } from '../../../lambda/core/targets';
+import { DEFAULT_TARGET, parseTarget, partitionKeyOf, splitPartitionKey, TARGET_NAME_RE, TARGET_PARTITION, targetItemDeclaration } from '../../../lambda/core/targets';
 import { ENV } from '../../../lambda/config';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 
@@ -148,7 +148,7 @@ export class SpecTable {
         // Read as the dispatcher reads it: an item the reconciler refuses declares no target.
         const { [PARTITION_KEY]: _pk, [SORT_KEY]: name, ...rest } = i;
         void _pk;
-        const r = parseTarget({ ...rest, name }, 'table');
+        const r = parseTarget(targetItemDeclaration(rest, name), 'table');
         if (r.ok) names.add(r.target.name);
         else this.refusedTargets.set(name as string, r.errors);
       }
