@@ -36,7 +36,7 @@ import {
 import type { AllowLists } from '../core/allow-lists';
 import type { ServiceKey } from '../core/types';
 import { decodeItem } from './attribute-values';
-import { dict } from '../core/dict';
+import { dict, own } from '../core/dict';
 import { SDK_RETRY } from './clients';
 import { AwsCallError, errorMessage } from './errors';
 import { PARTITION_KEY, SORT_KEY } from './dynamo-spec-store';
@@ -133,8 +133,8 @@ export class DynamoTargetDirectory implements TargetDirectory {
               },
             }),
           );
-          for (const item of out.Responses?.[this.tableName] ?? []) found.add(`${item[PARTITION_KEY]?.S}\u0000${item[SORT_KEY]?.S}`);
-          request = out.UnprocessedKeys?.[this.tableName]?.Keys;
+          for (const item of own(out.Responses, this.tableName) ?? []) found.add(`${item[PARTITION_KEY]?.S}\u0000${item[SORT_KEY]?.S}`);
+          request = own(out.UnprocessedKeys, this.tableName)?.Keys;
         }
       }
     } catch (err) {
