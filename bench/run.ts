@@ -18,7 +18,7 @@
  * (`--no-results`: print only). See docs/benchmarks.md.
  */
 import { writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { heapFlag, memoryForFleet } from '../lib/function-memory';
 import { localReconcilerEnv } from '../local/stack';
@@ -115,6 +115,10 @@ const print = (line = ''): void => {
   process.stdout.write(`${line}\n`);
 };
 
+/** Real seconds of each part of the run, and the load average when it ended: the run time table. */
+const runTimes: { part: string; seconds: number; note?: string }[] = [];
+const since = (t0: number): number => (performance.now() - t0) / 1000;
+
 async function main(): Promise<void> {
   // The SDK warns once per process that releases after January 2027 need Node 22 (the SDK's Node.js support policy).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -133,6 +137,7 @@ async function main(): Promise<void> {
     print(`fleet: services dealt over ${benchClusters().length} clusters, 1-3 tasks each; API_BUDGET_FRACTION ${env.API_BUDGET_FRACTION ?? '0.5 (default)'}\n`);
 
     if (opts.planner) {
+      const t0 = performance.now();
       progress('planner: timing...');
       const timing = await plannerRun(bundles.plannerWorker, 'timing', opts, env, []);
       progress('planner: allocation...');
@@ -143,10 +148,12 @@ async function main(): Promise<void> {
       print('1. Planner: plan() per call (pure, no I/O)');
       print(plannerTable(timing, alloc));
       print();
+      runTimes.push({ part: 'planner', seconds: since(t0) });
     }
 
     if (opts.pass) {
       progress('passes: real adapters, simulator (throttling on, latency) and dynalite...');
+      const t0 = performance.now();
       const sizes = await runPassBench({
         passWorker: bundles.passWorker,
         sizes: opts.passSizes,
@@ -161,6 +168,11 @@ async function main(): Promise<void> {
         ...(opts.events ? { events: simulatorEventsFeed } : {}),
         progress,
       });
+      for (const size of sizes) {
+        runTimes.push({ part: `passes ${size.services}: seeding`, seconds: size.seedSeconds });
+        for (const m of size.modes) runTimes.push({ part: `passes ${size.services}: events ${m.mode}`, seconds: m.realSeconds, note: `${m.passes} passes` });
+      }
+      runTimes.push({ part: 'passes (sections 2-5), in all', seconds: since(t0) });
       print(`2. Passes at scale: ${sizes.map((s) => s.services).join(', ')} services over ${benchClusters().length} clusters, ECS ${opts.latencyMs} ms a call with its buckets, limiter at the budget, dynalite; one container per size and events mode, bounded like the Lambda (${LAMBDA_TIMEOUT_SECONDS} s), a pass a simulated minute apart`);
       print('   est. Lambda s = the reconciler\'s real time here (the 30 ms a call included) + the rate limiter\'s waits (simulated here, real in AWS)');
       print('   ECS reads against the lower bound (ListServices pages of the clusters listed + DescribeServices of 10 for the services read) and a per-service refresh (DescribeServices + DescribeTaskDefinition per service read)');
@@ -193,25 +205,34 @@ async function main(): Promise<void> {
     }
     if (opts.cli) {
       progress('CLI start-up...');
+      const t0 = performance.now();
       print(`6. Start-up of the built CLI: spawn to exit, real time, one at a time (${opts.cliRuns} runs after a warm-up)`);
       print(startupTable(await runStartupBench(opts.cliRuns)));
       print();
+      runTimes.push({ part: 'CLI start-up', seconds: since(t0) });
     }
     if (opts.fastPath && opts.fastPathEdits > 0) {
       progress('fast path: moto (DynamoDB Streams) and the simulator, real time...');
+      const t0 = performance.now();
       const fast = await runFastPathBench({ edits: opts.fastPathEdits, services: 20, progress });
       print('7. Fast path: a spec edit to the first ECS call, real time (moto DynamoDB Streams polled every 250 ms as Lambda does, the simulator)');
       print(fastPathTable(fast));
       print();
+      runTimes.push({ part: 'fast path', seconds: since(t0) });
     }
     if (opts.fanOut && opts.fanOutTargets > 0 && opts.fanOutServices > 0) {
+      const t0 = performance.now();
       const fan = await runFanOutBench({ targets: opts.fanOutTargets, services: opts.fanOutServices, steadyTicks: 2, progress });
       print(`8. Fan-out: ${fan.targets} targets x ${fan.services} services, one simulator (account) each, beside 1 target alone; passes bounded like the Lambda (50 s)`);
       print('   total s = real s + budget waits s (rate-limiter waits, simulated here); throttled = ThrottlingException answers (0: within its own budget)');
       print(fanOutTable(fan));
       print();
+      runTimes.push({ part: 'fan-out', seconds: since(t0) });
     }
     const seconds = ((performance.now() - began) / 1000).toFixed(0);
+    print(`9. Run time: real seconds of each part (load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} over 1, 5, 15 minutes)`);
+    for (const t of runTimes) print(`   ${t.part.padEnd(32)} ${t.seconds.toFixed(0).padStart(5)} s${t.note ? `  (${t.note})` : ''}`);
+    print(`   ${'the whole run'.padEnd(32)} ${seconds.padStart(5)} s`);
     progress(`done in ${seconds} s`);
     if (opts.results) {
       const args = process.argv.slice(2).join(' ');
