@@ -126,6 +126,10 @@ async function main(): Promise<void> {
   const opts = program.opts<BenchOptions>();
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   const began = performance.now();
+  // The machine's load during the run (1-minute load average, sampled every 30 s): real times depend on it.
+  const loads: number[] = [loadavg()[0]];
+  const loadSampler = setInterval(() => loads.push(loadavg()[0]), 30_000);
+  loadSampler.unref();
   const env = localReconcilerEnv({ table: BENCH_TABLE, region: BENCH_REGION, clusters: benchClusters() }, { OWNER_ID: BENCH_OWNER_ID });
 
   progress('bundling the workers (esbuild, as the construct bundles the Lambda)...');
@@ -230,7 +234,12 @@ async function main(): Promise<void> {
       runTimes.push({ part: 'fan-out', seconds: since(t0) });
     }
     const seconds = ((performance.now() - began) / 1000).toFixed(0);
-    print(`9. Run time: real seconds of each part (load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} over 1, 5, 15 minutes)`);
+    clearInterval(loadSampler);
+    loads.push(loadavg()[0]);
+    const meanLoad = loads.reduce((a, b) => a + b, 0) / loads.length;
+    print(
+      `9. Run time: real seconds of each part; the machine's 1-minute load average during the run (every 30 s, ${availableParallelism()} cores): min ${Math.min(...loads).toFixed(1)}, mean ${meanLoad.toFixed(1)}, max ${Math.max(...loads).toFixed(1)}`,
+    );
     for (const t of runTimes) print(`   ${t.part.padEnd(32)} ${t.seconds.toFixed(0).padStart(5)} s${t.note ? `  (${t.note})` : ''}`);
     print(`   ${'the whole run'.padEnd(32)} ${seconds.padStart(5)} s`);
     progress(`done in ${seconds} s`);
