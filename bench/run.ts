@@ -197,7 +197,7 @@ async function main(): Promise<void> {
       print(`5. Resync floor: every service re-read (described) within RESYNC_MINUTES ${RESYNC_MINUTES} (a pass a minute: ${RESYNC_MINUTES} passes) even if every event is lost`);
       print(resyncTable(sizes));
       print();
-      print('5b. What bounds the services a pass reads: the observation window (55% of the 50 s from the start of the pass) less the spec table\'s Scan and the event queue\'s receive (real time here), then the service-read budget (ListServices + DescribeServices: 10 calls a second at half of ECS\'s 20, after a burst of 50)');
+      print('5b. What bounds the services a pass reads: the observation window (55% of the 50 s from the start of the pass; the rotation may go on to 70% until it has read its resync share) less the spec table\'s Scan and the event queue\'s receive (real time here), then the service-read budget (ListServices + DescribeServices: 10 calls a second at half of ECS\'s 20, after a burst of 50)');
       print(readBoundTable(sizes));
       print();
       const findings = passFindings(sizes);
