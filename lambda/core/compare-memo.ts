@@ -65,6 +65,18 @@ export class BoundedMemo<V> {
     this.entries.delete(key);
   }
 
+  /** Deletes every entry whose value `drop` accepts; returns how many went. */
+  deleteWhere(drop: (value: V) => boolean): number {
+    let n = 0;
+    for (const [k, e] of this.entries) {
+      if (drop(e.value)) {
+        this.entries.delete(k);
+        n += 1;
+      }
+    }
+    return n;
+  }
+
   clear(): void {
     this.entries.clear();
   }
@@ -226,6 +238,8 @@ export interface SteadyComparison<T> {
   readonly tagKeys: readonly string[];
   /** The planner's result of that comparison (its phase, conditions, memory fields). */
   readonly found: T;
+  /** Clock milliseconds (the plan's `now`) of the last plan that remembered or took this entry. */
+  usedAtMs: number;
 }
 
 /** When false, no steady comparison is remembered or given back (the other memos stay as they are). */
@@ -253,13 +267,43 @@ export function steadyComparisonOf<T>(
   renderKey: string,
   liveTaskDefinition: TaskDefinition,
   live: ObservedService,
+  nowMs: number,
 ): SteadyComparison<T> | undefined {
   if (!memoEnabled || !steadyEnabled) return undefined;
   const e = steadyComparisons.get(id);
   if (e === undefined || e.specHash !== specHash || e.renderKey !== renderKey || e.liveTaskDefinition !== liveTaskDefinition) return undefined;
   if (!sameObservedPrint(live, e.print, e.tagKeys)) return undefined;
   steadyReused += 1;
+  e.usedAtMs = nowMs;
   return e as SteadyComparison<T>;
+}
+
+/**
+ * Milliseconds (of the plans' clock) after which a steady comparison nobody took is dropped: 30
+ * minutes, three times the default `RESYNC_MINUTES`, so a service every rotation re-reads keeps its
+ * entry while a deleted or renamed service's entry (and the task definition description it holds)
+ * goes within the hour instead of waiting for the bound. A dropped entry only costs one full
+ * comparison. Not swept by the specs of one pass: in fan-out mode one container plans several
+ * targets, and one target's specs would drop the others' entries.
+ */
+export const STEADY_IDLE_MS = 30 * 60_000;
+
+/** Milliseconds between two sweeps of the steady comparisons (a sweep walks every entry). */
+export const STEADY_SWEEP_EVERY_MS = 5 * 60_000;
+
+let lastSweepMs: number | undefined;
+
+/**
+ * Drops the steady comparisons not taken or remembered in the last {@link STEADY_IDLE_MS}, at most
+ * once every {@link STEADY_SWEEP_EVERY_MS} (the planner calls it at the start of every plan).
+ * A clock that went back (tests, a virtual clock) starts the sweeps again from there.
+ * @param nowMs the plan's clock in milliseconds.
+ * @returns how many entries were dropped.
+ */
+export function sweepSteadyComparisons(nowMs: number): number {
+  if (lastSweepMs !== undefined && nowMs >= lastSweepMs && nowMs - lastSweepMs < STEADY_SWEEP_EVERY_MS) return 0;
+  lastSweepMs = nowMs;
+  return steadyComparisons.deleteWhere((e) => nowMs - e.usedAtMs > STEADY_IDLE_MS);
 }
 
 let steadyReused = 0;
@@ -282,6 +326,7 @@ export function rememberSteadyComparison<T>(
   live: ObservedService,
   tagKeys: readonly string[],
   found: T,
+  nowMs: number,
 ): void {
   if (!memoEnabled || !steadyEnabled) return;
   const print = recordObservedPrint(live, tagKeys);
@@ -289,7 +334,7 @@ export function rememberSteadyComparison<T>(
     steadyComparisons.delete(id);
     return;
   }
-  steadyComparisons.set(id, { specHash, renderKey, liveTaskDefinition, print, tagKeys, found });
+  steadyComparisons.set(id, { specHash, renderKey, liveTaskDefinition, print, tagKeys, found, usedAtMs: nowMs });
 }
 
 /** Steady comparisons remembered (tests). */
@@ -302,4 +347,5 @@ export function clearCompareMemo(): void {
   specEntries.clear();
   steadyComparisons.clear();
   lastEntry = undefined;
+  lastSweepMs = undefined;
 }

@@ -43,7 +43,7 @@ import {
   isoTime,
 } from './status';
 import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from './taskdef';
-import { desiredConfigOf, rememberSteadyComparison, renderingKey, sameByDigest, steadyComparisonOf } from './compare-memo';
+import { desiredConfigOf, rememberSteadyComparison, renderingKey, sameByDigest, steadyComparisonOf, sweepSteadyComparisons } from './compare-memo';
 import {
   type Action,
   type CreateServiceAction,
@@ -375,12 +375,16 @@ function unknownDrafts(reason: Reason, message: string): ConditionDrafts {
 class Planner {
   private readonly options: PlanOptions;
   private readonly now: Date;
+  /** `now` in milliseconds (the steady comparisons' clock). */
+  private readonly nowMs: number;
   private readonly observed: ObservedState;
   private readonly pendingTaskDefinitions: ReadonlySet<string>;
 
   constructor(private readonly input: PlanInput) {
     this.options = input.options;
     this.now = input.now;
+    this.nowMs = input.now.getTime();
+    sweepSteadyComparisons(this.nowMs);
     this.observed = input.observed;
     this.pendingTaskDefinitions = new Set(input.observed.taskDefinitionsPending ?? []);
     this.renderKey = renderingKey({ defaults: this.options.defaults, ownerId: this.options.ownerId });
@@ -1137,7 +1141,7 @@ class Planner {
     // service print): what that comparison found holds again, and only the status is assembled.
     // Not when memory says this spec hash failed: that decides before any comparison.
     if (!adopting && liveTd !== undefined && rem?.failedSpecHash !== hash) {
-      const known = steadyComparisonOf<SteadyFound>(id, hash, this.renderKey, liveTd, svc);
+      const known = steadyComparisonOf<SteadyFound>(id, hash, this.renderKey, liveTd, svc, this.nowMs);
       if (known !== undefined) return this.steadyPlan(id, r, svc, counts, known.found);
     }
     const rendered = this.renderer(spec);
@@ -1236,7 +1240,7 @@ class Planner {
       // and the live service alone (no FAILED deployment: no failure rule read the remembered status).
       const tagKeys = [OWNER_TAG_KEY];
       for (const k in spec.tags) if (Object.hasOwn(spec.tags, k) && k !== OWNER_TAG_KEY) tagKeys.push(k);
-      rememberSteadyComparison<SteadyFound>(id, hash, this.renderKey, liveTd, svc, tagKeys, unchanged);
+      rememberSteadyComparison<SteadyFound>(id, hash, this.renderKey, liveTd, svc, tagKeys, unchanged, this.nowMs);
     }
     return this.steadyPlan(id, r, svc, counts, unchanged);
   }
