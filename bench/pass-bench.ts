@@ -9,11 +9,16 @@
  * 1. `new container`: its first pass (empty in-memory caches; the durable task definition cache as
  *    the creating container left it);
  * 2. `steady`: the next passes;
- * 3. `drift`: 10% of the services changed by hand in ECS (desiredCount + 1, as in the console)
+ * 3. `hand edit`: a handful of services changed by hand in ECS on the fleet at rest, half a minute
+ *    before the next pass; passes until every one is corrected (at most the follow bound);
+ * 4. `drift`: 10% of the services changed by hand in ECS (desiredCount + 1, as in the console)
  *    half a minute before the next pass; passes until every one is corrected;
- * 4. `spec edit`: a few spec items edited (a new image) half a minute before the next pass; passes
- *    until every one is rolled out (its UpdateService sent).
- * Then passes until the fleet is steady again (not reported), so that the next mode starts alike.
+ * 5. `spec edit`: a few spec items edited (a new image) half a minute before the next pass; passes
+ *    until every one is rolled out (its UpdateService sent);
+ * 6. `hand edit behind drift` (events on, informative): a handful of hand edits while the drift's
+ *    corrections are still queued;
+ * 7. `resync`: after the drift left is undone by hand, passes until every service was described
+ *    since a mark (events on: every ECS event lost from the mark on).
  */
 import { ENV } from '../lambda/config';
 import { memoryForFleet } from '../lib/function-memory';
