@@ -4,26 +4,11 @@
  * from Planner.planExisting.
  */
 import { describe, expect, it } from 'vitest';
-import { clearCompareMemo, setCompareMemoEnabled, STEADY_IDLE_MS, steadyComparisonsRemembered, steadyComparisonsReused } from '../lambda/core/compare-memo';
+import { planChecked, steadyFleet, withoutMemo } from './support/steady-memo';
+import { clearCompareMemo, STEADY_IDLE_MS, steadyComparisonsRemembered, steadyComparisonsReused } from '../lambda/core/compare-memo';
 import { plan, type PlanInput } from '../lambda/core/planner';
-import type { ObservedService, Plan, TaskDefinition } from '../lambda/core/types';
+import type { ObservedService, TaskDefinition } from '../lambda/core/types';
 import { aConvergedService, aDeployment, aPlanInput, aSpec, anObservedCluster, anObservedState } from './support/builders';
-
-function withoutMemo<T>(f: () => T): T {
-  setCompareMemoEnabled(false);
-  try {
-    return f();
-  } finally {
-    setCompareMemoEnabled(true);
-  }
-}
-
-function planChecked(input: PlanInput): Plan {
-  const fast = plan(input);
-  const slow = withoutMemo(() => plan(input));
-  expect(fast).toStrictEqual(slow);
-  return fast;
-}
 
 function oneService(change: (s: ObservedService) => void): PlanInput {
   const s = aSpec({ service: 'web', desiredCount: 2, lagGraceSeconds: 120 });
@@ -63,24 +48,15 @@ describe('steady comparison memo: what it keeps', () => {
   it("a deleted service's entry goes once nobody took it for STEADY_IDLE_MS; the fleet's entries stay", () => {
     // Prepare: three steady services remembered.
     clearCompareMemo();
-    const specs = ['web-0', 'web-1', 'web-2'].map((service) => aSpec({ service }));
-    const converged = specs.map((s) => aConvergedService(s.spec));
-    const base = aPlanInput({
-      specs,
-      observed: anObservedState(
-        [anObservedCluster('apps', converged.map((c) => c.service))],
-        Object.assign({}, ...converged.map((c) => c.taskDefinitions)) as Record<string, TaskDefinition>,
-      ),
-    });
+    const base = steadyFleet(['web-0', 'web-1', 'web-2']);
     const t0 = base.now.getTime();
     const first = plan(base);
-    plan({ ...base, remembered: first.statuses });
     expect(steadyComparisonsRemembered()).toBe(3);
     // web-1's spec item and service deleted.
     const cl = base.observed.clusters.apps;
     const services = { ...cl.services };
     delete services['web-1'];
-    const without = { ...base, specs: specs.filter((s) => s.key?.service !== 'web-1'), observed: { ...base.observed, clusters: { apps: { ...cl, services } } } };
+    const without = { ...base, specs: base.specs.filter((s) => s.key?.service !== 'web-1'), observed: { ...base.observed, clusters: { apps: { ...cl, services } } } };
 
     // Act: a pass every 10 minutes for an hour.
     const kept: number[] = [];

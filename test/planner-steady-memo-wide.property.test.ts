@@ -7,44 +7,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clearCompareMemo, setCompareMemoEnabled, steadyComparisonsReused } from '../lambda/core/compare-memo';
+import { planChecked, steadyFleet } from './support/steady-memo';
+import { clearCompareMemo, steadyComparisonsReused } from '../lambda/core/compare-memo';
 import { plan, type PlanInput } from '../lambda/core/planner';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
-import type { ObservedService, Plan, TaskDefinition } from '../lambda/core/types';
-import { SUBNET_A, aConvergedService, aDeployment, aPlanInput, aSpec, anObservedCluster, anObservedState } from './support/builders';
+import type { ObservedService } from '../lambda/core/types';
+import { SUBNET_A, aDeployment, aSpec } from './support/builders';
 
 const SERVICES = ['web-0', 'web-1'];
-
-function withoutMemo<T>(f: () => T): T {
-  setCompareMemoEnabled(false);
-  try {
-    return f();
-  } finally {
-    setCompareMemoEnabled(true);
-  }
-}
-
-function steadyFleet(): PlanInput {
-  const specs = SERVICES.map((service, i) => aSpec({ service, desiredCount: 1 + i, tags: { team: `t${i}` } }));
-  const converged = specs.map((s) => aConvergedService(s.spec));
-  const input = aPlanInput({
-    specs,
-    observed: anObservedState(
-      [anObservedCluster('apps', converged.map((c) => c.service))],
-      Object.assign({}, ...converged.map((c) => c.taskDefinitions)) as Record<string, TaskDefinition>,
-    ),
-  });
-  const first = withoutMemo(() => plan(input));
-  const second = withoutMemo(() => plan({ ...input, remembered: first.statuses }));
-  return { ...input, remembered: second.statuses };
-}
-
-function planChecked(input: PlanInput): Plan {
-  const fast = plan(input);
-  const slow = withoutMemo(() => plan(input));
-  expect(fast).toStrictEqual(slow);
-  return fast;
-}
 
 type Change = (input: PlanInput, name: string) => PlanInput;
 
@@ -141,7 +111,7 @@ describe('steady comparison memo: a wide property over passes (written by a brea
         fc.integer({ min: 0, max: 900 }),
         (rounds, step) => {
           clearCompareMemo();
-          let input = steadyFleet();
+          let input = steadyFleet(SERVICES);
           planChecked(input);
           for (const changes of rounds) {
             for (const [name, i] of changes) input = CHANGES[i](input, name);

@@ -9,64 +9,27 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { planChecked, steadyFleet } from './support/steady-memo';
 import {
   clearCompareMemo,
-  setCompareMemoEnabled,
   setSteadyMemoEnabled,
   steadyComparisonsReused,
 } from '../lambda/core/compare-memo';
 import { SERVICE_MEMBERS } from '../lambda/core/observed-print';
 import { plan, type PlanInput } from '../lambda/core/planner';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
-import type { ObservedService, Plan, ServiceStatus, TaskDefinition } from '../lambda/core/types';
+import type { ObservedService, ServiceStatus, TaskDefinition } from '../lambda/core/types';
 import {
   NOW,
   SG_1,
   SUBNET_A,
-  aConvergedService,
   aDeployment,
-  aPlanInput,
   aSpec,
-  anObservedCluster,
-  anObservedState,
   at,
 } from './support/builders';
 
 const SERVICES = ['web-0', 'web-1', 'web-2'];
 
-/** Three converged services in `apps`, with the statuses a previous pass left (a fixed point). */
-function steadyFleet(): PlanInput {
-  const specs = SERVICES.map((service, i) => aSpec({ service, desiredCount: 1 + i, tags: { team: `t${i}` } }));
-  const converged = specs.map((s) => aConvergedService(s.spec));
-  const input = aPlanInput({
-    specs,
-    observed: anObservedState(
-      [anObservedCluster('apps', converged.map((c) => c.service))],
-      Object.assign({}, ...converged.map((c) => c.taskDefinitions)) as Record<string, TaskDefinition>,
-    ),
-  });
-  const first = withoutMemo(() => plan(input));
-  const second = withoutMemo(() => plan({ ...input, remembered: first.statuses }));
-  return { ...input, remembered: second.statuses };
-}
-
-function withoutMemo<T>(f: () => T): T {
-  setCompareMemoEnabled(false);
-  try {
-    return f();
-  } finally {
-    setCompareMemoEnabled(true);
-  }
-}
-
-/** The plan with the memo as it is, and the full comparison's; asserts they are the same, key order and undefined members included. */
-function planChecked(input: PlanInput): Plan {
-  const fast = plan(input);
-  const slow = withoutMemo(() => plan(input));
-  expect(fast).toStrictEqual(slow);
-  expect(JSON.stringify(fast)).toBe(JSON.stringify(slow));
-  return fast;
-}
 
 /** `input` with the live service `name` replaced by `change` of a deep copy of it (task definitions may be added). */
 function withLive(input: PlanInput, name: string, change: (s: ObservedService, tds: Record<string, TaskDefinition>) => void): PlanInput {
@@ -169,7 +132,7 @@ const READ_BY_STATUS: [string, (s: ObservedService) => void][] = [
 describe('steady comparison memo', () => {
   it('a steady service planned again is not compared again, and its plan is the full comparison', () => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     planChecked(input); // compares and remembers each service
     const before = steadyComparisonsReused();
     const p = planChecked(input);
@@ -180,7 +143,7 @@ describe('steady comparison memo', () => {
 
   it('a new copy of the same observation (as every pass reads one) is recognised by content', () => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     planChecked(input);
     const before = steadyComparisonsReused();
     planChecked({ ...input, observed: { ...input.observed, clusters: structuredClone(input.observed.clusters) }, remembered: structuredClone(input.remembered) });
@@ -189,7 +152,7 @@ describe('steady comparison memo', () => {
 
   it.each(CHANGES)('%s changed in ECS since the last comparison: compared again, the plan of the full comparison', (_name, change) => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     planChecked(input);
     const before = steadyComparisonsReused();
     planChecked(withLive(input, 'web-1', change));
@@ -199,7 +162,7 @@ describe('steady comparison memo', () => {
 
   it.each(CHANGES)('%s changed in place (the same objects) since the last comparison: compared again', (_name, change) => {
     clearCompareMemo();
-    const input = structuredClone(steadyFleet());
+    const input = structuredClone(steadyFleet(SERVICES));
     planChecked(input);
     const before = steadyComparisonsReused();
     change(input.observed.clusters.apps.services['web-1'], input.observed.taskDefinitions);
@@ -209,7 +172,7 @@ describe('steady comparison memo', () => {
 
   it.each(NOT_READ)('%s (never read by the comparison): reused, the plan of the full comparison', (_name, change) => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     planChecked(input);
     const before = steadyComparisonsReused();
     planChecked(withLive(input, 'web-1', change));
@@ -218,7 +181,7 @@ describe('steady comparison memo', () => {
 
   it.each(READ_BY_STATUS)('%s: the status says so as the full comparison does', (_name, change) => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     planChecked(input);
     const p = planChecked(withLive(input, 'web-1', change));
     expect(p.statuses['apps/web-1'].reason).toBeDefined();
@@ -227,7 +190,7 @@ describe('steady comparison memo', () => {
 
   it('a new description object of the same revision is compared again (descriptions are known by identity)', () => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     planChecked(input);
     const before = steadyComparisonsReused();
     const arn = input.observed.clusters.apps.services['web-1'].taskDefinition;
@@ -237,7 +200,7 @@ describe('steady comparison memo', () => {
 
   it('a changed spec, other rendering options or a remembered failure of this spec are compared again', () => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     planChecked(input);
     let before = steadyComparisonsReused();
     const edited = aSpec({ service: 'web-1', desiredCount: 5, tags: { team: 't1' } });
@@ -261,7 +224,7 @@ describe('steady comparison memo', () => {
 
   it('the remembered status is never part of what is kept: any remembered status gives the full comparison\'s status', () => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     planChecked(input);
     const rem = input.remembered['apps/web-1'];
     const variants: (ServiceStatus | undefined)[] = [
@@ -291,7 +254,7 @@ describe('steady comparison memo', () => {
     fc.assert(
       fc.property(fc.array(fc.array(fc.tuple(fc.constantFrom(...SERVICES), change), { maxLength: 3 }), { minLength: 1, maxLength: 4 }), (rounds) => {
         clearCompareMemo();
-        let input = steadyFleet();
+        let input = steadyFleet(SERVICES);
         planChecked(input);
         for (const changes of rounds) {
           for (const [name, f] of changes) {
@@ -313,7 +276,7 @@ describe('steady comparison memo', () => {
 
   it('the memo can be turned off alone: then nothing is reused', () => {
     clearCompareMemo();
-    const input = steadyFleet();
+    const input = steadyFleet(SERVICES);
     setSteadyMemoEnabled(false);
     try {
       planChecked(input);
