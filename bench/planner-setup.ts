@@ -5,14 +5,14 @@
  *
  * The steady state is not written by hand: the from-empty plan is applied to the ECS simulator in
  * process (no HTTP, no throttling), simulated time runs until the tasks are up, and the observed
- * state is read back with the observer's own mapping (`toObservedService`), so the planner sees
+ * state is read back with the observer's own mapping (`observedAndStamped`: mapped, then stamped with its print), so the planner sees
  * what it sees in production: ECS defaults, deployments, events, tags; the remembered statuses
  * are read back through the status store's schema, as a pass reads them. The setup checks that
  * the planner finds nothing to do in that state, or throws.
  */
 import type { Service, TaskDefinition as SdkTaskDefinition } from '@aws-sdk/client-ecs';
 import { parseRememberedStatus } from '../lambda/adapters/dynamo-spec-store';
-import { toObservedService } from '../lambda/adapters/ecs-observer';
+import { observedAndStamped } from '../lambda/adapters/ecs-observer';
 import { dict } from '../lambda/core/dict';
 import { ECS_LIMITS } from '../lambda/core/ecs-limits';
 import type { PlanOptions } from '../lambda/core/options';
@@ -30,6 +30,8 @@ export interface PlannerInputs {
   readonly fromEmpty: PlanInput;
   /** A later pass: everything converged; the plan is empty. */
   readonly steady: PlanInput;
+  /** The DescribeServices entries the steady observation was mapped from (SDK shape). */
+  readonly described: Service[];
 }
 
 /** Thrown when the fleet does not reach the state a benchmark case needs (a setup bug). */
@@ -73,7 +75,8 @@ export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInpu
   applyInProcess(sim, first.actions);
   sim.advance(SETTLE_SECONDS);
 
-  const observed = observeInProcess(sim, clusters);
+  const described: Service[] = [];
+  const observed = observeInProcess(sim, clusters, described);
   const second = plan({ specs, specsComplete: true, observed, remembered: asStored(first.statuses), options, now: sim.clock.now() });
   // What a pass gives plan(): the statuses as the store reads them back, no confirmed prune.
   const steady: PlanInput = {
@@ -86,7 +89,7 @@ export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInpu
     pruneConfirmedClusters: [],
   };
   assertSteady(plan(steady), n);
-  return { fromEmpty, steady };
+  return { fromEmpty, steady, described };
 }
 
 /**
@@ -134,8 +137,12 @@ export function applyInProcess(sim: SimulatedEcs, actions: Action[]): void {
   }
 }
 
-/** What the observer reads, without HTTP: ListServices, DescribeServices (TAGS), DescribeTaskDefinition. */
-export function observeInProcess(sim: SimulatedEcs, clusters: string[]): ObservedState {
+/**
+ * What the observer reads, without HTTP: ListServices, DescribeServices (TAGS; each service mapped
+ * and stamped as the observer does), DescribeTaskDefinition.
+ * @param described when given, receives the DescribeServices entries as ECS gave them.
+ */
+export function observeInProcess(sim: SimulatedEcs, clusters: string[], described?: Service[]): ObservedState {
   const observed: ObservedState = { clusters: {}, taskDefinitions: {} };
   for (const cluster of clusters) {
     const names: string[] = [];
@@ -152,7 +159,8 @@ export function observeInProcess(sim: SimulatedEcs, clusters: string[]): Observe
     for (let i = 0; i < names.length; i += ECS_LIMITS.describeServicesBatch) {
       const batch = names.slice(i, i + ECS_LIMITS.describeServicesBatch);
       const out = sim.call('DescribeServices', { cluster, services: batch, include: ['TAGS'] }) as { services: Service[] };
-      for (const s of out.services) services[s.serviceName ?? ''] = toObservedService(s);
+      for (const s of out.services) services[s.serviceName ?? ''] = observedAndStamped(s);
+      described?.push(...out.services);
     }
     observed.clusters[cluster] = { cluster, complete: true, exists: true, services };
     for (const s of Object.values(services)) {

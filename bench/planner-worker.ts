@@ -3,7 +3,8 @@
  * planner, `plan()` from `lambda/core/planner.ts`, for each fleet size and case.
  *
  * - `timing` mode: warm-up calls, then calls until `budgetMs` of measured time (at least
- *   {@link MIN_RUNS}), each timed with `performance.now()`; median, p95, min in milliseconds.
+ *   {@link MIN_RUNS}), each timed with `performance.now()`; median, p95, min in milliseconds. Then
+ *   the observer's mapping of the same fleet, without and with the stamp the steady plan relies on.
  * - `alloc` mode: the heap growth of single calls (`process.memoryUsage().heapUsed` after minus
  *   before). The parent starts this worker with a young generation large enough
  *   (`--min-semi-space-size`) that most calls run without a garbage collection; calls during which
@@ -11,7 +12,10 @@
  *   allocations. Nothing is forced (`--expose-gc` is not needed).
  */
 import { PerformanceObserver } from 'node:perf_hooks';
+import type { Service } from '@aws-sdk/client-ecs';
+import { observedAndStamped, toObservedService } from '../lambda/adapters/ecs-observer';
 import { loadConfig } from '../lambda/config';
+import type { ObservedService } from '../lambda/core/types';
 import { plan, type PlanInput } from '../lambda/core/planner';
 import { buildPlannerInputs } from './planner-setup';
 import { serveRequests, type PlanCase, type PlannerCaseResult, type PlannerRequest, type PlannerResponse, type WorkerRequest, type WorkerResponse } from './protocol';
@@ -46,6 +50,28 @@ function timeCase(input: PlanInput, budgetMs: number): { runs: number; medianMs:
     measured += dt;
   }
   return { runs: samples.length, medianMs: median(samples), p95Ms: percentile(samples, 95), minMs: Math.min(...samples), actions };
+}
+
+/**
+ * Times the observer's mapping of `described` (every DescribeServices entry of the steady fleet)
+ * with `map`, as `timeCase` times a plan: new objects each call (a stamp is made once per object).
+ */
+function timeMapping(described: readonly Service[], map: (s: Service) => ObservedService, budgetMs: number): { runs: number; medianMs: number; p95Ms: number; minMs: number; actions: number } {
+  const all = () => {
+    for (let i = 0; i < described.length; i++) sink += map(described[i]).desiredCount;
+  };
+  const warmStart = performance.now();
+  for (let i = 0; i < WARMUP_CALLS || performance.now() - warmStart < WARMUP_MS; i++) all();
+  const samples: number[] = [];
+  let measured = 0;
+  while ((samples.length < MIN_RUNS || measured < budgetMs) && samples.length < MAX_RUNS) {
+    const t0 = performance.now();
+    all();
+    const dt = performance.now() - t0;
+    samples.push(dt);
+    measured += dt;
+  }
+  return { runs: samples.length, medianMs: median(samples), p95Ms: percentile(samples, 95), minMs: Math.min(...samples), actions: 0 };
 }
 
 async function allocCase(input: PlanInput): Promise<{ allocatedBytes?: number; allocRuns: number; allocRunsWithGc: number; actions: number }> {
@@ -91,6 +117,10 @@ async function runPlanner(req: PlannerRequest): Promise<PlannerResponse> {
     for (const [name, input] of cases) {
       if (req.mode === 'timing') results.push({ services, case: name, ...timeCase(input, req.budgetMs) });
       else results.push({ services, case: name, ...(await allocCase(input)) });
+    }
+    if (req.mode === 'timing') {
+      results.push({ services, case: 'map', ...timeMapping(inputs.described, toObservedService, req.budgetMs) });
+      results.push({ services, case: 'map + stamp', ...timeMapping(inputs.described, observedAndStamped, req.budgetMs) });
     }
   }
   if (sink < 0) console.error(sink);

@@ -34,7 +34,13 @@ export interface PlannerRequest {
   readonly budgetMs: number;
 }
 
-export type PlanCase = 'from-empty' | 'steady';
+/**
+ * `from-empty` and `steady`: one `plan()` call. `map` and `map + stamp`: the observer's work on
+ * the same services outside the planner, for comparison: each DescribeServices entry mapped
+ * (`toObservedService`), and mapped then stamped with its print (`observedAndStamped`, what the
+ * observer does; the stamp spares the steady plan its walk of each service).
+ */
+export type PlanCase = 'from-empty' | 'steady' | 'map' | 'map + stamp';
 
 export interface PlannerCaseResult {
   readonly services: number;

@@ -23,7 +23,8 @@ export function plannerTable(timing: PlannerCaseResult[], alloc: PlannerCaseResu
     const a = alloc.find((x) => x.services === r.services && x.case === r.case);
     const allocText =
       a?.allocatedBytes !== undefined ? mib(a.allocatedBytes) : a ? `n/a (GC in all ${a.allocRuns} calls)` : '-';
-    t.push([r.services, r.case, r.actions, r.runs ?? '-', ms(r.medianMs ?? NaN), ms(r.p95Ms ?? NaN), ms(r.minMs ?? NaN), allocText]);
+    const observer = r.case === 'map' || r.case === 'map + stamp';
+    t.push([r.services, observer ? `${r.case} (observer)` : r.case, observer ? '-' : r.actions, r.runs ?? '-', ms(r.medianMs ?? NaN), ms(r.p95Ms ?? NaN), ms(r.minMs ?? NaN), allocText]);
   }
   return t.toString();
 }

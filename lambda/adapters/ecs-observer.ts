@@ -54,6 +54,7 @@ import type {
 import { chunk, mapSettledLimit } from './concurrency';
 import { AwsCallError, isClusterNotFound, isProgrammingError } from './errors';
 import { dict } from '../core/dict';
+import { stampObservedService } from '../core/observed-print';
 import { EcsClockRecorder } from './ecs-clock';
 import type { CacheLoad, DynamoTaskDefinitionCache } from './dynamo-task-definition-cache';
 
@@ -236,6 +237,18 @@ export function toObservedServiceRevision(r: ServiceRevision): ObservedServiceRe
     ...(primary?.serviceConnectConfiguration ? { serviceConnectConfiguration: primary.serviceConnectConfiguration } : {}),
     ...(primary?.volumeConfigurations ? { volumeConfigurations: primary.volumeConfigurations } : {}),
   };
+}
+
+/**
+ * {@link toObservedService}, stamped with its print while its values are at hand
+ * (`stampObservedService`, lambda/core/observed-print.ts): the planner then compares a steady
+ * service by one string. What the observer reads is never changed in place afterwards (only
+ * `stoppedTasks`, which the print leaves to the status, is added).
+ */
+export function observedAndStamped(s: Service): ObservedService {
+  const out = toObservedService(s);
+  stampObservedService(out);
+  return out;
 }
 
 /** Maps one DescribeServices `services[]` entry to the core's {@link ObservedService}. */
@@ -511,7 +524,7 @@ export class EcsObserver implements EcsReader {
     const results = await mapSettledLimit(batches, this.concurrency, async (batch) => {
       if (!shouldContinue()) return undefined;
       const out = await this.ecs.send(new DescribeServicesCommand({ cluster, services: batch, include: ['TAGS'] }));
-      const observed = (out.services ?? []).map(toObservedService);
+      const observed = (out.services ?? []).map(observedAndStamped);
       options.onServices?.(observed);
       return { observed, failures: out.failures ?? [] };
     });

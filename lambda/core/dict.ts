@@ -24,9 +24,10 @@ export function dictOf<T>(source: Readonly<Record<string, T>> | undefined): Reco
 /** `d[key]` if `key` is an own property of `d`, else `undefined` (never an inherited member). */
 export function own<T>(d: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
   if (d === undefined || d === null) return undefined;
-  // One lookup when the key is absent (the common miss); an inherited member is never returned.
+  // One lookup when the key is absent (the common miss), and when `d` has no prototype (this
+  // module's dictionaries: nothing to inherit); an inherited member is never returned.
   const v = d[key];
-  return v !== undefined && Object.hasOwn(d, key) ? v : undefined;
+  return v !== undefined && (Object.getPrototypeOf(d) === null || Object.hasOwn(d, key)) ? v : undefined;
 }
 
 /** Whether `key` is an own property of `d`. */

@@ -16,6 +16,11 @@
  * print cannot tell apart from another (an object other than a plain object, array or Date, e.g.
  * a Map) makes the service unprintable: its comparison is never remembered. `NaN` never matches.
  *
+ * The ECS observer stamps each service it maps with its print ({@link stampObservedService}, every
+ * tag included), while the values are at hand; the memo then compares two stamps instead of
+ * walking the service. A stamp is trusted for the life of the object: an observed service is never
+ * changed in place (docs/DECISIONS.md); anything else is walked.
+ *
  * A read of the live service added to the steady comparison (`diffService`, `planExisting`,
  * `unchangedFound`, `detectFailedRollout`) must be added here; `test/planner-steady-memo.test.ts`
  * changes every member one at a time and checks that the memo misses and the plan stays the full one.
@@ -114,26 +119,29 @@ export type ObservedPrint = readonly unknown[];
  * recorded print (`check`). One object reused for every service of a plan.
  */
 class PrintWalk {
-  private out: unknown[] = [];
+  /** Scratch array of a recording (reused by every walk) and how many values it holds. */
+  private readonly out: unknown[] = [];
+  private size = 0;
   private expected: ObservedPrint = [];
   private at = 0;
   private checking = false;
   /** False once a value differs (checking) or cannot be printed. */
   private ok = true;
 
-  /** The tag keys whose values are printed (set for each walk). */
-  private tagKeys: readonly string[] = [];
+  /** The tag keys whose values are printed (set for each walk); undefined: every tag, keys and values. */
+  private tagKeys: readonly string[] | undefined = [];
 
   /** The print of `svc`, or undefined when it holds a value the print cannot tell apart. */
-  record(svc: ObservedService, tagKeys: readonly string[]): ObservedPrint | undefined {
+  record(svc: ObservedService, tagKeys: readonly string[] | undefined): ObservedPrint | undefined {
     this.tagKeys = tagKeys;
-    this.out = [];
+    this.size = 0;
     this.checking = false;
     this.ok = true;
     this.service(svc);
-    const out = this.out;
-    this.out = [];
-    return this.ok ? out : undefined;
+    // The values were written to a scratch array reused by every walk: one copy of the right size.
+    const out = this.ok ? this.out.slice(0, this.size) : undefined;
+    this.out.fill(undefined, 0, this.size);
+    return out;
   }
 
   /** Whether `svc`'s print is `expected`. */
@@ -152,7 +160,7 @@ class PrintWalk {
   private put(x: unknown): void {
     if (this.checking) {
       if (this.expected[this.at++] !== x) this.ok = false;
-    } else this.out.push(x);
+    } else this.out[this.size++] = x;
   }
 
   /** A member that may be absent, or an object (then the object stands for its own read fields). */
@@ -274,8 +282,11 @@ class PrintWalk {
 
     // Tags: the values of the keys the comparison reads (the spec's and the owner tag), looked up
     // one by one (tags a person added by hand are never read; a dictionary is not walked).
+    // A stamp (no tag keys given) holds every tag, keys and values.
     const tags = svc.tags;
-    if (this.has(tags)) for (let i = 0; i < this.tagKeys.length; i++) this.value(own(tags, this.tagKeys[i]));
+    const tagKeys = this.tagKeys;
+    if (tagKeys === undefined) this.value(tags);
+    else if (this.has(tags)) for (let i = 0; i < tagKeys.length; i++) this.value(own(tags, tagKeys[i]));
 
     this.value(svc.platformVersion);
     this.value(svc.healthCheckGracePeriodSeconds);
@@ -341,4 +352,47 @@ export function recordObservedPrint(svc: ObservedService, tagKeys: readonly stri
 /** Whether `svc` has exactly the recorded print `expected`, made with the same `tagKeys`. */
 export function sameObservedPrint(svc: ObservedService, expected: ObservedPrint, tagKeys: readonly string[]): boolean {
   return walk.check(svc, expected, tagKeys);
+}
+
+// -----------------------------------------------------------------------------------------------
+// Stamps: the print made by the observer, when it builds the service
+// -----------------------------------------------------------------------------------------------
+
+/** Stamps of live services: each one's print (see {@link stampObservedService}). */
+const stamps = new WeakMap<ObservedService, ObservedPrint>();
+
+/**
+ * Stamps a live service with its print, made once by the observer as it builds the service
+ * (`observedAndStamped` in the ECS observer), while its values are at hand and the pass waits on
+ * ECS anyway: every member {@link recordObservedPrint} walks, with every tag (keys and values)
+ * instead of the spec's. The planner then tells a stamped service from a remembered one by
+ * comparing two flat lists of values ({@link sameStamp}) instead of walking the service's objects
+ * when it plans, which is CPU on the pass's critical path.
+ *
+ * A stamp is trusted as long as the service lives: a service is never changed in place once
+ * observed (a pass copies one to add to it, as `{ ...svc, serviceDeployments }`, and a copy has no
+ * stamp), as a task definition description is never changed in place (docs/DECISIONS.md).
+ * The members the status reads itself (`events`, `stoppedTasks`) are not in the print, so the
+ * observer may still add stopped tasks. A service holding a value the print cannot tell apart
+ * (see the module doc) gets no stamp: the planner walks it.
+ * @returns whether `svc` was stamped (false also when it already was).
+ */
+export function stampObservedService(svc: ObservedService): boolean {
+  if (stamps.has(svc)) return false;
+  const print = walk.record(svc, undefined);
+  if (print === undefined) return false;
+  stamps.set(svc, print);
+  return true;
+}
+
+/** The stamp of `svc` ({@link stampObservedService}), or undefined when it has none. */
+export function stampOf(svc: ObservedService): ObservedPrint | undefined {
+  return stamps.get(svc);
+}
+
+/** Whether two stamps hold the same values, each `===` the other's (so `NaN` never matches, as in a walk). */
+export function sameStamp(a: ObservedPrint, b: ObservedPrint): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

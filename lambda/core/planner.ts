@@ -372,6 +372,14 @@ function unknownDrafts(reason: Reason, message: string): ConditionDrafts {
   };
 }
 
+/**
+ * Constructor of status objects: plain objects (their prototype is `Object.prototype`, as a
+ * literal's), built with `new` so that V8 sizes them for every field they get after the first
+ * few (in-object slack tracking) instead of growing a literal's property store field by field.
+ */
+function StatusObject(): void {}
+StatusObject.prototype = Object.prototype;
+
 class Planner {
   private readonly options: PlanOptions;
   private readonly now: Date;
@@ -633,10 +641,9 @@ class Planner {
     // Built field by field (no spread, no closure, no copy without the undefined members): the
     // pass's hottest allocation, one per service. Key order is that of the ServiceStatus fields.
     const m = a.memory;
-    const out: Record<string, unknown> = {
-      phase: a.phase,
-      conditions: resolveConditions(a.conditions, rem?.conditions, this.now),
-    };
+    const out = new (StatusObject as unknown as new () => Record<string, unknown>)();
+    out.phase = a.phase;
+    out.conditions = resolveConditions(a.conditions, rem?.conditions, this.now);
     if (a.specHash !== undefined) out.specHash = a.specHash;
     // Counts may be undefined at run time: a remembered status from before a field existed.
     if (a.desiredCount !== undefined) out.desiredCount = a.desiredCount;
