@@ -338,13 +338,13 @@ class Container {
  * clusters (i mod 10 = 7 means i mod 20 is 7 or 17), which the rotation of a polling pass may not
  * reach for passes (the run of 2026-12-02 in bench/RESULTS.md was measured so).
  */
-function driftTargets(n: number): number[] {
+export function driftTargets(n: number): number[] {
   const every = Math.round(1 / DRIFT_SHARE);
   return Array.from({ length: n }, (_, i) => i).filter((i) => Math.floor(i / BENCH_CLUSTER_COUNT) % every === 3);
 }
 
 /** Indexes of the spec items edited: spread over the fleet. */
-function specEditTargets(n: number, count: number, offset = 3): number[] {
+export function specEditTargets(n: number, count: number, offset = 3): number[] {
   const k = Math.min(count, n);
   if (k === 0) return [];
   const step = Math.floor(n / k);
@@ -352,12 +352,28 @@ function specEditTargets(n: number, count: number, offset = 3): number[] {
 }
 
 /**
- * Indexes of the services changed by hand in the hand-edit scenario: spread over the fleet and
- * its clusters, none a drift target nor a spec-edit target (their corrections would be counted).
+ * Indexes of the services changed by hand in the hand-edit scenarios: one in each `count`-th of
+ * the fleet, the j-th in cluster `offset + j` (mod 20; services are dealt round-robin, so index
+ * mod 20 is the cluster), so that they are spread over the clusters as well as the fleet (every
+ * n/count-th service plus a constant put all 10 in one cluster whenever n/10 is a multiple of 20,
+ * as at 1,000, 5,000 and 20,000; the run of 2026-12-02 in bench/RESULTS.md was measured so). None
+ * is a drift target nor one of the `specEdits` spec-edit targets (their corrections would be counted): such a one moves
+ * on by 20 (the same cluster, the next round). Exported for its test.
  */
-function handEditTargets(n: number, count: number, offset = 11): number[] {
-  const drift = new Set(driftTargets(n));
-  return specEditTargets(n, count, offset).map((i) => (drift.has(i) && i + BENCH_CLUSTER_COUNT < n ? i + BENCH_CLUSTER_COUNT : i));
+export function handEditTargets(n: number, count: number, offset = 11, specEdits = DEFAULT_SPEC_EDITS): number[] {
+  const k = Math.min(count, n);
+  if (k === 0) return [];
+  const taken = new Set([...driftTargets(n), ...specEditTargets(n, specEdits)]);
+  const step = Math.floor(n / k);
+  const out: number[] = [];
+  for (let j = 0; j < k; j++) {
+    const start = j * step;
+    const cluster = (offset + j) % BENCH_CLUSTER_COUNT;
+    let i = start + ((cluster - (start % BENCH_CLUSTER_COUNT) + BENCH_CLUSTER_COUNT) % BENCH_CLUSTER_COUNT);
+    while (i < n && (taken.has(i) || out.includes(i))) i += BENCH_CLUSTER_COUNT;
+    if (i < n) out.push(i);
+  }
+  return out;
 }
 
 /** Changes the desiredCount of services `targets` by hand (ECS's console does an UpdateService as the person): their spec's + `delta`. */
@@ -444,7 +460,7 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
 
     // A handful of hand edits on a fleet at rest (issue 12: "a hand edit in ECS is corrected
     // within two passes": the handful of edits people make; drift of 10% is the case below).
-    const hand = handEditTargets(n, opts.handEdits);
+    const hand = handEditTargets(n, opts.handEdits, 11, opts.specEdits);
     const handAt = c.editTime();
     scaleByHand(fleet, hand, 1);
     const handResult = await follow(c, 'hand edit', hand, handAt, opts.maxFollowPasses);
@@ -484,7 +500,7 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
     // Informative (events on): a handful of hand edits while the drift's corrections are still
     // queued (about 50 a pass at ECS's UpdateService budget) and the queue holds their events.
     if (mode === 'on' && opts.handEdits > 0) {
-      const behindTargets = handEditTargets(n, opts.handEdits, 13);
+      const behindTargets = handEditTargets(n, opts.handEdits, 13, opts.specEdits);
       const behindAt = c.editTime();
       scaleByHand(fleet, behindTargets, 1);
       const behindResult = await follow(c, 'hand edit behind drift', behindTargets, behindAt, opts.maxFollowPasses);
