@@ -18,7 +18,7 @@ import { ECS_LIMITS } from '../lambda/core/ecs-limits';
 import type { PlanOptions } from '../lambda/core/options';
 import { plan, type PlanInput } from '../lambda/core/planner';
 import { parseSpecItem } from '../lambda/core/spec';
-import type { Action, ObservedService, ObservedState, Plan, ServiceId, ServiceStatus, SpecParseResult, TaskDefinition } from '../lambda/core/types';
+import type { Action, ObservedCluster, ObservedService, ObservedState, Plan, ServiceId, ServiceStatus, SpecParseResult, TaskDefinition } from '../lambda/core/types';
 import { SimulatedEcs } from '../local/sim';
 import { BENCH_START_TIME, benchClusters, benchSpecItems } from './fixtures';
 
@@ -90,6 +90,29 @@ export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInpu
   };
   assertSteady(plan(steady), n);
   return { fromEmpty, steady, described };
+}
+
+/**
+ * The steady input with a new observation, as the next pass gives the planner: every
+ * DescribeServices entry copied (new objects and strings, as a new response parses to) and mapped
+ * and stamped as the observer does. Task definition descriptions stay the same objects (the
+ * observer's cache keeps them across passes).
+ */
+export function withNewObservation(inputs: PlannerInputs): PlanInput {
+  const observed = inputs.steady.observed;
+  const clusters: Record<string, ObservedCluster> = dict();
+  const services: Record<string, Record<string, ObservedService>> = dict();
+  for (const [name, oc] of Object.entries(observed.clusters)) {
+    services[name] = dict();
+    clusters[name] = { ...oc, services: services[name] };
+  }
+  for (const d of structuredClone(inputs.described)) {
+    const arn = d.clusterArn ?? '';
+    const into = services[arn.slice(arn.lastIndexOf('/') + 1)];
+    if (into === undefined) throw new BenchSetupError(`service ${d.serviceName} of an unknown cluster ${arn}`);
+    into[d.serviceName ?? ''] = observedAndStamped(d);
+  }
+  return { ...inputs.steady, observed: { ...observed, clusters } };
 }
 
 /**

@@ -29,6 +29,23 @@ export function plannerTable(timing: PlannerCaseResult[], alloc: PlannerCaseResu
   return t.toString();
 }
 
+/** Issue 12's bound of the planner: a steady plan of {@link PLANNER_BOUND_SERVICES} services in at most this many milliseconds. */
+export const PLANNER_BOUND_MS = 100;
+export const PLANNER_BOUND_SERVICES = 10_000;
+
+/** The planner's figures at {@link PLANNER_BOUND_SERVICES} services against {@link PLANNER_BOUND_MS} (median), or why there are none. */
+export function plannerBoundLine(timing: PlannerCaseResult[]): string {
+  const at = (c: PlannerCaseResult['case']) => timing.find((r) => r.services === PLANNER_BOUND_SERVICES && r.case === c);
+  const steady = at('steady');
+  if (steady?.medianMs === undefined) return `   bound (issue 12): steady plan of ${PLANNER_BOUND_SERVICES} services at most ${PLANNER_BOUND_MS} ms: not measured (add ${PLANNER_BOUND_SERVICES} to --sizes)`;
+  const fresh = at('steady, new observation');
+  const against = (m: number) => `${ms(m)} ms, ${(m / PLANNER_BOUND_MS).toFixed(2)}x`;
+  return (
+    `   bound (issue 12): steady plan of ${PLANNER_BOUND_SERVICES} services at most ${PLANNER_BOUND_MS} ms: median ${against(steady.medianMs)}` +
+    (fresh?.medianMs !== undefined ? `; with a new observation each call: median ${against(fresh.medianMs)}` : '')
+  );
+}
+
 /** Seconds a Lambda would take: the reconciler's real time here (30 ms per ECS call included) plus the limiter's waits. */
 export function estimatedLambdaSeconds(p: MeasuredPass): number {
   return (p.result.realMs - p.result.controlMs) / 1000 + p.result.waitedSeconds;

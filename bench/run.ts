@@ -36,7 +36,7 @@ import {
 } from './pass-bench';
 import { simulatorEventsFeed } from './events-feed';
 import type { PlannerCaseResult, PlannerRequest } from './protocol';
-import { callsTable, memoryTable, memoryTrendTable, passFindings, passTable, plannerTable, readBoundTable, resyncTable } from './report';
+import { callsTable, memoryTable, memoryTrendTable, passFindings, passTable, plannerBoundLine, plannerTable, readBoundTable, resyncTable } from './report';
 import { bundleWorkers, BenchWorker } from './workers';
 import { runStartupBench, startupTable } from './cli-startup';
 import { fastPathTable, runFastPathBench } from './fast-path-bench';
@@ -150,8 +150,10 @@ async function main(): Promise<void> {
         `--max-semi-space-size=${ALLOC_SEMI_SPACE_MIB}`,
       ]);
       print('1. Planner: plan() per call (pure, no I/O)');
+      print('   steady: the same input every call; steady, new observation: a new observation of the same fleet each call (new objects and strings, as each pass reads; built outside the timing)');
       print('   map / map + stamp (observer): the observer mapping the same fleet\'s DescribeServices entries, without and with the stamp the steady plan compares (outside plan(), while the pass waits on ECS)');
       print(plannerTable(timing, alloc));
+      print(plannerBoundLine(timing));
       print();
       runTimes.push({ part: 'planner', seconds: since(t0) });
     }
