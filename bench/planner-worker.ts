@@ -2,7 +2,7 @@
  * Worker process of the planner benchmark (bundled and forked by `./run`): measures the pure
  * planner, `plan()` from `lambda/core/planner.ts`, for each fleet size and case.
  *
- * - `timing` mode: warm-up calls, then calls until `budgetMs` of measured time (at least
+ * - `timing` mode (run with `--expose-gc`: a full collection before each case): warm-up calls, then calls until `budgetMs` of measured time (at least
  *   {@link MIN_RUNS}), each timed with `performance.now()`; median, p95, min in milliseconds. Then
  *   the observer's mapping of the same fleet, without and with the stamp the steady plan relies on.
  * - `alloc` mode: the heap growth of single calls (`process.memoryUsage().heapUsed` after minus
@@ -22,7 +22,7 @@ import { serveRequests, type PlanCase, type PlannerCaseResult, type PlannerReque
 import { median, percentile } from './stats';
 
 /** Calls measured per case at least (timing mode). */
-const MIN_RUNS = 20;
+const MIN_RUNS = 30;
 /** Calls measured per case at most (timing mode). */
 const MAX_RUNS = 2000;
 /** Warm-up: this many calls, or this many milliseconds, whichever comes later. */
@@ -34,7 +34,13 @@ const ALLOC_RUNS = 9;
 /** Keeps results reachable so the calls cannot be optimised away. */
 let sink = 0;
 
+/** A full garbage collection when the worker runs with `--expose-gc` (timing mode): each case starts from a collected heap. */
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 function timeCase(input: PlanInput, budgetMs: number): { runs: number; medianMs: number; p95Ms: number; minMs: number; actions: number } {
+  collect();
   const warmStart = performance.now();
   for (let i = 0; i < WARMUP_CALLS || performance.now() - warmStart < WARMUP_MS; i++) sink += plan(input).actions.length;
   const samples: number[] = [];
@@ -59,6 +65,7 @@ const NEW_OBSERVATION_RUNS = 9;
 function timeNewObservation(inputs: PlannerInputs): { runs: number; medianMs: number; p95Ms: number; minMs: number; actions: number } {
   const samples: number[] = [];
   let actions = 0;
+  collect();
   for (let i = 0; i < NEW_OBSERVATION_RUNS + 2; i++) {
     const input = withNewObservation(inputs);
     const t0 = performance.now();
@@ -79,6 +86,7 @@ function timeMapping(described: readonly Service[], map: (s: Service) => Observe
   const all = () => {
     for (let i = 0; i < described.length; i++) sink += map(described[i]).desiredCount;
   };
+  collect();
   const warmStart = performance.now();
   for (let i = 0; i < WARMUP_CALLS || performance.now() - warmStart < WARMUP_MS; i++) all();
   const samples: number[] = [];

@@ -10,10 +10,12 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EcsObserver, observedAndStamped, toObservedService } from '../lambda/adapters/ecs-observer';
 import { clearCompareMemo, steadyComparisonsReused } from '../lambda/core/compare-memo';
-import { stampObservedService, stampOf } from '../lambda/core/observed-print';
+import { eventReasonOf, stampObservedService, stampOf } from '../lambda/core/observed-print';
+import { eventReason } from '../lambda/core/status';
 import type { PlanInput } from '../lambda/core/planner';
 import type { ObservedService, TaskDefinition } from '../lambda/core/types';
 import { aSpecItem, useSimHarness } from './break/support';
+import { at } from './support/builders';
 import { CHANGES, NOT_READ, READ_BY_STATUS, planChecked, steadyFleet, withLive } from './support/steady-memo';
 
 const SERVICES = ['web-0', 'web-1', 'web-2'];
@@ -93,6 +95,18 @@ describe('stamps: the print the observer makes', () => {
     const odd = { ...structuredClone(svc), propagateTags: new Map([['a', 1]]) } as unknown as ObservedService;
     expect(stampObservedService(odd)).toBe(false);
     expect(stampOf(odd)).toBeUndefined();
+  });
+
+  it('the newest event reason is found when the service is stamped, as eventReason finds it; an unstamped service has it found when asked', () => {
+    const input = steadyFleet(SERVICES);
+    const svc = structuredClone(input.observed.clusters.apps.services['web-1']);
+    svc.events.unshift({ id: 'e1', createdAt: at(-5), message: '(service web-1) was unable to place a task.' });
+    expect(eventReasonOf(svc)).toBe('(service web-1) was unable to place a task.');
+    const copy = structuredClone(svc);
+    stampObservedService(copy);
+    expect(eventReasonOf(copy)).toBe(eventReason(copy));
+    expect(eventReasonOf(copy)).toBe('(service web-1) was unable to place a task.');
+    expect(eventReasonOf(undefined)).toBeUndefined();
   });
 
   it('random changes over passes, every copy stamped: with the memo warm from earlier passes, every plan is the full comparison\'s', () => {

@@ -26,6 +26,7 @@
  * changes every member one at a time and checks that the memo misses and the plan stays the full one.
  */
 import { own } from './dict';
+import { eventReason } from './status';
 import type { ObservedDeployment, ObservedService } from './types';
 import { SERVICE_FIELDS, SERVICE_FIELD_NAMES } from './vocab/service';
 
@@ -358,8 +359,14 @@ export function sameObservedPrint(svc: ObservedService, expected: ObservedPrint,
 // Stamps: the print made by the observer, when it builds the service
 // -----------------------------------------------------------------------------------------------
 
-/** Stamps of live services: each one's print (see {@link stampObservedService}). */
-const stamps = new WeakMap<ObservedService, ObservedPrint>();
+/** What a stamp holds: the service's print, and its newest event that explains something. */
+interface Stamp {
+  readonly print: ObservedPrint;
+  readonly eventReason: string | undefined;
+}
+
+/** Stamps of live services (see {@link stampObservedService}). */
+const stamps = new WeakMap<ObservedService, Stamp>();
 
 /**
  * Stamps a live service with its print, made once by the observer as it builds the service
@@ -381,13 +388,25 @@ export function stampObservedService(svc: ObservedService): boolean {
   if (stamps.has(svc)) return false;
   const print = walk.record(svc, undefined);
   if (print === undefined) return false;
-  stamps.set(svc, print);
+  stamps.set(svc, { print, eventReason: eventReason(svc) });
   return true;
 }
 
-/** The stamp of `svc` ({@link stampObservedService}), or undefined when it has none. */
+/** The stamped print of `svc` ({@link stampObservedService}), or undefined when it has none. */
 export function stampOf(svc: ObservedService): ObservedPrint | undefined {
-  return stamps.get(svc);
+  return stamps.get(svc)?.print;
+}
+
+/**
+ * `eventReason(svc)` (`./status`: the newest service event that is not a steady-state message),
+ * found when the service was stamped, while its events were at hand; computed now for a service
+ * without a stamp. (Stopped tasks, which the observer adds after stamping, are read by the status
+ * itself.)
+ */
+export function eventReasonOf(svc: ObservedService | undefined): string | undefined {
+  if (svc === undefined) return undefined;
+  const stamp = stamps.get(svc);
+  return stamp !== undefined ? stamp.eventReason : eventReason(svc);
 }
 
 /** Whether two stamps hold the same values, each `===` the other's (so `NaN` never matches, as in a walk). */

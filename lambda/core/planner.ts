@@ -33,7 +33,6 @@ import {
   type ConditionDrafts,
   type Lag,
   Reason,
-  eventReason,
   isStoppedTaskReason,
   stoppedTaskReason,
   computeLag,
@@ -44,6 +43,7 @@ import {
 } from './status';
 import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from './taskdef';
 import { desiredConfigOf, rememberSteadyComparison, renderingKey, sameByDigest, steadyComparisonOf, sweepSteadyComparisons } from './compare-memo';
+import { eventReasonOf } from './observed-print';
 import {
   type Action,
   type CreateServiceAction,
@@ -637,7 +637,7 @@ class Planner {
     const rememberedRootCause =
       lag.laggingSince && sameRevision && rem?.reason !== undefined && isStoppedTaskReason(rem.reason) ? rem.reason : undefined;
     const reason =
-      deleting ?? stoppedTaskReason(a.service) ?? rememberedRootCause ?? eventReason(a.service) ?? (lag.laggingSince ? rem?.reason : undefined);
+      deleting ?? stoppedTaskReason(a.service) ?? rememberedRootCause ?? eventReasonOf(a.service) ?? (lag.laggingSince ? rem?.reason : undefined);
     // Built field by field (no spread, no closure, no copy without the undefined members): the
     // pass's hottest allocation, one per service. Key order is that of the ServiceStatus fields.
     const m = a.memory;
