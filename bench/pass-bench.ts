@@ -460,14 +460,18 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
 
     // A handful of hand edits on a fleet at rest (issue 12: "a hand edit in ECS is corrected
     // within two passes": the handful of edits people make; drift of 10% is the case below).
-    const hand = handEditTargets(n, opts.handEdits, 11, opts.specEdits);
-    const handAt = c.editTime();
-    scaleByHand(fleet, hand, 1);
-    const handResult = await follow(c, 'hand edit', hand, handAt, opts.maxFollowPasses);
-    scenarios.push(handResult);
-    // Those not corrected yet (events off: the rotation reaches them later) are undone by hand.
-    scaleByHand(fleet, hand, 0);
-    opts.progress(`  N=${n} events ${mode}: hand edits ${handResult.actedOn}/${handResult.targets} corrected in ${handResult.passes.length} passes${clock()}`);
+    // Hand edits at `offset` (targets spread over 10 clusters), followed, then undone by hand
+    // where not corrected yet (events off: the rotation reaches them later).
+    const handEdits = async (scenario: 'hand edit' | 'hand edit behind drift', offset: number, what: string) => {
+      const targets = handEditTargets(n, opts.handEdits, offset, opts.specEdits);
+      const at = c.editTime();
+      scaleByHand(fleet, targets, 1);
+      const result = await follow(c, scenario, targets, at, opts.maxFollowPasses);
+      scenarios.push(result);
+      scaleByHand(fleet, targets, 0);
+      opts.progress(`  N=${n} events ${mode}: ${what} ${result.actedOn}/${result.targets} corrected in ${result.passes.length} passes${clock()}`);
+    };
+    await handEdits('hand edit', 11, 'hand edits');
 
     // Drift: desiredCount + 1 by hand (ECS's console does an UpdateService as the person).
     const drift = driftTargets(n);
@@ -499,15 +503,7 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
 
     // Informative (events on): a handful of hand edits while the drift's corrections are still
     // queued (about 50 a pass at ECS's UpdateService budget) and the queue holds their events.
-    if (mode === 'on' && opts.handEdits > 0) {
-      const behindTargets = handEditTargets(n, opts.handEdits, 13, opts.specEdits);
-      const behindAt = c.editTime();
-      scaleByHand(fleet, behindTargets, 1);
-      const behindResult = await follow(c, 'hand edit behind drift', behindTargets, behindAt, opts.maxFollowPasses);
-      scenarios.push(behindResult);
-      scaleByHand(fleet, behindTargets, 0);
-      opts.progress(`  N=${n} events ${mode}: hand edits behind the drift ${behindResult.actedOn}/${behindResult.targets} corrected in ${behindResult.passes.length} passes${clock()}`);
-    }
+    if (mode === 'on' && opts.handEdits > 0) await handEdits('hand edit behind drift', 13, 'hand edits behind the drift');
 
     // Settle (not reported): the drift not corrected yet is undone by hand, so that the resync
     // floor and the next mode start from a fleet at rest.

@@ -2,9 +2,11 @@
  * Worker process of the planner benchmark (bundled and forked by `./run`): measures the pure
  * planner, `plan()` from `lambda/core/planner.ts`, for each fleet size and case.
  *
- * - `timing` mode (run with `--expose-gc`: a full collection before each case): warm-up calls, then calls until `budgetMs` of measured time (at least
- *   {@link MIN_RUNS}), each timed with `performance.now()`; median, p95, min in milliseconds. Then
- *   the observer's mapping of the same fleet, without and with the stamp the steady plan relies on.
+ * - `timing` mode (run with `--expose-gc`: a full collection before each case): warm-up calls,
+ *   then calls until `budgetMs` of measured time (at least {@link MIN_RUNS}), each timed with
+ *   `performance.now()`; median, p95, min in milliseconds. Then the steady plan of a new
+ *   observation each call, and the observer's mapping of the same fleet without and with the
+ *   stamp the steady plan relies on.
  * - `alloc` mode: the heap growth of single calls (`process.memoryUsage().heapUsed` after minus
  *   before). The parent starts this worker with a young generation large enough
  *   (`--min-semi-space-size`) that most calls run without a garbage collection; calls during which
@@ -39,30 +41,40 @@ function collect(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-function timeCase(input: PlanInput, budgetMs: number): { runs: number; medianMs: number; p95Ms: number; minMs: number; actions: number } {
+/** Timing of one case: calls measured, milliseconds per call, and the actions of the last plan (0 for other work). */
+type Timing = { runs: number; medianMs: number; p95Ms: number; minMs: number; actions: number };
+
+/**
+ * Times `call` from a collected heap: warm-up calls, then calls until `budgetMs` of measured time
+ * (at least {@link MIN_RUNS}, at most {@link MAX_RUNS}). `call` returns a number kept in {@link sink}.
+ */
+function timeCalls(call: () => number, budgetMs: number): Omit<Timing, 'actions'> {
   collect();
   const warmStart = performance.now();
-  for (let i = 0; i < WARMUP_CALLS || performance.now() - warmStart < WARMUP_MS; i++) sink += plan(input).actions.length;
+  for (let i = 0; i < WARMUP_CALLS || performance.now() - warmStart < WARMUP_MS; i++) sink += call();
   const samples: number[] = [];
   let measured = 0;
-  let actions = 0;
   while ((samples.length < MIN_RUNS || measured < budgetMs) && samples.length < MAX_RUNS) {
     const t0 = performance.now();
-    const p = plan(input);
+    sink += call();
     const dt = performance.now() - t0;
-    actions = p.actions.length;
-    sink += actions;
     samples.push(dt);
     measured += dt;
   }
-  return { runs: samples.length, medianMs: median(samples), p95Ms: percentile(samples, 95), minMs: Math.min(...samples), actions };
+  return { runs: samples.length, medianMs: median(samples), p95Ms: percentile(samples, 95), minMs: Math.min(...samples) };
+}
+
+function timeCase(input: PlanInput, budgetMs: number): Timing {
+  let actions = 0;
+  const timing = timeCalls(() => (actions = plan(input).actions.length), budgetMs);
+  return { ...timing, actions };
 }
 
 /** Calls measured with a new observation each (each observation takes longer to build than to plan). */
 const NEW_OBSERVATION_RUNS = 9;
 
 /** Times the steady plan of a new observation each call ({@link withNewObservation}, built outside the timing), after two warm-up calls. */
-function timeNewObservation(inputs: PlannerInputs): { runs: number; medianMs: number; p95Ms: number; minMs: number; actions: number } {
+function timeNewObservation(inputs: PlannerInputs): Timing {
   const samples: number[] = [];
   let actions = 0;
   collect();
@@ -80,25 +92,15 @@ function timeNewObservation(inputs: PlannerInputs): { runs: number; medianMs: nu
 
 /**
  * Times the observer's mapping of `described` (every DescribeServices entry of the steady fleet)
- * with `map`, as `timeCase` times a plan: new objects each call (a stamp is made once per object).
+ * with `map`, as {@link timeCase} times a plan: new objects each call (a stamp is made once per object).
  */
-function timeMapping(described: readonly Service[], map: (s: Service) => ObservedService, budgetMs: number): { runs: number; medianMs: number; p95Ms: number; minMs: number; actions: number } {
+function timeMapping(described: readonly Service[], map: (s: Service) => ObservedService, budgetMs: number): Timing {
   const all = () => {
-    for (let i = 0; i < described.length; i++) sink += map(described[i]).desiredCount;
+    let n = 0;
+    for (let i = 0; i < described.length; i++) n += map(described[i]).desiredCount;
+    return n;
   };
-  collect();
-  const warmStart = performance.now();
-  for (let i = 0; i < WARMUP_CALLS || performance.now() - warmStart < WARMUP_MS; i++) all();
-  const samples: number[] = [];
-  let measured = 0;
-  while ((samples.length < MIN_RUNS || measured < budgetMs) && samples.length < MAX_RUNS) {
-    const t0 = performance.now();
-    all();
-    const dt = performance.now() - t0;
-    samples.push(dt);
-    measured += dt;
-  }
-  return { runs: samples.length, medianMs: median(samples), p95Ms: percentile(samples, 95), minMs: Math.min(...samples), actions: 0 };
+  return { ...timeCalls(all, budgetMs), actions: 0 };
 }
 
 async function allocCase(input: PlanInput): Promise<{ allocatedBytes?: number; allocRuns: number; allocRunsWithGc: number; actions: number }> {

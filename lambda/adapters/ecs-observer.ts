@@ -242,7 +242,7 @@ export function toObservedServiceRevision(r: ServiceRevision): ObservedServiceRe
 /**
  * {@link toObservedService}, stamped with its print while its values are at hand
  * (`stampObservedService`, lambda/core/observed-print.ts): the planner then compares a steady
- * service by one string. What the observer reads is never changed in place afterwards (only
+ * service by one flat list of values instead of walking its objects. What the observer reads is never changed in place afterwards (only
  * `stoppedTasks`, which the print leaves to the status, is added).
  */
 export function observedAndStamped(s: Service): ObservedService {

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import type { ReconcilerDefaults } from './options';
 import type { DesiredServiceConfig } from './plan-service';
 import { canonicalTaskDefinitionHash } from './taskdef';
-import { type ObservedPrint, recordObservedPrint, sameObservedPrint, sameStamp, stampOf } from './observed-print';
+import { type LivePrint, livePrintOf, sameLivePrint } from './observed-print';
 import type { ObservedService, TaskDefinition } from './types';
 
 /**
@@ -233,12 +233,8 @@ export interface SteadyComparison<T> {
   readonly specHash: string;
   readonly renderKey: string;
   readonly liveTaskDefinition: TaskDefinition;
-  /**
-   * The live service's print: its stamp when the observer stamped it (`stampObservedService`), else
-   * the walked values and the tag keys whose values they hold (the owner tag and the spec's). A
-   * stamped service matches only a stamp, an unstamped one only a walked print.
-   */
-  readonly print: { readonly stamp: ObservedPrint } | { readonly values: ObservedPrint; readonly tagKeys: readonly string[] };
+  /** The live service's print: its stamp when the observer stamped it, else its walked values (`LivePrint`). */
+  readonly print: LivePrint;
   /** The planner's result of that comparison (its phase, conditions, memory fields). */
   readonly found: T;
   /** Clock milliseconds (the plan's `now`) of the last plan that remembered or took this entry. */
@@ -275,11 +271,7 @@ export function steadyComparisonOf<T>(
   if (!memoEnabled || !steadyEnabled) return undefined;
   const e = steadyComparisons.get(id);
   if (e === undefined || e.specHash !== specHash || e.renderKey !== renderKey || e.liveTaskDefinition !== liveTaskDefinition) return undefined;
-  const stamp = stampOf(live);
-  const print = e.print;
-  if (stamp !== undefined ? !('stamp' in print) || !sameStamp(print.stamp, stamp) : !('values' in print) || !sameObservedPrint(live, print.values, print.tagKeys)) {
-    return undefined;
-  }
+  if (!sameLivePrint(live, e.print)) return undefined;
   steadyReused += 1;
   e.usedAtMs = nowMs;
   return e as SteadyComparison<T>;
@@ -336,13 +328,11 @@ export function rememberSteadyComparison<T>(
   nowMs: number,
 ): void {
   if (!memoEnabled || !steadyEnabled) return;
-  const stamp = stampOf(live);
-  const values = stamp === undefined ? recordObservedPrint(live, tagKeys) : undefined;
-  if (stamp === undefined && values === undefined) {
+  const print = livePrintOf(live, tagKeys);
+  if (print === undefined) {
     steadyComparisons.delete(id);
     return;
   }
-  const print = stamp !== undefined ? { stamp } : { values: values as ObservedPrint, tagKeys };
   steadyComparisons.set(id, { specHash, renderKey, liveTaskDefinition, print, found, usedAtMs: nowMs });
 }
 

@@ -341,20 +341,6 @@ class PrintWalk {
 
 const walk = new PrintWalk();
 
-/**
- * The print of `svc` (see the module doc), or undefined when a value of it cannot be printed.
- * @param tagKeys the tag keys the comparison reads (the owner tag and the spec's tags): only their
- *   values are printed.
- */
-export function recordObservedPrint(svc: ObservedService, tagKeys: readonly string[]): ObservedPrint | undefined {
-  return walk.record(svc, tagKeys);
-}
-
-/** Whether `svc` has exactly the recorded print `expected`, made with the same `tagKeys`. */
-export function sameObservedPrint(svc: ObservedService, expected: ObservedPrint, tagKeys: readonly string[]): boolean {
-  return walk.check(svc, expected, tagKeys);
-}
-
 // -----------------------------------------------------------------------------------------------
 // Stamps: the print made by the observer, when it builds the service
 // -----------------------------------------------------------------------------------------------
@@ -371,9 +357,9 @@ const stamps = new WeakMap<ObservedService, Stamp>();
 /**
  * Stamps a live service with its print, made once by the observer as it builds the service
  * (`observedAndStamped` in the ECS observer), while its values are at hand and the pass waits on
- * ECS anyway: every member {@link recordObservedPrint} walks, with every tag (keys and values)
+ * ECS anyway: every member a walk prints ({@link livePrintOf}), with every tag (keys and values)
  * instead of the spec's. The planner then tells a stamped service from a remembered one by
- * comparing two flat lists of values ({@link sameStamp}) instead of walking the service's objects
+ * comparing two flat lists of values ({@link sameLivePrint}) instead of walking the service's objects
  * when it plans, which is CPU on the pass's critical path.
  *
  * A stamp is trusted as long as the service lives: a service is never changed in place once
@@ -410,8 +396,33 @@ export function eventReasonOf(svc: ObservedService | undefined): string | undefi
 }
 
 /** Whether two stamps hold the same values, each `===` the other's (so `NaN` never matches, as in a walk). */
-export function sameStamp(a: ObservedPrint, b: ObservedPrint): boolean {
+function sameStamp(a: ObservedPrint, b: ObservedPrint): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * A live service's print as a memo keeps it: its stamp when the observer stamped it, else the
+ * walked values and the tag keys whose values they hold. A stamp never stands for a walked print,
+ * nor the other way round.
+ */
+export type LivePrint = { readonly stamp: ObservedPrint } | { readonly values: ObservedPrint; readonly tagKeys: readonly string[] };
+
+/**
+ * The print of `svc` to keep ({@link LivePrint}): its stamp, or a walk of it reading the values of
+ * `tagKeys` (the owner tag and the spec's); undefined when it holds a value no print tells apart.
+ */
+export function livePrintOf(svc: ObservedService, tagKeys: readonly string[]): LivePrint | undefined {
+  const stamp = stampOf(svc);
+  if (stamp !== undefined) return { stamp };
+  const values = walk.record(svc, tagKeys);
+  return values === undefined ? undefined : { values, tagKeys };
+}
+
+/** Whether `svc` has the kept print `kept`: stamp against stamp, or a walk of `svc` against walked values. */
+export function sameLivePrint(svc: ObservedService, kept: LivePrint): boolean {
+  const stamp = stampOf(svc);
+  if (stamp !== undefined) return 'stamp' in kept && sameStamp(kept.stamp, stamp);
+  return 'values' in kept && walk.check(svc, kept.values, kept.tagKeys);
 }
