@@ -439,6 +439,8 @@ describe('steady path: every change still reaches the full comparison', () => {
     // Unchanged (reason known, newest first, within the bound): the same object.
     expect(rememberReason(remembered, 'A', NOW)).toBe(remembered);
     expect(rememberReason(remembered, undefined, NOW)).toBe(remembered);
+    // A reason read anew (another string of the same text, as each pass reads its events).
+    expect(rememberReason(remembered, ['A', ''].join(''), NOW)).toBe(remembered);
     // A new reason: a new map, newest first.
     const added = rememberReason(remembered, 'C', NOW);
     expect(added).not.toBe(remembered);

@@ -97,6 +97,27 @@ describe('stamps: the print the observer makes', () => {
     expect(stampOf(odd)).toBeUndefined();
   });
 
+  it('a service asked for before it is stamped has its stamp once stamped (the last answer is not kept past a stamp)', () => {
+    const svc = structuredClone(steadyFleet(SERVICES).observed.clusters.apps.services['web-1']);
+    expect(stampOf(svc)).toBeUndefined();
+    expect(stampObservedService(svc)).toBe(true);
+    expect(stampOf(svc)).toBeDefined();
+  });
+
+  it('a service holding NaN gets no stamp: the same object planned again is compared again every plan (NaN never matches)', () => {
+    clearCompareMemo();
+    const input = withLive(steadyFleet(SERVICES), 'web-1', (s) => {
+      s.runningCount = Number.NaN;
+    });
+    const svc = input.observed.clusters.apps.services['web-1'];
+    expect(stampObservedService(svc)).toBe(false);
+    expect(stampOf(svc)).toBeUndefined();
+    planChecked(input);
+    const before = steadyComparisonsReused();
+    planChecked(input);
+    expect(steadyComparisonsReused() - before).toBe(SERVICES.length - 1);
+  });
+
   it('the newest event reason is found when the service is stamped, as eventReason finds it; an unstamped service has it found when asked', () => {
     const input = steadyFleet(SERVICES);
     const svc = structuredClone(input.observed.clusters.apps.services['web-1']);

@@ -354,6 +354,18 @@ interface Stamp {
 /** Stamps of live services (see {@link stampObservedService}). */
 const stamps = new WeakMap<ObservedService, Stamp>();
 
+/** The service asked last and its stamp: the planner asks for one service's stamp twice in a row (its print, then its event reason). */
+let lastAsked: ObservedService | undefined;
+let lastStamp: Stamp | undefined;
+
+function stampEntry(svc: ObservedService): Stamp | undefined {
+  if (svc !== lastAsked) {
+    lastStamp = stamps.get(svc);
+    lastAsked = svc;
+  }
+  return lastStamp;
+}
+
 /**
  * Stamps a live service with its print, made once by the observer as it builds the service
  * (`observedAndStamped` in the ECS observer), while its values are at hand and the pass waits on
@@ -373,14 +385,17 @@ const stamps = new WeakMap<ObservedService, Stamp>();
 export function stampObservedService(svc: ObservedService): boolean {
   if (stamps.has(svc)) return false;
   const print = walk.record(svc, undefined);
-  if (print === undefined) return false;
+  // A NaN never matches, not even itself: such a service is walked every plan (a stamp compared
+  // with itself would match).
+  if (print === undefined || print.some(Number.isNaN)) return false;
   stamps.set(svc, { print, eventReason: eventReason(svc) });
+  if (svc === lastAsked) lastAsked = undefined;
   return true;
 }
 
 /** The stamped print of `svc` ({@link stampObservedService}), or undefined when it has none. */
 export function stampOf(svc: ObservedService): ObservedPrint | undefined {
-  return stamps.get(svc)?.print;
+  return stampEntry(svc)?.print;
 }
 
 /**
@@ -391,12 +406,13 @@ export function stampOf(svc: ObservedService): ObservedPrint | undefined {
  */
 export function eventReasonOf(svc: ObservedService | undefined): string | undefined {
   if (svc === undefined) return undefined;
-  const stamp = stamps.get(svc);
+  const stamp = stampEntry(svc);
   return stamp !== undefined ? stamp.eventReason : eventReason(svc);
 }
 
 /** Whether two stamps hold the same values, each `===` the other's (so `NaN` never matches, as in a walk). */
 function sameStamp(a: ObservedPrint, b: ObservedPrint): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

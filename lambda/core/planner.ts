@@ -253,6 +253,42 @@ function startsDeployment(input: Omit<UpdateServiceInput, 'cluster' | 'service'>
   );
 }
 
+/**
+ * Positions of the specs (`indexSpecs`) sorted by cluster, then service (`compareKeys`'s order):
+ * the clusters' names sorted, then each cluster's service names, so that a comparison reads one
+ * string of each side and sorts a cluster's few hundred names rather than the whole fleet. A
+ * DynamoDB Scan returns a partition's items in sort-key order, so each cluster's names usually
+ * come sorted already (one run for the sort to find).
+ * @param specNames per cluster, each service name and its position.
+ */
+function specOrder(specNames: ReadonlyMap<string, ReadonlyMap<string, number>>): number[] {
+  const order: number[] = [];
+  const clusters = [...specNames.keys()].sort(compareStrings);
+  const names: string[] = [];
+  const at: number[] = [];
+  const byName = (i: number, j: number): number => compareStrings(names[i], names[j]);
+  for (const cluster of clusters) {
+    const inCluster = specNames.get(cluster) as ReadonlyMap<string, number>;
+    names.length = 0;
+    at.length = 0;
+    for (const [name, position] of inCluster) {
+      at.push(names.length);
+      names.push(name);
+      order.push(position);
+    }
+    // Sort this cluster's slots by name, then write their positions in that order.
+    at.sort(byName);
+    const start = order.length - at.length;
+    const positions = order.slice(start);
+    for (let k = 0; k < at.length; k++) order[start + k] = positions[at[k]];
+  }
+  return order;
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function compareKeys(a: ServiceKey, b: ServiceKey): number {
   if (a.cluster !== b.cluster) return a.cluster < b.cluster ? -1 : 1;
   if (a.service !== b.service) return a.service < b.service ? -1 : 1;
@@ -470,10 +506,7 @@ class Planner {
       if (p.deleteCandidate) candidates.push(p.deleteCandidate);
     };
 
-    // Positions sorted by cluster, then service (a sort of small integers, no pair per spec).
-    const order: number[] = [];
-    for (let i = 0; i < results.length; i++) order.push(i);
-    order.sort((i, j) => compareKeys(results[i].key, results[j].key));
+    const order = specOrder(specNames);
     let clusterName: string | undefined;
     let cl: ObservedCluster | undefined;
     for (const i of order) {

@@ -377,14 +377,17 @@ export function rememberReason(
  * object every pass. Checked without allocating.
  */
 function keptAsItIs(remembered: Record<string, string>, reason: string | undefined): boolean {
-  if (reason !== undefined && !hasOwnKey(remembered, reason)) return false;
   if (Object.getPrototypeOf(remembered) !== Object.prototype) return false;
+  // `reason` is looked for among the keys the loop reads anyway, by `===`: a reason is a new
+  // string every pass (a new observation's event), and a keyed lookup would hash it first.
+  let seen = reason === undefined;
   let count = 0;
   let prevKey = '';
   let prevAt = '';
   for (const k in remembered) {
     const at = own(remembered, k);
     if (typeof at !== 'string') return false;
+    if (k === reason) seen = true;
     // Newest first, then by reason: the order `rememberReason` writes.
     if (count > 0 && !(prevAt > at || (prevAt === at && prevKey < k))) return false;
     count += 1;
@@ -392,7 +395,7 @@ function keptAsItIs(remembered: Record<string, string>, reason: string | undefin
     prevKey = k;
     prevAt = at;
   }
-  return count > 0;
+  return count > 0 && seen;
 }
 
 /**
