@@ -114,22 +114,23 @@ export function applyCommand(): Command {
     runAction(async (opts: ApplyOptions) => {
       const specs = loadSpecFiles(opts.file, 'nothing was written');
       const tableName = tableOf(opts);
-      // The checks of ecsr verify, as warnings: the specs are written all the same.
-      // ECS and IAM are checked with this shell's credentials: those of the reconciler's own account,
-      // not another target's (its role is the reconciler's to assume), so only `default` is checked.
-      const { applyWarnings } = await import('./verify');
-      const warnings =
-        opts.target === 'default'
-          ? await applyWarnings(
-              specs.map((s) => s.spec),
-              tableName,
-              { scope: opts.verify ? 'all' : 'ecs', timeoutMs: opts.verifyTimeout * 1000 },
-            )
-          : [`the ECS and IAM checks of ecsr verify run in this shell's account; target ${opts.target}'s specs are written unchecked (its pass reports what ECS refuses)`];
-      for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
       const table = SpecTable.open(tableName, opts.target);
       try {
+        // An unknown target is refused before anything else is said about its specs.
         await table.assertTarget();
+        // The checks of ecsr verify, as warnings: the specs are written all the same.
+        // ECS and IAM are checked with this shell's credentials: those of the reconciler's own account,
+        // not another target's (its role is the reconciler's to assume), so only `default` is checked.
+        const { applyWarnings } = await import('./verify');
+        const warnings =
+          opts.target === DEFAULT_TARGET
+            ? await applyWarnings(
+                specs.map((s) => s.spec),
+                tableName,
+                { scope: opts.verify ? 'all' : 'ecs', timeoutMs: opts.verifyTimeout * 1000 },
+              )
+            : [`the ECS and IAM checks of ecsr verify run in this shell's account; target ${opts.target}'s specs are written unchecked (its pass reports what ECS refuses)`];
+        for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
         for (const s of specs) {
           const outcome = await table.writeSpec(s.spec);
           process.stdout.write(`${entryId(opts.target, s.key)} ${outcome}${s.spec.state === 'absent' ? ' (state: absent)' : ''}\n`);

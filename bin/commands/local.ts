@@ -152,6 +152,18 @@ function interruptHandling(stop: () => void, asKey: boolean): () => void {
   };
 }
 
+/** Options of the scripted run that the fan-out (`--targets N`) does not use; given with it, they are refused. */
+const FAN_OUT_IGNORES = [
+  { key: 'speed', flag: '--speed' },
+  { key: 'forever', flag: '--forever' },
+  { key: 'plain', flag: '--plain' },
+  { key: 'report', flag: '--report' },
+  { key: 'ecsPort', flag: '--ecs-port' },
+  { key: 'dynamodbPort', flag: '--dynamodb-port' },
+  { key: 'sqsPort', flag: '--sqs-port' },
+  { key: 'table', flag: '--table' },
+] as const;
+
 export function localCommand(): Command {
   return new Command('local')
     .description('Run the reconciler against a simulated Fargate cluster and embedded DynamoDB, with a scripted scenario (npm start)')
@@ -171,10 +183,19 @@ export function localCommand(): Command {
     .option('--targets <n>', 'the fan-out (docs/multi-account.md): reconcile the specs in n simulated accounts, each its own target, one invocation per target per minute (no scenario)', parseInteger, 1)
     .option('--debug', 'print stack traces of errors')
     .action(
-      runAction(async (opts: LocalOptions) => {
-        const loaded = loadSpecFiles([opts.specs], 'the local run did not start');
+      runAction(async (opts: LocalOptions, cmd: Command) => {
         if (opts.targets !== 1) {
           if (opts.targets < 2 || opts.targets > 20) throw new CliError(`--targets must be from 1 to 20, got ${opts.targets}.`, 2);
+          // The fan-out has its own clock, servers and table and no live view or report: refuse what it would ignore.
+          const ignored = FAN_OUT_IGNORES.filter((o) => cmd.getOptionValueSource(o.key) === 'cli').map((o) => o.flag);
+          if (ignored.length > 0) {
+            throw new CliError(
+              `${ignored.join(', ')} cannot be used with --targets: the fan-out runs its own simulated clock, free ports, table and plain output, without a report (it takes --specs, --seed and --no-events).`,
+            );
+          }
+        }
+        const loaded = loadSpecFiles([opts.specs], 'the local run did not start');
+        if (opts.targets !== 1) {
           const result = await runLocalFanOut({ specs: loaded, targets: opts.targets, seed: opts.seed, events: opts.events, write: (t) => process.stdout.write(t) });
           if (!result.ok) throw new CliError(`The fan-out did not converge every account in ${result.minutes} simulated minutes.`, 1);
           return;

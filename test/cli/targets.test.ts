@@ -102,7 +102,9 @@ describe('ecsr --target', () => {
 
     // Assess
     expect(apply.code).not.toBe(0);
-    expect(apply.stderr).toContain(`ecsr apply: Unknown target "qa" in table ${c.table}: the targets are default, staging`);
+    // The target is checked first: no warning about the unknown target's specs comes before the refusal.
+    expect(apply.stderr).toMatch(new RegExp(`^ecsr apply: Unknown target "qa" in table ${c.table}: the targets are default, staging`));
+    expect(apply.stderr).not.toContain('warning:');
     expect(get.stderr).toContain('the targets are default, staging');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('is not a target name');

@@ -162,6 +162,17 @@ describe('ecsr without AWS', () => {
       args: ['local', '--specs', 'examples/web.yaml'],
       stderr: /^ecsr local: The scenario needs the example shop, but shop\/web, shop\/worker, shop\/thumbnails, shop\/ledger are not among the specs/,
     },
+    {
+      case: 'options the fan-out would ignore (--targets with --report, --speed, --forever, --plain)',
+      args: ['local', '--targets', '2', '--report', 'run.html', '--speed', '100', '--forever', '--plain', '--seed', '3'],
+      stderr:
+        'ecsr local: --speed, --forever, --plain, --report cannot be used with --targets: the fan-out runs its own simulated clock, free ports, table and plain output, without a report (it takes --specs, --seed and --no-events).\n',
+    },
+    {
+      case: 'a fixed port or table with the fan-out',
+      args: ['local', '--targets', '3', '--ecs-port', '4100', '--table', 'other'],
+      stderr: /^ecsr local: --ecs-port, --table cannot be used with --targets: /,
+    },
   ])('errors are "ecsr <command>: <one sentence>", exit code 1: $case', async ({ args, stderr }) => {
     // Act
     const r = await ecsr(args, { env: OFFLINE });
