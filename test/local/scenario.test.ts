@@ -272,6 +272,15 @@ describe('the local run of the example shop', () => {
       },
       detail: /ALARM: PassHeartbeat/,
     },
+    {
+      case: 'another service lagged beyond grace (counted by ServicesLaggingBeyondGrace)',
+      id: 'no-false-alarm',
+      mutate: (r: RunRecord) => {
+        const status = r.passes[8].summary?.statuses['shop/web'];
+        if (status) (status as { lagBeyondGrace?: boolean }).lagBeyondGrace = true;
+      },
+      detail: /shop\/web lagged beyond grace too/,
+    },
   ])('$case: "$id" does not hold, and says why', ({ id, mutate, detail }) => {
     // Prepare
     const record = changed(result.record, mutate);
