@@ -120,15 +120,20 @@ export function renderDescribe(entry: TableEntry, live: LiveService, opts: { tab
   out.push('', 'Status (written by the reconciler):');
   if (!s) out.push('  none yet: no reconcile pass has seen this spec');
   else {
-    out.push(`  Phase:        ${colorPhase(s.phase, c)}`);
-    out.push(`  Tasks:        running ${s.runningCount}/${s.desiredCount}, pending ${s.pendingCount}`);
+    // One column for every value, after the longest label (`Task definition:`); wrapped lines continue under it.
+    const labels = 17;
+    const pad = ' '.repeat(2 + labels);
+    const statusField = (name: string, value: string) => out.push(`  ${`${name}:`.padEnd(labels)}${value}`);
+    const wrapped = (text: string) => wrapLines(text, width - pad.length).join(`\n${pad}`);
+    statusField('Phase', colorPhase(s.phase, c));
+    statusField('Tasks', `running ${s.runningCount}/${s.desiredCount}, pending ${s.pendingCount}`);
     const why = statusReason(s);
-    if (why) out.push(`  Reason:       ${wrapLines(why, width - 16).join(`\n${' '.repeat(16)}`)}`);
-    if (s.laggingSince) out.push(`  Lagging since: ${time(s.laggingSince)}${s.lagBeyondGrace ? ' (beyond its grace)' : ''}`);
-    if (s.taskDefinitionArn) out.push(`  Task definition: ${last(s.taskDefinitionArn)}`);
-    if (s.lastAction) out.push(`  Last action:  ${wrapLines(`${lastActionText(s)} at ${time(s.lastAction.at)}`, width - 16).join(`\n${' '.repeat(16)}`)}`);
-    if (s.drift && s.drift.length > 0) out.push(`  Drift:        ${s.drift.join(', ')}${s.driftCorrectedAt ? ` (corrected ${time(s.driftCorrectedAt)})` : ''}`);
-    out.push(`  Observed:     ${time(s.observedAt)}`);
+    if (why) statusField('Reason', wrapped(why));
+    if (s.laggingSince) statusField('Lagging since', `${time(s.laggingSince)}${s.lagBeyondGrace ? ' (beyond its grace)' : ''}`);
+    if (s.taskDefinitionArn) statusField('Task definition', last(s.taskDefinitionArn));
+    if (s.lastAction) statusField('Last action', wrapped(`${lastActionText(s)} at ${time(s.lastAction.at)}`));
+    if (s.drift && s.drift.length > 0) statusField('Drift', `${s.drift.join(', ')}${s.driftCorrectedAt ? ` (corrected ${time(s.driftCorrectedAt)})` : ''}`);
+    statusField('Observed', time(s.observedAt));
     out.push('', 'Conditions:');
     for (const x of s.conditions) {
       out.push(`  ${x.type}=${x.status}  ${x.reason}  since ${time(x.lastTransitionTime)}`);

@@ -41,6 +41,13 @@ describe('ecsr describe and get --watch', () => {
     expect(out).toMatch(/^ {2}image: public\.ecr\.aws\/nginx\/nginx:does-not-exist$/m);
     expect(out).toMatch(/^ {2}Phase: +Degraded$/m);
     expect(out).toMatch(/Reason: +RolloutFailed: TaskFailedToStart: CannotPullContainerError/);
+    // Every value of the status block starts in one column, the longest label's included.
+    const statusBlock = out.slice(out.indexOf('Status (written by the reconciler):'), out.indexOf('\nConditions:'));
+    const columns = [...statusBlock.matchAll(/^ {2}((?:Phase|Tasks|Reason|Lagging since|Task definition|Last action|Drift|Observed): +)\S/gm)].map((m) => [m[1].trim(), 2 + m[1].length]);
+    expect(columns.map(([label]) => label)).toEqual(expect.arrayContaining(['Phase:', 'Tasks:', 'Reason:', 'Task definition:', 'Observed:']));
+    expect(new Set(columns.map(([, column]) => column)), JSON.stringify(columns)).toEqual(new Set([19]));
+    // A wrapped value continues under itself.
+    for (const l of statusBlock.split('\n').filter((x) => /^ {3}/.test(x))) expect(l, l).toMatch(/^ {19}\S/);
     expect(out.replace(/\n {4}/g, ' ')).toMatch(/^ {2}Ready=False {2}RolloutFailed {2}since \S+ \S+ deployment ecs-svc\/\d+ of \S+ FAILED: ECS deployment circuit breaker/m);
     expect(out).toMatch(/^Deployments:$/m);
     expect(out).toMatch(/│ ecs-svc\/\d+ +│ PRIMARY +│ FAILED +│ d\d+-pay:1 +│ 0\/2 +│ [1-9]\d* +│/);
