@@ -75,7 +75,12 @@ export async function waitAndReport(table: SpecTable, targets: WaitTarget[], opt
   });
   const elapsed = (Date.now() - started) / 1000;
   if (result.failed.length === 0 && !result.timedOut) {
-    process.stdout.write(`${waitSummary(result, targets.length, elapsed, verb)}${deleting ? '' : `, each stable for ${formatDuration(opts.stableFor)}`}.\n`);
+    // Two clocks: the wait is timed here, the stable window by ECS (they differ in ecsr local, whose ECS runs --speed times faster).
+    process.stdout.write(
+      deleting
+        ? `${waitSummary(result, targets.length, elapsed, verb)}.\n`
+        : `${waitSummary(result, targets.length, elapsed, verb)} (this computer's clock), each stable for ${formatDuration(opts.stableFor)} (ECS's clock).\n`,
+    );
     return;
   }
   const details: string[] = [];

@@ -206,7 +206,7 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${c.cluster}/web created`);
     expect(r.stdout).toMatch(new RegExp(`${c.cluster}/web  Converged  running 2/2`));
-    expect(r.stdout).toMatch(/1 of 1 service converged in \d+s, each stable for 30s\.\n$/);
+    expect(r.stdout).toMatch(/1 of 1 service converged in \d+s \(this computer's clock\), each stable for 30s \(ECS's clock\)\.\n$/);
     const status = (await c.item('web'))?.status as ServiceStatus;
     expect(status).toMatchObject({ phase: 'Converged', runningCount: 2, desiredCount: 2, appliedRolloutState: 'COMPLETED' });
   });
@@ -550,7 +550,7 @@ describe('ecsr against dynalite and the ECS simulator', () => {
       // Assess
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/1 of 1 service converged in [\dhms]+, each stable for 30s\.\n$/);
+      expect(r.stdout).toMatch(/1 of 1 service converged in [\dhms]+ \(this computer's clock\), each stable for 30s \(ECS's clock\)\.\n$/);
       const status = (await c.item('web'))?.status as ServiceStatus;
       expect(status).toMatchObject({ phase: 'Converged', runningCount: 2, appliedRolloutState: 'COMPLETED' });
       const { status: _status, ...attributes } = (await c.item('web')) ?? {};

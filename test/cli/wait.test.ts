@@ -124,7 +124,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     // Assess
     expect(converged.stderr).toBe('');
     expect(converged.code).toBe(0);
-    expect(converged.stdout).toMatch(/1 of 1 service converged in \d+s, each stable for 30s\.\n$/);
+    expect(converged.stdout).toMatch(/1 of 1 service converged in \d+s \(this computer's clock\), each stable for 30s \(ECS's clock\)\.\n$/);
     expect(wrongWay.code).toBe(1);
     expect(wrongWay.stderr).toMatch(new RegExp(`^ecsr wait: The spec of ${c.cluster}/web is present, so the reconciler will not delete it: mark it absent first`));
     expect(marked.code).toBe(0);

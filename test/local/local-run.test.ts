@@ -130,7 +130,7 @@ describe('npm start (ecsr local)', () => {
     ]);
     expect(suggested.some((l) => l.startsWith('curl '))).toBe(true);
     for (const run of runs) expect({ line: run.line, code: run.code, stderr: run.stderr.replace(/npm warn .*\n/g, '') }).toEqual({ line: run.line, code: 0, stderr: '' });
-    expect(runs.find((x) => x.line.includes('apply'))?.stdout).toMatch(/prod\/web created\n[\s\S]*1 of 1 service converged in [\dhms]+, each stable for 30s\./);
+    expect(runs.find((x) => x.line.includes('apply'))?.stdout).toMatch(/prod\/web created\n[\s\S]*1 of 1 service converged in [\dhms]+ \(this computer's clock\), each stable for 30s \(ECS's clock\)\./);
     expect(runs.find((x) => x.line.startsWith('curl '))?.stdout).toMatch(/"taskArns":\["arn:aws:ecs:/);
     expect(get.code).toBe(0);
     expect((JSON.parse(get.stdout) as { cluster: string; service: string }[]).map((e) => `${e.cluster}/${e.service}`)).toEqual([
