@@ -31,7 +31,7 @@ export class EcsReconcilerStack extends Stack {
       value: r.executionRole.roleArn,
       description: 'Default task execution role for specs that name none',
     });
-    new CfnOutput(this, 'ManagedClusters', { value: r.clusterNames.join(','), description: 'Clusters reconciled' });
+    new CfnOutput(this, 'ManagedClusters', { value: r.clusterNames.join(','), description: "Clusters reconciled: a spec's cluster is one of these (with createCluster, the created cluster's generated name)" });
   }
 }
 
