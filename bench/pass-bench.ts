@@ -16,7 +16,7 @@
  * 5. `spec edit`: a few spec items edited (a new image) half a minute before the next pass; passes
  *    until every one is rolled out (its UpdateService sent);
  * 6. `hand edit behind drift` (events on, informative): a handful of hand edits while the drift's
- *    corrections are still queued;
+ *    corrections are still queued, made with the spec edits and followed by the same passes;
  * 7. `resync`: after the drift left is undone by hand, passes until every service was described
  *    since a mark (events on: every ECS event lost from the mark on).
  */
@@ -76,6 +76,12 @@ export interface MeasuredPass {
   readonly scenario: Scenario;
   /** 1-based index of the pass within its scenario. */
   readonly index: number;
+  /**
+   * 1-based number of the pass within its container: two scenarios followed by the same passes
+   * (spec edit and hand edit behind drift) each list a pass under its own name and index, with
+   * the same number.
+   */
+  readonly pass: number;
   readonly result: PassResult;
   /** ECS calls the simulator answered during the pass, by action. */
   readonly ecsCalls: Record<string, CallCount>;
@@ -322,6 +328,7 @@ class Container {
         mode: this.mode,
         scenario,
         index,
+        pass: this.passes,
         result,
         ecsCalls: sim.callCounts(),
         ...readCost(n, calls),
@@ -389,42 +396,58 @@ function keyOf(i: number): string {
   return `${String(item.cluster)}/${String(item.service)}`;
 }
 
+/** What {@link follow} needs of a container: its next pass (with the simulator's call log of it), its mode and fleet size. */
+export interface PassRunner {
+  readonly mode: EventsMode;
+  readonly fleet: { readonly services: number };
+  pass(scenario: Scenario, index: number): Promise<{ measured: MeasuredPass; calls: CallRecord[] }>;
+}
+
+/** A change to follow: its scenario and the indexes of the services it changed. */
+export interface FollowedChange {
+  readonly scenario: Scenario;
+  readonly targets: number[];
+}
+
 /**
- * Runs passes after an edit made at `at` until each target's UpdateService was sent (or
- * `maxPasses`), and measures how fast.
+ * Runs passes after changes made at `at` until each target's UpdateService was sent (or
+ * `maxPasses`), and measures how fast, per change: a change is followed by the passes that ran
+ * while it still had targets waiting (changes made together share passes: each lists a shared
+ * pass under its own scenario and index, with the same {@link MeasuredPass.pass}). Exported for its test.
  */
-async function follow(
-  c: Container,
-  scenario: Scenario,
-  targets: number[],
-  at: Date,
-  maxPasses: number,
-): Promise<ScenarioResult> {
-  const waiting = new Set(targets.map(keyOf));
-  const passes: MeasuredPass[] = [];
-  const actedByPass: number[] = [];
-  const latencies: number[] = [];
-  for (let i = 1; i <= maxPasses && waiting.size > 0; i++) {
-    const { measured, calls } = await c.pass(scenario, i);
-    passes.push(measured);
-    for (const call of calls) {
-      if (call.action !== 'UpdateService' || call.outcome !== 'ok') continue;
-      const key = `${String(call.request.cluster)}/${String(call.request.service)}`;
-      if (!waiting.delete(key)) continue;
-      latencies.push((call.at.getTime() - at.getTime()) / 1000);
+export async function follow(c: PassRunner, changes: FollowedChange[], at: Date, maxPasses: number): Promise<ScenarioResult[]> {
+  const followed = changes.map((ch) => ({
+    ...ch,
+    waiting: new Set(ch.targets.map(keyOf)),
+    passes: [] as MeasuredPass[],
+    actedByPass: [] as number[],
+    latencies: [] as number[],
+  }));
+  for (let i = 1; i <= maxPasses; i++) {
+    const open = followed.filter((f) => f.waiting.size > 0);
+    if (open.length === 0) break;
+    const { measured, calls } = await c.pass(open[0].scenario, i);
+    for (const f of open) {
+      f.passes.push({ ...measured, scenario: f.scenario, index: i });
+      for (const call of calls) {
+        if (call.action !== 'UpdateService' || call.outcome !== 'ok') continue;
+        const key = `${String(call.request.cluster)}/${String(call.request.service)}`;
+        if (!f.waiting.delete(key)) continue;
+        f.latencies.push((call.at.getTime() - at.getTime()) / 1000);
+      }
+      f.actedByPass.push(f.targets.length - f.waiting.size);
     }
-    actedByPass.push(targets.length - waiting.size);
   }
-  return {
+  return followed.map((f) => ({
     services: c.fleet.services,
     mode: c.mode,
-    scenario,
-    passes,
-    targets: targets.length,
-    actedOn: targets.length - waiting.size,
-    actedByPass,
-    editToCallSeconds: latencies,
-  };
+    scenario: f.scenario,
+    passes: f.passes,
+    targets: f.targets.length,
+    actedOn: f.targets.length - f.waiting.size,
+    actedByPass: f.actedByPass,
+    editToCallSeconds: f.latencies,
+  }));
 }
 
 async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOptions): Promise<ModeRun> {
@@ -462,22 +485,19 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
     // within two passes": the handful of edits people make; drift of 10% is the case below).
     // Hand edits at `offset` (targets spread over 10 clusters), followed, then undone by hand
     // where not corrected yet (events off: the rotation reaches them later).
-    const handEdits = async (scenario: 'hand edit' | 'hand edit behind drift', offset: number, what: string) => {
-      const targets = handEditTargets(n, opts.handEdits, offset, opts.specEdits);
-      const at = c.editTime();
-      scaleByHand(fleet, targets, 1);
-      const result = await follow(c, scenario, targets, at, opts.maxFollowPasses);
-      scenarios.push(result);
-      scaleByHand(fleet, targets, 0);
-      opts.progress(`  N=${n} events ${mode}: ${what} ${result.actedOn}/${result.targets} corrected in ${result.passes.length} passes${clock()}`);
-    };
-    await handEdits('hand edit', 11, 'hand edits');
+    const handEdits = handEditTargets(n, opts.handEdits, 11, opts.specEdits);
+    const handAt = c.editTime();
+    scaleByHand(fleet, handEdits, 1);
+    const [handResult] = await follow(c, [{ scenario: 'hand edit', targets: handEdits }], handAt, opts.maxFollowPasses);
+    scenarios.push(handResult);
+    scaleByHand(fleet, handEdits, 0);
+    opts.progress(`  N=${n} events ${mode}: hand edits ${handResult.actedOn}/${handResult.targets} corrected in ${handResult.passes.length} passes${clock()}`);
 
     // Drift: desiredCount + 1 by hand (ECS's console does an UpdateService as the person).
     const drift = driftTargets(n);
     const driftAt = c.editTime();
     scaleByHand(fleet, drift, 1);
-    const driftResult = await follow(c, 'drift', drift, driftAt, opts.maxFollowPasses);
+    const [driftResult] = await follow(c, [{ scenario: 'drift', targets: drift }], driftAt, opts.maxFollowPasses);
     scenarios.push(driftResult);
     opts.progress(`  N=${n} events ${mode}: drift ${driftResult.actedOn}/${driftResult.targets} corrected in ${driftResult.passes.length} passes${clock()}`);
 
@@ -497,13 +517,28 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
         }),
       );
     }
-    const editResult = await follow(c, 'spec edit', edits, editAt, opts.maxFollowPasses);
+    // Informative (events on): at the same time, a handful of hand edits while the drift's
+    // corrections are still queued (about 50 a pass at ECS's UpdateService budget) and the queue
+    // holds their events; followed by the same passes as the spec edits (until all of both are
+    // acted on, at most the follow bound), which spares the passes a scenario of their own took.
+    const behind = mode === 'on' ? handEditTargets(n, opts.handEdits, 13, opts.specEdits) : [];
+    scaleByHand(fleet, behind, 1);
+    const [editResult, behindResult] = await follow(
+      c,
+      [
+        { scenario: 'spec edit', targets: edits },
+        { scenario: 'hand edit behind drift', targets: behind },
+      ],
+      editAt,
+      opts.maxFollowPasses,
+    );
     scenarios.push(editResult);
     opts.progress(`  N=${n} events ${mode}: spec edits ${editResult.actedOn}/${editResult.targets} rolled out in ${editResult.passes.length} passes${clock()}`);
-
-    // Informative (events on): a handful of hand edits while the drift's corrections are still
-    // queued (about 50 a pass at ECS's UpdateService budget) and the queue holds their events.
-    if (mode === 'on' && opts.handEdits > 0) await handEdits('hand edit behind drift', 13, 'hand edits behind the drift');
+    if (behind.length > 0) {
+      scenarios.push(behindResult);
+      scaleByHand(fleet, behind, 0);
+      opts.progress(`  N=${n} events ${mode}: hand edits behind the drift ${behindResult.actedOn}/${behindResult.targets} corrected in ${behindResult.passes.length} passes${clock()}`);
+    }
 
     // Settle (not reported): the drift not corrected yet is undone by hand, so that the resync
     // floor and the next mode start from a fleet at rest.

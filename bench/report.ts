@@ -160,6 +160,23 @@ export function callsTable(sizes: SizeResult[]): string {
   return t.toString();
 }
 
+/**
+ * The passes of a container's scenarios, each once (in the order run), with the names it has in
+ * them: a pass shared by two scenarios (spec edit and hand edit behind drift follow the same
+ * passes) is one pass, named `spec edit 1 / hand edit behind drift 1`. Exported for its test.
+ */
+export function containerPasses(scenarios: readonly ScenarioResult[]): { pass: MeasuredPass; names: string }[] {
+  const byNumber = new Map<number, { pass: MeasuredPass; names: string[] }>();
+  for (const s of scenarios) {
+    for (const p of s.passes) {
+      const seen = byNumber.get(p.pass);
+      if (seen) seen.names.push(`${s.scenario} ${p.index}`);
+      else byNumber.set(p.pass, { pass: p, names: [`${s.scenario} ${p.index}`] });
+    }
+  }
+  return [...byNumber.values()].sort((a, b) => a.pass.pass - b.pass.pass).map((x) => ({ pass: x.pass, names: x.names.join(' / ') }));
+}
+
 /** Memory of each container: after init, its high-water RSS over all its passes, against the limit. */
 export function memoryTable(sizes: SizeResult[]): string {
   const t = new Table({
@@ -180,7 +197,7 @@ export function memoryTable(sizes: SizeResult[]): string {
   });
   for (const s of sizes) {
     for (const m of s.modes) {
-      const passes = m.scenarios.flatMap((x) => x.passes);
+      const passes = containerPasses(m.scenarios).map((x) => x.pass);
       const last = passes.at(-1);
       const limit = rssLimitMiB(s.services);
       t.push([
@@ -208,19 +225,17 @@ export function memoryTrendTable(size: SizeResult): string {
     colAligns: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
   });
   for (const m of size.modes) {
-    for (const s of m.scenarios) {
-      for (const p of s.passes) {
-        t.push([
-          m.mode,
-          `${s.scenario} ${p.index}`,
-          seconds(estimatedLambdaSeconds(p)),
-          mib(p.result.peak.rss),
-          mib(p.result.peak.heapUsed),
-          mib(p.result.heapAfterBytes),
-          p.result.liveHeapBytes !== undefined ? mib(p.result.liveHeapBytes) : '-',
-          mib(p.result.maxRssBytes),
-        ]);
-      }
+    for (const { pass: p, names } of containerPasses(m.scenarios)) {
+      t.push([
+        m.mode,
+        names,
+        seconds(estimatedLambdaSeconds(p)),
+        mib(p.result.peak.rss),
+        mib(p.result.peak.heapUsed),
+        mib(p.result.heapAfterBytes),
+        p.result.liveHeapBytes !== undefined ? mib(p.result.liveHeapBytes) : '-',
+        mib(p.result.maxRssBytes),
+      ]);
     }
   }
   return t.toString();
