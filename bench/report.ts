@@ -42,7 +42,8 @@ export function plannerBoundLine(timing: PlannerCaseResult[]): string {
   const against = (m: number) => `${ms(m)} ms, ${(m / PLANNER_BOUND_MS).toFixed(2)}x`;
   return (
     `   bound (issue 12): steady plan of ${PLANNER_BOUND_SERVICES} services at most ${PLANNER_BOUND_MS} ms: median ${against(steady.medianMs)}` +
-    (fresh?.medianMs !== undefined ? `; with a new observation each call: median ${against(fresh.medianMs)}` : '')
+    (fresh?.medianMs !== undefined ? `; with a new observation each call: median ${against(fresh.medianMs)}` : '') +
+    `\n   (a pass plans only the services it read that pass, at most the "services read" of section 2, not the whole fleet)`
   );
 }
 
