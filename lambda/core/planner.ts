@@ -263,24 +263,10 @@ function startsDeployment(input: Omit<UpdateServiceInput, 'cluster' | 'service'>
  */
 function specOrder(specNames: ReadonlyMap<string, ReadonlyMap<string, number>>): number[] {
   const order: number[] = [];
-  const clusters = [...specNames.keys()].sort(compareStrings);
-  const names: string[] = [];
-  const at: number[] = [];
-  const byName = (i: number, j: number): number => compareStrings(names[i], names[j]);
-  for (const cluster of clusters) {
-    const inCluster = specNames.get(cluster) as ReadonlyMap<string, number>;
-    names.length = 0;
-    at.length = 0;
-    for (const [name, position] of inCluster) {
-      at.push(names.length);
-      names.push(name);
-      order.push(position);
-    }
-    // Sort this cluster's slots by name, then write their positions in that order.
-    at.sort(byName);
-    const start = order.length - at.length;
-    const positions = order.slice(start);
-    for (let k = 0; k < at.length; k++) order[start + k] = positions[at[k]];
+  const byName = (a: [string, number], b: [string, number]): number => compareStrings(a[0], b[0]);
+  for (const cluster of [...specNames.keys()].sort(compareStrings)) {
+    const entries = [...(specNames.get(cluster) as ReadonlyMap<string, number>)].sort(byName);
+    for (const [, position] of entries) order.push(position);
   }
   return order;
 }
