@@ -1510,7 +1510,7 @@ describe('task definition family collisions', () => {
     expect(actionList(p)).toEqual(['RegisterTaskDefinition a/b-c', 'CreateService a/b-c']);
     expect(p.statuses['a-b/c'].phase).toBe('Blocked');
     expect(condition(p.statuses['a-b/c'], 'Blocked')?.reason).toBe(Reason.FamilyCollision);
-    expect(condition(p.statuses['a-b/c'], 'Blocked')?.message).toContain('a-b-c is also that of a/b-c');
+    expect(condition(p.statuses['a-b/c'], 'Blocked')?.message).toContain('a-b/c and a/b-c both render task definition family a-b-c');
   });
 
   it.each([
@@ -1530,7 +1530,7 @@ describe('task definition family collisions', () => {
       expect(p.actions).toHaveLength(4);
     } else {
       expect(refused.map(([id]) => id)).toEqual([`${clusters[1]}/${services[1]}`]);
-      expect(condition(refused[0][1], 'Blocked')?.message).toContain(`${family} is also that of ${clusters[0]}/${services[0]}`);
+      expect(condition(refused[0][1], 'Blocked')?.message).toContain(`both render task definition family ${family} (its default <cluster>-<service>); ${clusters[0]}/${services[0]} keeps it`);
     }
   });
 
@@ -1549,6 +1549,68 @@ describe('task definition family collisions', () => {
     expect(actionList(p)).toEqual([]);
     expect(condition(p.statuses['a/b-c'], 'Blocked')?.reason).toBe(Reason.FamilyCollision);
     expect(p.statuses['a-b/c'].phase).toBe('Converged');
+  });
+
+  it('two specs naming the same family: the first by key keeps it, the other is refused naming both', () => {
+    // Prepare
+    const keeper = aSpec({ cluster: 'prod', service: 'api', family: 'shop' });
+    const refused = aSpec({ cluster: 'prod', service: 'web', family: 'shop' });
+    const input = aPlanInput({ specs: [refused, keeper], observed: anObservedState([anObservedCluster('prod', [])]) });
+    // Act
+    const p = plan(input);
+    // Assess
+    expect(actionList(p)).toEqual(['RegisterTaskDefinition prod/api', 'CreateService prod/api']);
+    expect(condition(p.statuses['prod/web'], 'Blocked')?.reason).toBe(Reason.FamilyCollision);
+    const message = condition(p.statuses['prod/web'], 'Blocked')?.message;
+    expect(message).toContain('prod/web and prod/api both render task definition family shop (named by its family attribute)');
+    expect(message).toContain('prod/api keeps it (first by cluster, then service)');
+    expect(p.statuses['prod/api'].phase).not.toBe('Blocked');
+  });
+
+  it("a spec naming another spec's default <cluster>-<service> family is refused, in either order", () => {
+    // Prepare: prod/web's default family is prod-web; prod/api names it.
+    const named = aSpec({ cluster: 'prod', service: 'api', family: 'prod-web' });
+    const byDefault = aSpec({ cluster: 'prod', service: 'web' });
+    for (const specs of [
+      [named, byDefault],
+      [byDefault, named],
+    ]) {
+      const input = aPlanInput({ specs, observed: anObservedState([anObservedCluster('prod', [])]) });
+      // Act
+      const p = plan(input);
+      // Assess: prod/api sorts first and keeps it; prod/web, by default, is refused.
+      expect(actionList(p)).toEqual(['RegisterTaskDefinition prod/api', 'CreateService prod/api']);
+      expect(condition(p.statuses['prod/web'], 'Blocked')?.reason).toBe(Reason.FamilyCollision);
+      expect(condition(p.statuses['prod/web'], 'Blocked')?.message).toContain(
+        'prod/web and prod/api both render task definition family prod-web (its default <cluster>-<service>)',
+      );
+    }
+  });
+
+  it('the spec whose service runs a revision of a named family keeps it, though it sorts later', () => {
+    // Prepare: prod/web runs prod-web (its default); a new spec prod/api names family prod-web.
+    const holder = aSpec({ cluster: 'prod', service: 'web' });
+    const newcomer = aSpec({ cluster: 'prod', service: 'api', family: 'prod-web' });
+    const { service, taskDefinitions } = aConvergedService(holder.spec);
+    const input = aPlanInput({ specs: [newcomer, holder], observed: anObservedState([anObservedCluster('prod', [service])], taskDefinitions) });
+    // Act
+    const p = plan(input);
+    // Assess
+    expect(actionList(p)).toEqual([]);
+    expect(p.statuses['prod/web'].phase).toBe('Converged');
+    expect(condition(p.statuses['prod/api'], 'Blocked')?.reason).toBe(Reason.FamilyCollision);
+    expect(condition(p.statuses['prod/api'], 'Blocked')?.message).toContain('prod/web keeps it (its service runs a revision of it)');
+  });
+
+  it('a spec naming its own default family collides with nothing', () => {
+    const p = plan(
+      aPlanInput({
+        specs: [aSpec({ cluster: 'prod', service: 'web', family: 'prod-web' }), aSpec({ cluster: 'prod', service: 'api' })],
+        observed: anObservedState([anObservedCluster('prod', [])]),
+      }),
+    );
+    expect(Object.values(p.statuses).map((st) => condition(st, 'Blocked')?.reason)).not.toContain(Reason.FamilyCollision);
+    expect(p.actions).toHaveLength(4);
   });
 
   it('distinct families do not collide', () => {

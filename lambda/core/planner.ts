@@ -467,7 +467,7 @@ class Planner {
   private readonly historyWanted: ServiceKey[] = [];
 
   /** Specs refused because another spec holds their task definition family, with the holder. */
-  private familyCollisions: ReadonlyMap<ServiceId, ServiceKey> = new Map();
+  private familyCollisions: ReadonlyMap<ServiceId, FamilyHolder> = new Map();
 
   /** Clusters that at least one spec item (valid or not) names. */
   private clustersWithSpecs: ReadonlySet<string> = new Set();
@@ -566,24 +566,35 @@ class Planner {
   }
 
   /**
-   * Valid `present` specs whose task definition family (`taskDefinitionFamily`) another one also
-   * renders, e.g. `a-b`/`c` and `a`/`b-c` both give `a-b-c`. Per family, the spec whose service
-   * already runs a revision of that family (owned by us) keeps it; otherwise the first by
-   * cluster, then service. Every other one is refused: two services sharing a family would
-   * overwrite each other's revisions.
-   * @returns refused service id -> the key of the spec that keeps the family.
+   * Valid `present` specs whose effective task definition family (`family` when the spec names
+   * one, else `<cluster>-<service>`) another one also renders: two specs naming the same `family`,
+   * a `family` that is another spec's default (`family: prod-web` beside `prod`/`web`), or two
+   * defaults that join alike (`a-b`/`c` and `a`/`b-c`). Per family, the spec whose service already
+   * runs a revision of that family (owned by us, or adopted by the spec) keeps it; otherwise the
+   * first by cluster, then service. Every other one is refused: two services sharing a family
+   * would overwrite each other's revisions.
+   * @returns refused service id -> the family and the key of the spec that keeps it.
    */
-  private findFamilyCollisions(results: readonly KeyedSpec[]): Map<ServiceId, ServiceKey> {
-    // Two keys share a family only if one cluster's name is another's followed by '-' (`a-b`/`c`
-    // and `a`/`b-c`): within one cluster, different services have different families. With no
-    // such pair of cluster names (the usual fleet), no family string need be made at all.
-    if (!anyClusterExtendsAnother(this.clustersWithSpecs)) return new Map();
+  private findFamilyCollisions(results: readonly KeyedSpec[]): Map<ServiceId, FamilyHolder> {
+    // Two default families are equal only if one cluster's name is another's followed by '-'
+    // (`a-b`/`c` and `a`/`b-c`): within one cluster, different services have different defaults.
+    // With no such pair of cluster names and no spec naming a family (the usual fleet), no family
+    // string need be made at all.
+    const defaultsMayCollide = anyClusterExtendsAnother(this.clustersWithSpecs);
+    let named = false;
+    for (const r of results) {
+      if (r.ok && r.spec.family !== undefined) {
+        named = true;
+        break;
+      }
+    }
+    if (!defaultsMayCollide && !named) return new Map();
     // The first key per family, and a list only for the (rare) families named more than once.
     const first = new Map<string, ServiceKey>();
     const shared = new Map<string, ServiceKey[]>();
     for (const r of results) {
       if (!r.ok || r.spec.state !== 'present') continue;
-      const family = taskDefinitionFamily(r.key);
+      const family = r.spec.family ?? taskDefinitionFamily(r.key);
       const holder = first.get(family);
       if (holder === undefined) first.set(family, r.key);
       else {
@@ -592,15 +603,23 @@ class Planner {
         else shared.set(family, [holder, r.key]);
       }
     }
-    const refused = new Map<ServiceId, ServiceKey>();
+    const refused = new Map<ServiceId, FamilyHolder>();
+    const adopts = new Set<ServiceId>();
+    for (const r of results) if (r.ok && r.spec.adopt) adopts.add(serviceId(r.key));
     for (const [family, keys] of shared) {
       const holdsFamily = (k: ServiceKey) => {
         const svc = own(own(this.observed.clusters, k.cluster)?.services, k.service);
-        return svc !== undefined && !isGone(svc) && isOwned(svc, this.options) && svc.taskDefinition.includes(`:task-definition/${family}:`);
+        return (
+          svc !== undefined &&
+          !isGone(svc) &&
+          (isOwned(svc, this.options) || adopts.has(serviceId(k))) &&
+          svc.taskDefinition.includes(`:task-definition/${family}:`)
+        );
       };
       const sorted = [...keys].sort(compareKeys);
-      const keeper = sorted.find(holdsFamily) ?? sorted[0];
-      for (const k of sorted) if (k !== keeper) refused.set(serviceId(k), keeper);
+      const running = sorted.find(holdsFamily);
+      const keeper = running ?? sorted[0];
+      for (const k of sorted) if (k !== keeper) refused.set(serviceId(k), { family, key: keeper, running: running !== undefined });
     }
     return refused;
   }
@@ -760,8 +779,7 @@ class Planner {
     if (holder) {
       return this.blockedPlan(id, r, counts, svc, 
         Reason.FamilyCollision,
-        `task definition family ${taskDefinitionFamily(key)} is also that of ${serviceId(holder)}, which keeps it; ` +
-          'rename this service (or the other) so that cluster-service names differ',
+        familyCollisionMessage(key, spec, holder),
       );
     }
     const violations = this.allowListsSet ? allowListViolations(spec, this.options.allow) : undefined;
@@ -1726,6 +1744,28 @@ class Planner {
     }
     return out;
   }
+}
+
+/** The spec that keeps a task definition family two or more specs render. */
+interface FamilyHolder {
+  readonly family: string;
+  readonly key: ServiceKey;
+  /** Whether it keeps the family because its service runs a revision of it (else: first by key). */
+  readonly running: boolean;
+}
+
+/**
+ * The message of a spec refused for its family: both specs, the family, why the other keeps it,
+ * and what to change.
+ */
+function familyCollisionMessage(key: ServiceKey, spec: ServiceSpec, holder: FamilyHolder): string {
+  const how = spec.family !== undefined ? 'named by its family attribute' : 'its default <cluster>-<service>';
+  const why = holder.running ? 'its service runs a revision of it' : 'first by cluster, then service';
+  return (
+    `${serviceId(key)} and ${serviceId(holder.key)} both render task definition family ${holder.family} (${how}); ` +
+    `${serviceId(holder.key)} keeps it (${why}) and ${serviceId(key)} is not reconciled: ` +
+    'give one of them another family (family attribute, or a service name that joins differently)'
+  );
 }
 
 /** Whether one of `clusters` is another one's name followed by `-` and more (`a-b` and `a`). */

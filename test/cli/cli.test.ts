@@ -82,6 +82,13 @@ describe('ecsr against dynalite and the ECS simulator', () => {
       message: /1 problem/,
       detail: (_path: string, cl: string) => new RegExp(`${cl}/web: is also defined at`),
     },
+    {
+      case: 'two specs naming one task definition family',
+      text: (cl: string) => `${spec(cl, 'web', 'family: shop\n')}---\n${spec(cl, 'api', 'family: shop\n')}`,
+      message: /1 problem/,
+      detail: (_path: string, cl: string) =>
+        new RegExp(`${cl}/api: family: task definition family shop is also that of ${cl}/web \\([^)]*bad\\.yaml:1\\)`),
+    },
   ])('apply rejects $case, and writes nothing', async ({ text, message, detail }) => {
     // Prepare
     const c = await aCase();

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node as YamlNode } from 'yaml';
 import { parseSpecsYaml } from '../../../lambda/core/spec';
+import { taskDefinitionFamily } from '../../../lambda/core/taskdef';
 import { serviceId, type ServiceKey, type ServiceSpec } from '../../../lambda/core/types';
 import { CliError } from './errors';
 
@@ -150,6 +151,7 @@ export function readSpecFiles(paths: readonly string[]): SpecFiles {
   const specs: FileSpec[] = [];
   const problems: string[] = [];
   const seen = new Map<string, string>();
+  const families = new Map<string, { id: string; at: string }>();
   // A file named twice (a directory and one of its files) is read once.
   const files = [...new Map(paths.flatMap(specFilesOf).map((f) => [f === '-' ? f : resolve(f), f])).values()];
   for (const file of files) {
@@ -182,6 +184,21 @@ export function readSpecFiles(paths: readonly string[]): SpecFiles {
         continue;
       }
       seen.set(id, at);
+      if (r.spec.state === 'present') {
+        // Two services registering into one family would overwrite each other's revisions; the
+        // pass refuses the later one (FamilyCollision), so a file holding both is refused here.
+        const family = r.spec.family ?? taskDefinitionFamily(r.key);
+        const holder = families.get(family);
+        if (holder) {
+          const how = r.spec.family !== undefined ? 'family' : 'service';
+          problems.push(
+            `${at}: ${id}: ${how}: task definition family ${family} is also that of ${holder.id} (${holder.at}); ` +
+              'two services cannot share a family: give one of them another family',
+          );
+          continue;
+        }
+        families.set(family, { id, at });
+      }
       specs.push({ key: r.key, spec: r.spec, hash: r.hash, file: display, ...(doc.line !== undefined ? { line: doc.line } : {}) });
     }
   }
