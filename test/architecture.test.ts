@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { dictionaryOffences } from './support/dictionary-lint';
+import { unguardedStarts } from './support/outside-programs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -118,5 +119,93 @@ export function good(cl: ObservedCluster, key: ServiceKey, name: string, list: s
     const reported = [...new Set(all().filter((o) => o.file === FIXTURE).map((o) => o.line))].sort((a, b) => a - b);
     expect(expected.length).toBe(6);
     expect(reported).toEqual(expected);
+  });
+});
+
+/**
+ * Every outside program a test starts (moto's python3, the AWS CLI, cfn-lint, a browser) is
+ * started under the tools guard (`needs()` in test/support/tools.ts), so that `npm test` passes
+ * on a machine with Node.js alone. The fixture holds the ways a start escapes the guard.
+ */
+describe('outside programs only under the tools guard', () => {
+  const FIXTURE = join(ROOT, 'test/__outside_programs_fixture__.test.ts');
+  const FIXTURE_TEXT = `
+import { execFile, execSync, spawn, spawnSync as run } from 'node:child_process';
+import * as cp from 'node:child_process';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import { beforeAll, describe, it } from 'vitest';
+import { startMoto } from './support/moto';
+import { has, needs, toolCommand } from './support/tools';
+const aws = promisify(execFile);
+beforeAll(async () => {
+  await startMoto(); // BAD a file-level hook runs whatever is skipped
+});
+async function boot() {
+  return startMoto();
+}
+describe('no guard', () => {
+  it('starts moto', async () => {
+    await startMoto(); // BAD
+    await boot(); // BAD through a helper
+    spawn('python3', ['-m', 'moto.server']); // BAD
+    run('cfn-lint', ['--version']); // BAD
+    cp.spawnSync('/usr/bin/aws', ['--version']); // BAD
+    execSync('aws ecs list-clusters'); // BAD
+    await aws('aws', ['sts', 'get-caller-identity']); // BAD
+    spawn('sh', ['-c', 'chromium --headless']); // BAD
+    await chromium.launch(); // BAD
+    spawn(toolCommand('cfn-lint') ?? 'x', []); // BAD
+  });
+  it('guards the wrong tool', needs('aws'), async () => {
+    await startMoto(); // BAD
+  });
+});
+describe('guarded', needs('moto'), () => {
+  beforeAll(async () => {
+    await startMoto();
+    await boot();
+  });
+  it('also aws', { ...needs('aws'), timeout: 1 }, async () => {
+    await aws('aws', ['ecs', 'list-clusters']);
+  });
+});
+describe.each(['moto'])('%s', (impl) => {
+  it.skipIf(!has('cfn-lint'))('lints', () => {
+    run('cfn-lint', []);
+  });
+  beforeAll(async () => {
+    if (toolCommand('moto') === null) return;
+    await startMoto();
+  });
+  it('optional step', () => {
+    if (has('aws')) execSync('aws --version');
+    const ok = has('chromium') && chromium.launch();
+    spawn('node', ['-e', '1']);
+    spawn(process.execPath, []);
+    return [impl, ok];
+  });
+});
+`;
+  const files = new Map(
+    filesUnder('test')
+      .filter((f) => f !== relative(ROOT, FIXTURE))
+      .map((f) => [join(ROOT, f), readFileSync(join(ROOT, f), 'utf8')] as const),
+  );
+  const starts = unguardedStarts(new Map([...files, [FIXTURE, FIXTURE_TEXT]]));
+
+  it('no test file starts an outside program except under needs() (or has() / toolCommand() for an optional step)', () => {
+    const found = starts.filter((s) => s.file !== FIXTURE).map((s) => `${relative(ROOT, s.file)}:${s.line}: ${s.text} (needs('${s.tool}'))`);
+    expect(found).toEqual([]);
+  });
+
+  it('the rule catches the escapes in its fixture, and only those', () => {
+    const lines = FIXTURE_TEXT.split('\n');
+    const expected = lines.flatMap((l, i) => (l.includes('// BAD') ? [i + 1] : []));
+    const reported = [...new Set(starts.filter((s) => s.file === FIXTURE).map((s) => s.line))].sort((a, b) => a - b);
+    expect(expected.length).toBe(12);
+    expect(reported).toEqual(expected);
+    // The real helper is found through its import: startMoto in test/support/moto.ts starts python3.
+    expect(starts.filter((s) => s.file === FIXTURE && s.line === expected[0]).map((s) => s.tool)).toEqual(['moto']);
   });
 });

@@ -7,19 +7,10 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqsClient, SqsEventFeed } from '../../lambda/adapters/sqs-event-feed';
 import { startMoto, type MotoServer } from '../support/moto';
+import { needs } from '../support/tools';
 
 let moto: MotoServer;
 let sqs: SQSClient;
-
-beforeAll(async () => {
-  moto = await startMoto();
-  sqs = createSqsClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
-}, 60_000);
-
-afterAll(async () => {
-  sqs?.destroy();
-  await moto?.stop();
-});
 
 async function queueWith(name: string, bodies: string[]): Promise<string> {
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '30' } }));
@@ -32,7 +23,17 @@ async function visible(queueUrl: string): Promise<number> {
   return Number(out.Attributes?.ApproximateNumberOfMessages);
 }
 
-describe('SqsEventFeed on moto', () => {
+describe('SqsEventFeed on moto', needs('moto'), () => {
+  beforeAll(async () => {
+    moto = await startMoto();
+    sqs = createSqsClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  }, 60_000);
+
+  afterAll(async () => {
+    sqs?.destroy();
+    await moto?.stop();
+  });
+
   it('receives every message in batches of 10, stops at empty, and deletes what it is told', async () => {
     // Prepare
     const url = await queueWith('events-a', Array.from({ length: 23 }, (_, i) => JSON.stringify({ n: i })));
@@ -65,7 +66,9 @@ describe('SqsEventFeed on moto', () => {
     expect(got.readable).toBe(false);
     expect(got.error).toMatch(/no-such-queue.*(does not exist|NonExistentQueue)/i);
   });
+});
 
+describe('SqsEventFeed without a server', () => {
   it('access denied (a case moto cannot produce): unreadable, never a throw', async () => {
     // A client of its own, mocked: the moto one is untouched.
     const client = new SQSClient({ region: 'us-east-1' });

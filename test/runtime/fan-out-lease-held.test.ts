@@ -25,6 +25,7 @@ import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedd
 import { deliver, InMemoryFanOutQueue } from '../../local/fan-out';
 import { startSimulator, type Simulator } from '../../local/sim';
 import { startMoto, type MotoServer } from '../support/moto';
+import { needs } from '../support/tools';
 import { aSpecItem, createSpecsTable, LOCAL, localDoc } from './support';
 
 const TABLE = 'fanout-lease-held';
@@ -133,7 +134,7 @@ describe("a target whose lease is held never holds a fan-out slot: its fast-path
   }, 240_000);
 });
 
-describe("SqsFanOutQueue's delay is SQS's DelaySeconds (moto)", () => {
+describe("SqsFanOutQueue's delay is SQS's DelaySeconds (moto)", needs('moto'), () => {
   let moto: MotoServer;
   let sqs: SQSClient;
 

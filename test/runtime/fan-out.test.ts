@@ -27,6 +27,7 @@ import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedd
 import { deliver } from '../../local/fan-out';
 import { startSimulator, type Simulator } from '../../local/sim';
 import { freePort, startMoto, type MotoServer } from '../support/moto';
+import { needs } from '../support/tools';
 import { aSpecItem, createSpecsTable, LOCAL, localDoc } from './support';
 
 const TABLE = 'fanout-specs';
@@ -65,7 +66,7 @@ async function gatedProxy(target: string): Promise<{ endpoint: string; open: () 
   };
 }
 
-describe('the fan-out: one invocation per target, each on its own', () => {
+describe('the fan-out: one invocation per target, each on its own', needs('moto'), () => {
   let db: EmbeddedDynamoDb;
   let doc: DynamoDBDocumentClient;
   let moto: MotoServer;

@@ -11,11 +11,12 @@ import { ENV } from '../../lambda/config';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../../local/embedded-dynamodb';
 import { startSimulator, type Simulator } from '../../local/sim';
 import { startMoto, type MotoServer } from '../support/moto';
+import { needs } from '../support/tools';
 import { aLambdaContext, aSpecItem, aStreamRecord, createSpecsTable, importHandler, LOCAL, localDoc, localHandlerEnv } from './support';
 
 type AnyHandler = (event: unknown, context: ReturnType<typeof aLambdaContext>) => Promise<Record<string, unknown>>;
 
-describe('lambda/handler in fan-out mode', () => {
+describe('lambda/handler in fan-out mode', needs('moto'), () => {
   let sim: Simulator;
   let db: EmbeddedDynamoDb;
   let moto: MotoServer;
