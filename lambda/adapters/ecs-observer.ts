@@ -6,7 +6,8 @@
  * - ListServices, `maxResults` 100, SDK paginator: `ceil(n / 100)` calls;
  * - DescribeServices with `include: ['TAGS']`, 10 names per call, at most `concurrency` in flight:
  *   `ceil(n / 10)` calls, listed names plus names from specs (DRAINING services are not listed);
- * - only for services with `runningCount < desiredCount`: ListTasks (`desiredStatus: STOPPED`,
+ * - only for services with `runningCount < desiredCount`, and those the caller names
+ *   (`readStoppedTasks`: a crash loop between two glimpses of a task RUNNING): ListTasks (`desiredStatus: STOPPED`,
  *   `serviceName`) and DescribeTasks (100 per call). These reasons are best effort: a failure
  *   leaves that service's `stoppedTasks` undefined and is reported in `warnings`, never as a
  *   partial observation (which would block creates and prunes in the whole cluster).
@@ -459,6 +460,7 @@ export class EcsObserver implements EcsReader {
     const read = await this.readServices(cluster, names, {
       onServices: options.onServices,
       ...(options.shouldContinue ? { stoppedTasksWhile: options.shouldContinue } : {}),
+      ...(options.readStoppedTasks ? { readStoppedTasks: options.readStoppedTasks } : {}),
     });
     const errors = [...(listing.error ? [listing.error] : []), ...read.errors];
     if (!read.exists && listing.names.length === 0 && errors.length === 0) {
@@ -551,7 +553,11 @@ export class EcsObserver implements EcsReader {
 
     const warnings: string[] = [];
     const stoppedWhile = options.stoppedTasksWhile ?? shouldContinue;
-    const lagging = [...byName.values()].filter((s) => s.status !== 'INACTIVE' && s.runningCount < s.desiredCount);
+    // Lagging services, and those the caller asks for (a crash loop between glimpses of RUNNING).
+    const wanted = options.readStoppedTasks;
+    const lagging = [...byName.values()].filter(
+      (s) => s.status !== 'INACTIVE' && (s.runningCount < s.desiredCount || (wanted !== undefined && s.status === 'ACTIVE' && wanted(s))),
+    );
     const stopped = await mapSettledLimit(lagging, this.concurrency, (s) =>
       stoppedWhile() ? this.stoppedTasks(cluster, s.serviceName) : Promise.resolve(undefined),
     );

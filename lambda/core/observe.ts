@@ -61,6 +61,8 @@ export interface ObserveRequest {
   readonly onServices: (cluster: string, services: ObservedService[]) => void;
   /** Stopped-task reads (best effort) may go on while this holds. */
   readonly stoppedTasksWhile?: () => boolean;
+  /** Services of `cluster` whose stopped tasks are read though they do not lag (`./crash-loop.ts`). */
+  readonly readStoppedTasks?: (cluster: string, service: ObservedService) => boolean;
 }
 
 /** What was read. */
@@ -155,6 +157,7 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
       shouldContinue: gate,
       onServices: (s) => request.onServices(cluster, s),
       stoppedTasksWhile: request.stoppedTasksWhile ?? shouldContinue,
+      ...(request.readStoppedTasks ? { readStoppedTasks: stoppedTasksOf(request.readStoppedTasks, cluster) } : {}),
     });
     fold(a, out);
     const startedNames = Math.min(todo.length, started * DESCRIBE_SERVICES_BATCH);
@@ -299,6 +302,7 @@ async function observeWholeClusters(reader: EcsReader, request: ObserveRequest, 
       const oc = await reader.observeCluster(c, [...names].sort(byCodeUnit), {
         onServices: (s) => request.onServices(c, s),
         ...(request.stoppedTasksWhile ? { shouldContinue: request.stoppedTasksWhile } : {}),
+        ...(request.readStoppedTasks ? { readStoppedTasks: stoppedTasksOf(request.readStoppedTasks, c) } : {}),
       });
       if (request.rotate || !oc.exists) {
         results[i] = oc;
@@ -329,4 +333,9 @@ async function observeWholeClusters(reader: EcsReader, request: ObserveRequest, 
     cycleComplete: request.rotate,
     rotationRead: request.rotate ? [...request.specNames.values()].reduce((n, names) => n + names.length, 0) : 0,
   };
+}
+
+/** {@link ObserveRequest.readStoppedTasks} for one cluster. */
+function stoppedTasksOf(wanted: (cluster: string, service: ObservedService) => boolean, cluster: string): (service: ObservedService) => boolean {
+  return (service) => wanted(cluster, service);
 }

@@ -35,6 +35,7 @@ import {
   type SpecStore,
 } from './ports';
 import { observe, type ObserveRequest } from './observe';
+import { taskLagOf, wantsStoppedTasks } from './crash-loop';
 import { familyOf, hintOf } from './events';
 import { nextResyncAt, resyncShare, type ResyncOptions, type ResyncShare } from './resync';
 import { plan as planActions, specErrorsText } from './planner';
@@ -450,8 +451,11 @@ async function reconcile(
     const { first, later } = taskDefinitionsToCompare(specs, read.statuses, cluster, services, options.plan.ownerId);
     queue.add(first, later);
   };
+  // Stopped tasks of services that do not lag now but may crash-loop between passes (./crash-loop.ts).
+  const readStoppedTasks = (cluster: string, svc: ObservedService): boolean =>
+    wantsStoppedTasks(svc, own(read.statuses, serviceId({ cluster, service: svc.serviceName })), ports.reader.ecsClockOffsetMs?.() ?? 0);
   const observation = await describingWhile(ports.reader, queue, deadlines, async () => {
-    const o = await observe(ports.reader, { ...request, shouldContinue: deadlines.observing, onServices: toCompare });
+    const o = await observe(ports.reader, { ...request, shouldContinue: deadlines.observing, onServices: toCompare, readStoppedTasks });
     // Again with the whole cluster (the queue skips what it has): a reader need not call onServices.
     for (const oc of o.clusters) toCompare(oc.cluster, Object.values(oc.services));
     return o;
@@ -605,7 +609,7 @@ async function reconcile(
   for (const [id, status] of Object.entries(statuses)) {
     const key = keyOf(id);
     if (!key || !lagCounted(id, status)) continue;
-    const lag = Math.max(0, status.desiredCount - status.runningCount);
+    const lag = taskLagOf(status);
     if (shouldEmitTaskLag(lag, own(remembered, id))) metrics.serviceLag(key, lag);
   }
   // A service not read this pass keeps a lagging series alive with the lag remembered from the pass that read it.
@@ -614,7 +618,7 @@ async function reconcile(
     const rem = own(remembered, id);
     if (!key || !rem || !rememberedLagCounts(rem)) continue;
     // Only a lagging series is kept alive: its recovery 0 was emitted by the pass that read it.
-    const lag = Math.max(0, rem.desiredCount - rem.runningCount);
+    const lag = taskLagOf(rem);
     if (lag > 0) metrics.serviceLag(key, lag);
   }
   const durationMs = elapsed();

@@ -44,6 +44,7 @@ import {
 import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from './taskdef';
 import { desiredConfigOf, rememberSteadyComparison, renderingKey, sameByDigest, steadyComparisonOf, sweepSteadyComparisons } from './compare-memo';
 import { eventReasonOf } from './observed-print';
+import { lagOf, type LagOrCrashLoop } from './crash-loop';
 import {
   type Action,
   type CreateServiceAction,
@@ -352,7 +353,7 @@ interface SteadyFound {
   readonly phase: Phase;
   readonly conditions: ConditionDrafts;
   readonly memory: Memory;
-  readonly lag: Lag;
+  readonly lag: LagOrCrashLoop;
 }
 
 /** Whether any deployment's rollout FAILED (then the failure rules read the remembered status). */
@@ -662,7 +663,7 @@ class Planner {
 
   private status(a: StatusArgs): ServiceStatus {
     const rem = this.remembered(a.id);
-    const lag = a.lag ?? computeLag(a.desiredCount, a.runningCount, rem, this.now, a.graceSeconds, a.service, this.observed.ecsClockOffsetMs);
+    const lag = a.lag ?? lagOf(a.desiredCount, a.runningCount, rem, this.now, a.graceSeconds, a.service, this.observed.ecsClockOffsetMs);
     const current = a.service && !isGone(a.service) ? a.service : undefined;
     // While a service is being deleted, its newest ECS event ("has started 3 tasks", "deployment
     // completed") explains nothing: the deletion itself is the reason.
@@ -1184,7 +1185,8 @@ class Planner {
     // Steady since the last comparison (same spec hash, rendering options, live revision and live
     // service print): what that comparison found holds again, and only the status is assembled.
     // Not when memory says this spec hash failed: that decides before any comparison.
-    if (!adopting && liveTd !== undefined && rem?.failedSpecHash !== hash) {
+    // Not when its stopped tasks were read: they are not in the print, and a crash loop is told by them.
+    if (!adopting && liveTd !== undefined && rem?.failedSpecHash !== hash && svc.stoppedTasks === undefined) {
       const known = steadyComparisonOf<SteadyFound>(id, hash, this.renderKey, liveTd, svc, this.nowMs);
       if (known !== undefined) return this.steadyPlan(id, r, svc, counts, known.found);
     }
@@ -1480,7 +1482,7 @@ class Planner {
               appliedRolloutState: rolloutStateOf(svc, primary),
             }
           : { lastAppliedSpecHash: hash, failedSpecHash: undefined, failedServiceDeploymentArn: undefined };
-    const lag = computeLag(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec), svc, this.observed.ecsClockOffsetMs);
+    const lag = lagOf(counts.desiredCount, counts.runningCount, rem, this.now, this.grace(spec), svc, this.observed.ecsClockOffsetMs);
     let inRollout = primary?.rolloutState === 'IN_PROGRESS';
     if (!inRollout) {
       for (const d of svc.deployments) {
@@ -1494,7 +1496,15 @@ class Planner {
     let reason: Reason;
     let message: string;
     const countText = `runningCount ${counts.runningCount}, pendingCount ${counts.pendingCount}, desiredCount ${counts.desiredCount}`;
-    if (counts.runningCount < counts.desiredCount && lag.lagBeyondGrace) {
+    if (lag.crashLoop !== undefined) {
+      // Tasks that keep stopping: a pass that catches one RUNNING is no recovery (./crash-loop.ts).
+      const c = lag.crashLoop;
+      phase = 'Degraded';
+      reason = Reason.CrashLoop;
+      message =
+        `tasks keep stopping: ${c.stops} tasks of ${svc.taskDefinition} failed in the last ${c.windowSeconds} s (newest: ${c.reason}); ` +
+        `${countText}, lagging since ${lag.laggingSince}${lag.lagBeyondGrace ? ', beyond the lag grace' : ''}`;
+    } else if (counts.runningCount < counts.desiredCount && lag.lagBeyondGrace) {
       // A rollout that never ends (no circuit breaker) must not hide a lag beyond grace.
       const during = inRollout ? ` (deployment ${primary?.id ?? '?'} in progress)` : '';
       phase = 'Degraded';

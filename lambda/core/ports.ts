@@ -167,6 +167,12 @@ export interface ObserveClusterOptions {
    * definitions meanwhile). The same objects end up in the result. Optional for a reader to call.
    */
   readonly onServices?: (services: ObservedService[]) => void;
+  /**
+   * Services whose stopped tasks are read too though they do not lag (`runningCount >=
+   * desiredCount`), while the same condition as for lagging ones holds: a crash loop between two
+   * glimpses of a task RUNNING (`./crash-loop.ts`). Optional for a reader to honour.
+   */
+  readonly readStoppedTasks?: (service: ObservedService) => boolean;
 }
 
 /** Options of {@link EcsReader.listServices} and {@link EcsReader.readServices}. */
@@ -181,6 +187,8 @@ export interface ServiceReadOptions {
   readonly onServices?: (services: ObservedService[]) => void;
   /** Stopped-task reads of lagging services go on while this holds (default: `shouldContinue`). */
   readonly stoppedTasksWhile?: () => boolean;
+  /** As {@link ObserveClusterOptions.readStoppedTasks}. */
+  readonly readStoppedTasks?: (service: ObservedService) => boolean;
 }
 
 /** What {@link EcsReader.listServices} found. */

@@ -133,6 +133,11 @@ export const Reason = {
   RolloutFailed: 'RolloutFailed',
   /** runningCount < desiredCount for longer than the lag grace. */
   LagBeyondGrace: 'LagBeyondGrace',
+  /**
+   * Tasks of the current revision keep stopping as failures within the lag grace (a crash loop,
+   * `./crash-loop.ts`): Degraded, and lagging even while a task happens to be RUNNING.
+   */
+  CrashLoop: 'CrashLoop',
   /** The service is INACTIVE or gone (spec `state: absent`). */
   ServiceDeleted: 'ServiceDeleted',
 } as const;
