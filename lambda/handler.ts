@@ -102,6 +102,7 @@ async function runTargetMessages(records: readonly { body: string; messageId: st
     }
     const remainingMs = context.getRemainingTimeInMillis();
     const result = await fanOut!.runner.run(parsed.message, {
+      home: { account: accountOfArn(context.invokedFunctionArn), region: config.plan.defaults.region },
       holder: `${context.awsRequestId}:${parsed.message.target.name}`,
       leaseTtlSeconds: Math.ceil(remainingMs / 1000) + LEASE_MARGIN_SECONDS,
       shouldContinue: () => context.getRemainingTimeInMillis() >= RESERVE_MS,

@@ -199,7 +199,7 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
         );
         eventsUnrouted += sent.unrouted;
         for (const [name, n] of Object.entries(sent.targets)) eventServices.set(name, (eventServices.get(name) ?? 0) + n);
-        for (const d of await deliver(queue.take(), opts.maximumConcurrency ?? opts.targets, (m) => runner.run(m, { holder: `local-events:${m.target.name}` }))) {
+        for (const d of await deliver(queue.take(), opts.maximumConcurrency ?? opts.targets, (m) => runner.run(m, { holder: `local-events:${m.target.name}`, home }))) {
           const list = fastPasses.get(d.message.target.name) ?? [];
           list.push('result' in d ? d.result : { outcome: 'invalid-message', error: String(d.error) });
           fastPasses.set(d.message.target.name, list);
@@ -212,8 +212,8 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
     let status: LocalFanOutTarget[] = [];
     opts.write(`ecsr local --targets ${opts.targets}: ${opts.specs.length} specs per account, ${opts.targets} simulators (${sims.map((s, i) => `${targetName(i + 1)} ${s.endpoint}`).join(', ')}), dynalite ${db.endpoint}\n`);
     for (; minute < maxMinutes && !converged; minute++) {
-      const tick = await dispatchTargets({ directory, queue, metrics, log, clock }, { propTargets: [], defaultClusters: config.plan.managedClusters });
-      const deliveries = await deliver(queue.take(), opts.maximumConcurrency ?? opts.targets, (m) => runner.run(m, { holder: `local:${m.target.name}` }));
+      const tick = await dispatchTargets({ directory, queue, metrics, log, clock }, { propTargets: [], defaultClusters: config.plan.managedClusters, home });
+      const deliveries = await deliver(queue.take(), opts.maximumConcurrency ?? opts.targets, (m) => runner.run(m, { holder: `local:${m.target.name}`, home }));
       for (const d of deliveries) {
         const list = passes.get(d.message.target.name) ?? [];
         list.push('result' in d ? d.result : { outcome: 'invalid-message', error: String(d.error) });

@@ -26,6 +26,7 @@ import {
   DEFAULT_TARGET,
   HEARTBEAT_PARTITION,
   isStale,
+  mergeTargets,
   parseTarget,
   TARGET_PARTITION,
   targetItemDeclaration,
@@ -34,8 +35,10 @@ import {
   type TargetParseResult,
 } from '../core/targets';
 import type { AllowLists } from '../core/allow-lists';
+import type { HomeAccount } from '../core/event-routing';
 import type { ServiceKey } from '../core/types';
 import { decodeItem } from './attribute-values';
+import { canonicalJson } from '../core/canonical-json';
 import { dict, own } from '../core/dict';
 import { SDK_RETRY } from './clients';
 import { AwsCallError, errorMessage } from './errors';
@@ -80,6 +83,21 @@ export class DynamoTargetDirectory implements TargetDirectory {
       startKey = page.LastEvaluatedKey && Object.keys(page.LastEvaluatedKey).length > 0 ? page.LastEvaluatedKey : undefined;
     } while (startKey);
     return items;
+  }
+
+  /** Every `#target` item, parsed (a consistent Query). Never throws: a failed read gives `error`. */
+  async readDeclarations(): Promise<{ declarations: TargetParseResult[]; error?: string }> {
+    const declarations: TargetParseResult[] = [];
+    try {
+      for (const item of await this.partition(TARGET_PARTITION)) {
+        const { [PARTITION_KEY]: _pk, [SORT_KEY]: name, ...rest } = item;
+        void _pk;
+        declarations.push(parseTarget(targetItemDeclaration(rest, name), 'table'));
+      }
+      return { declarations };
+    } catch (err) {
+      return { declarations, error: new AwsCallError(`DynamoDB Query #target in ${this.tableName}`, err).message };
+    }
   }
 
   async read(): Promise<{ declarations: TargetParseResult[]; heartbeats: Record<string, string>; error?: string }> {
@@ -283,6 +301,11 @@ export type TargetPassResult =
   | { readonly outcome: 'stale'; readonly target: string; readonly sentAt: string }
   | { readonly outcome: 'target-unreachable'; readonly target: string; readonly error: string }
   | { readonly outcome: 'invalid-message'; readonly error: string }
+  /**
+   * The message names a target that no declaration (the `targets` prop, a valid `#target` item,
+   * or the default target) holds now: nothing was assumed or called.
+   */
+  | { readonly outcome: 'unknown-target'; readonly target: string; readonly error: string }
   | { readonly outcome: 'pass'; readonly target: string; readonly fastPath: boolean; readonly summary: PassSummary }
   /**
    * A fast-path message found its target's lease held and was sent back to the queue, to be
@@ -330,7 +353,21 @@ export interface TargetRunnerDeps {
    * waits for the lease in the invocation (`leaseWaitMs`), as outside fan-out mode.
    */
   readonly requeue?: FanOutQueue;
+  /**
+   * The reconciler's own account and Region, as the dispatcher is given them (`dispatchTargets`'s
+   * `home`): the declarations a message is checked against are merged the same way.
+   */
+  readonly home?: HomeAccount;
 }
+
+/** Options of one {@link TargetRunner.run}. */
+export type TargetRunOptions = FastPathRunOptions & {
+  /** The reconciler's own account and Region for this invocation (default: {@link TargetRunnerDeps.home}). */
+  readonly home?: HomeAccount;
+};
+
+/** The fields of a declaration a message may carry; those that differ from the declaration are logged. */
+const DECLARATION_FIELDS = ['account', 'region', 'clusters', 'roleArn', 'defaults', 'source'] as const;
 
 /**
  * Reconciles one target per fan-out message, keeping per target (across messages of a warm
@@ -390,18 +427,23 @@ export class TargetRunner {
 
   /**
    * Runs the pass one message asks for: the scheduled pass of its target, or (with `keys`) the fast
-   * path restricted to those services. A stale scheduled message is dropped; a role that cannot be
-   * assumed ends with `target-unreachable` before any lease or ECS call.
+   * path restricted to those services. A stale scheduled message is dropped. The message only names
+   * its target: the target's account, Region, role, clusters and defaults are its declaration's,
+   * read again here ({@link declaredTarget}); a name nobody declares ends with `unknown-target`,
+   * and a role that cannot be assumed with `target-unreachable`, both before any lease or ECS call.
    * @throws only programming errors: every AWS failure is in the result.
    */
-  async run(message: FanOutMessage, options: FastPathRunOptions = {}): Promise<TargetPassResult> {
+  async run(message: FanOutMessage, runOptions: TargetRunOptions = {}): Promise<TargetPassResult> {
+    const { home, ...options } = runOptions;
     const now = (this.deps.clock ?? { now: () => new Date() }).now();
-    const { target } = message;
     if (isStale(message, now, this.config.fanOut?.scheduleSeconds ?? 60)) {
-      this.deps.log.info('fan-out: stale message dropped (a newer tick covers this target)', { target: target.name, sentAt: message.sentAt });
-      return { outcome: 'stale', target: target.name, sentAt: message.sentAt };
+      this.deps.log.info('fan-out: stale message dropped (a newer tick covers this target)', { target: message.target.name, sentAt: message.sentAt });
+      return { outcome: 'stale', target: message.target.name, sentAt: message.sentAt };
     }
-    const others = new Set(message.declared.filter((n) => n !== target.name));
+    const declared = await this.declaredTarget(message, home ?? this.deps.home);
+    if (!declared.ok) return declared.result;
+    const { target } = declared;
+    const others = new Set(declared.names.filter((n) => n !== target.name));
     const { runtime, credentials } = this.runtimeOf(target, others);
     if (credentials) {
       try {
@@ -470,6 +512,51 @@ export class TargetRunner {
       }
     }
     return { outcome: 'pass', target: target.name, fastPath: Boolean(message.keys?.length), summary };
+  }
+
+  /**
+   * The target a message names, as declared now: the `targets` prop first, then the `#target`
+   * items, merged as the dispatcher merges them (`mergeTargets`: the prop wins a name, one target
+   * per account and Region, the default target always there). The message is a hint: only its
+   * target's name is read; its account, Region, role, clusters, defaults and `declared` list are
+   * not (anyone who may send to the queue could write them).
+   * @returns the declaration and every declared name, or the result that refuses the message: an
+   *   unknown name (`unknown-target`), or a name only a `#target` item could declare while those
+   *   cannot be read (`target-unreachable`; the next tick tries again).
+   */
+  private async declaredTarget(
+    message: FanOutMessage,
+    home: HomeAccount | undefined,
+  ): Promise<{ ok: true; target: Target; names: string[] } | { ok: false; result: TargetPassResult }> {
+    const name = message.target.name;
+    const propTargets = this.config.fanOut?.propTargets ?? [];
+    const table = await new DynamoTargetDirectory(this.deps.doc, this.config.specsTable).readDeclarations();
+    const { targets } = mergeTargets(propTargets, table.declarations, this.config.plan.managedClusters, home);
+    const target = targets.find((t) => t.name === name);
+    if (!target) {
+      if (table.error !== undefined) {
+        const error = `the #target items could not be read, so target ${name} cannot be checked against its declaration: ${table.error}`;
+        this.deps.log.error('fan-out: the target declarations could not be read; this target is not reconciled this tick', { target: name, error });
+        return { ok: false, result: { outcome: 'target-unreachable', target: name, error } };
+      }
+      const error = `target ${name} is not declared (neither the targets prop nor a valid #target item names it, or its declaration is refused): the message is not obeyed`;
+      this.deps.log.error('fan-out: message for an undeclared target refused; nothing assumed or called', {
+        target: name,
+        error,
+        messageAccount: message.target.account,
+        messageRoleArn: message.target.roleArn,
+        messageRegion: message.target.region,
+        sentAt: message.sentAt,
+      });
+      return { ok: false, result: { outcome: 'unknown-target', target: name, error } };
+    }
+    const differs = DECLARATION_FIELDS.filter((f) => canonicalJson(message.target[f] ?? null) !== canonicalJson(target[f] ?? null));
+    if (differs.length > 0) {
+      // A declaration edited since the tick, or a message written by someone else: either way the
+      // declaration decides.
+      this.deps.log.warn("fan-out: the message's copy of the target differs from its declaration; the declaration is used", { target: name, fields: differs });
+    }
+    return { ok: true, target, names: targets.map((t) => t.name) };
   }
 
   /** Destroys every client this runner built. */
