@@ -44,13 +44,16 @@ type Colors = ReturnType<typeof pc.createColors>;
 /**
  * The explanation of a status in two parts: `reason`, a condition reason (one word, e.g.
  * `RolloutFailed`, `TasksLagging`), and `detail`, what it is about: the Blocked condition's
- * message; for a reason about ECS's state (lagging, settling, rolling out, rollout failed) the
+ * message; the `ActionRejected` condition's (ECS's refusal, e.g. `AccessDenied`); for a reason about ECS's state (lagging, settling, rolling out, rollout failed) the
  * latest stop reason or service event; the drifted fields; else the condition's own message (a
  * `SpecApplied` never carries ECS's "has started 3 tasks"). Undefined when ready.
  */
 export function statusExplanation(status: ServiceStatus): { reason: string; detail: string } | undefined {
   const blocked = status.conditions.find((c) => c.type === 'Blocked' && c.status === 'True');
   if (blocked) return { reason: blocked.reason, detail: blocked.message };
+  // A refused call explains the status, whatever the other conditions say: nothing moves until it passes.
+  const rejected = status.conditions.find((c) => c.type === 'ActionRejected' && c.status === 'True');
+  if (rejected) return { reason: rejected.reason, detail: rejected.message };
   const ready = status.conditions.find((c) => c.type === 'Ready');
   if (!ready || ready.status === 'True') return undefined;
   const progressing = status.conditions.find((c) => c.type === 'Progressing');

@@ -62,7 +62,8 @@ export function reconcileCommand(): Command {
       const runtime = cliRuntime(cliConfig(table), { verbose: opts.verbose });
       let summary: PassSummary;
       try {
-        summary = await runtime.run({ ...(opts.dryRun ? { dryRun: true } : {}) });
+        // A person's pass retries refused calls at once: they most likely just changed the permissions.
+        summary = await runtime.run({ retryRejected: true, ...(opts.dryRun ? { dryRun: true } : {}) });
       } finally {
         runtime.close();
       }

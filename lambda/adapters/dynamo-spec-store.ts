@@ -231,6 +231,18 @@ const rememberedStatusSchema = z.object({
       const kept = Object.entries(m).filter(([, t]) => typeof t === 'string' && !Number.isNaN(Date.parse(t)));
       return kept.length > 0 ? (Object.fromEntries(kept) as Record<string, string>) : undefined;
     }),
+  rejection: z
+    .object({
+      action: z.enum(ACTION_TYPES),
+      specHash: z.string().optional(),
+      reason: z.string(),
+      message: z.string(),
+      since: z.string().refine((t) => !Number.isNaN(Date.parse(t))),
+      attempts: z.number().int().positive(),
+      retryAfter: z.string().refine((t) => !Number.isNaN(Date.parse(t))),
+    })
+    .optional()
+    .catch(undefined),
   observedAt: z.string().catch(''),
 });
 

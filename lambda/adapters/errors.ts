@@ -8,15 +8,18 @@
  * - `transient`: 5xx, ServerException, timeouts, connection resets. Retryable: next pass.
  * - `not-found`: ServiceNotFoundException, ClusterNotFoundException, ServiceNotActiveException,
  *   ResourceNotFoundException. Terminal for this call.
- * - `invalid`: ClientException, InvalidParameterException, AccessDeniedException, ... (any other
- *   4xx). Terminal: ECS's own message goes into the service's status.
+ * - `denied`: AccessDeniedException (and the other names AWS gives a refused authorization, or
+ *   HTTP 403): the caller's IAM does not allow the call. A permission problem, not the spec's:
+ *   ECS's own message goes into the service's status, and the call is retried with backoff.
+ * - `invalid`: ClientException, InvalidParameterException, ... (any other 4xx). Terminal for this
+ *   spec: ECS's own message goes into the service's status.
  *
  * Source: Amazon ECS API reference, "Common Errors" and each action's "Errors" section; AWS SDK for
  * JavaScript v3 service exceptions (`ServiceException.$metadata`, `$retryable`).
  */
 
 /** The class of a failed AWS call, as the pass reports it. */
-export type ErrorClass = 'throttled' | 'transient' | 'invalid' | 'not-found';
+export type ErrorClass = 'throttled' | 'transient' | 'denied' | 'invalid' | 'not-found';
 
 /** The fields of an SDK v3 error (or a Node system error) the predicates read. */
 interface ErrorLike {
@@ -129,6 +132,18 @@ export function isNotFound(err: unknown): boolean {
   return NOT_FOUND_NAMES.has(nameOf(err));
 }
 
+/**
+ * Names AWS answers when the caller's IAM refuses the call: ECS's AccessDeniedException, STS's
+ * AccessDenied (AssumeRole), EC2's UnauthorizedOperation (AWS API references, "Common Errors").
+ */
+const DENIED_NAMES = new Set(['AccessDeniedException', 'AccessDenied', 'UnauthorizedOperation', 'UnauthorizedException', 'NotAuthorized']);
+
+/** True when IAM refused the call (the caller may not do it), not when the request was wrong. */
+export function isAccessDenied(err: unknown): boolean {
+  if (err instanceof AwsCallError) return err.errorClass === 'denied';
+  return DENIED_NAMES.has(nameOf(err)) || statusOf(err) === 403;
+}
+
 /** True for ClusterNotFoundException only: the observer reports `exists: false`. */
 export function isClusterNotFound(err: unknown): boolean {
   return nameOf(err) === 'ClusterNotFoundException';
@@ -151,7 +166,8 @@ export function isProgrammingError(err: unknown): boolean {
 
 /**
  * Classifies a failed AWS call. Order matters: throttling first (ECS reports the task definition
- * burst limit as a ClientException), then not-found, transient, and every other answer as invalid.
+ * burst limit as a ClientException), then not-found, transient, denied, and every other answer as
+ * invalid.
  * An error without HTTP metadata that is not a known network failure counts as transient: the
  * next pass tries again rather than writing a misleading "invalid" into the status. An
  * {@link AwsCallError} keeps the class of the SDK error it wraps.
@@ -162,6 +178,7 @@ export function classifyError(err: unknown): ErrorClass {
   if (isThrottled(err)) return 'throttled';
   if (isNotFound(err)) return 'not-found';
   if (isTransient(err)) return 'transient';
+  if (isAccessDenied(err)) return 'denied';
   const status = statusOf(err);
   if (status !== undefined && status >= 400) return 'invalid';
   const e = asErrorLike(err);

@@ -77,6 +77,8 @@ export interface RunOptions {
    * lease is the pass's only deadline.
    */
   readonly remainingMs?: () => number;
+  /** Retry refused actions now, whatever their backoff (a person's `ecsr reconcile`). */
+  readonly retryRejected?: boolean;
 }
 
 /** Options of one {@link Runtime.runFastPath}. */
@@ -159,6 +161,7 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     leaseTtlSeconds: options.leaseTtlSeconds ?? DEFAULT_LEASE_TTL_SECONDS,
     ...(options.shouldContinue ? { shouldContinue: options.shouldContinue } : {}),
     ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
+    ...(options.retryRejected ? { retryRejected: true } : {}),
     ...(config.resync ? { resync: config.resync } : {}),
     ...(config.events
       ? {

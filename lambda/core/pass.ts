@@ -40,16 +40,17 @@ import { familyOf, hintOf } from './events';
 import { nextResyncAt, resyncShare, type ResyncOptions, type ResyncShare } from './resync';
 import { plan as planActions, specErrorsText } from './planner';
 import { isOversized } from './spec';
+import { holdRejected, recordRejection, rejectionFor, withRejection, type RefusedResult } from './rejections';
 import { ConditionType, Reason, describeChange, statusChanged } from './status';
 import {
   serviceId,
   type Action,
   type ActionType,
-  type Condition,
   type FieldChange,
   type ObservedCluster,
   type ObservedService,
   type ObservedState,
+  type Rejection,
   type ServiceId,
   type ServiceKey,
   type ServiceSpec,
@@ -126,6 +127,11 @@ export interface PassOptions {
    * item (a deleted spec costs one look). Default false.
    */
   readonly keysWithSpecOnly?: boolean;
+  /**
+   * Retry refused actions now, whatever their backoff (`lambda/core/rejections.ts`): a person asked
+   * for this pass (`ecsr reconcile`), most likely after changing the permissions. Default false.
+   */
+  readonly retryRejected?: boolean;
   /** Events mode's options; undefined: polling (every pass reads as much of the fleet as it can). */
   readonly events?: EventOptions;
   /**
@@ -188,10 +194,10 @@ export const STATUS_WRITE_RESERVE_MS = 1_000;
 /** Status writes (DynamoDB UpdateItem) in flight at once, unless the caller says otherwise. */
 export const STATUS_WRITE_CONCURRENCY = 8;
 
-/** Condition type the pass adds when ECS rejected an action as invalid. */
-export const ACTION_REJECTED_CONDITION = 'ActionRejected';
-/** Reason of {@link ACTION_REJECTED_CONDITION}: the message is ECS's own. */
-export const ECS_REJECTED_REASON = 'EcsRejected';
+/** Condition type the pass adds when ECS refused an action (`ConditionType.ActionRejected`). */
+export const ACTION_REJECTED_CONDITION = ConditionType.ActionRejected;
+/** Reason of {@link ACTION_REJECTED_CONDITION} for a request ECS refused; the message is ECS's own. */
+export const ECS_REJECTED_REASON = Reason.EcsRejected;
 
 /** One action of the pass with its outcome, JSON-safe. */
 export interface PassAction {
@@ -534,6 +540,10 @@ async function reconcile(
     plan = planActions({ ...planInput, observed: withHistory });
   }
 
+  // A call ECS refused for this spec waits out its backoff (lambda/core/rejections.ts).
+  const hold = holdRejected(plan.actions, plan.statuses, remembered, now, options.retryRejected === true);
+  if (hold.held.size > 0) plan = { ...plan, actions: hold.actions };
+
   // 4. Apply.
   let results: ActionResult[] = [];
   if (!options.dryRun && plan.actions.length > 0) {
@@ -543,7 +553,7 @@ async function reconcile(
 
   // 5. Statuses: only changed ones, a few at a time, services acted on first, and none once the
   //    time for writing is over (the next pass recomputes what was not written).
-  const statuses = options.dryRun ? dictOf(plan.statuses) : foldResults(plan.statuses, results, remembered, now);
+  const statuses = options.dryRun ? dryRunStatuses(plan.statuses, remembered, now, new Set([...plan.actions.map(serviceId), ...hold.held.keys()])) : foldResults(plan.statuses, results, remembered, now, hold.held);
   const notRead = read.specs.flatMap((s) => (s.key && !inScope(s.key) ? [serviceId(s.key)] : []));
   let statusesWritten = 0;
   let statusesPending = 0;
@@ -1307,14 +1317,17 @@ function summarize(action: Action): string {
  * or rollout failed or was skipped, `lastAppliedSpecHash`,
  * `appliedDeploymentId`, `appliedRolloutState`, `rolloutFromTaskDefinitionArn` and `firstRollout` go back to the
  * remembered values (the planner set them for the hash it planned), so the next pass applies the
- * spec again; an `invalid` error adds the {@link ACTION_REJECTED_CONDITION} condition with ECS's
- * message and the phase `Degraded`.
+ * spec again. A refusal (`denied` or `invalid`) becomes the status's `rejection`
+ * (`lambda/core/rejections.ts`): phase `Degraded`, `Ready` and `Progressing` False, the
+ * {@link ACTION_REJECTED_CONDITION} condition and `reason` with ECS's message. A service in `held`
+ * (its refused call waits out its backoff) keeps its remembered hashes and that rejection.
  */
 export function foldResults(
   planned: Record<ServiceId, ServiceStatus>,
   results: ActionResult[],
   remembered: Record<ServiceId, ServiceStatus>,
   now: Date,
+  held: ReadonlyMap<ServiceId, Rejection> = new Map(),
 ): Record<ServiceId, ServiceStatus> {
   const out: Record<ServiceId, ServiceStatus> = dictOf(planned);
   const at = now.toISOString();
@@ -1322,6 +1335,13 @@ export function foldResults(
   for (const r of results) {
     const id = serviceId(r.action);
     byService.set(id, [...(byService.get(id) ?? []), r]);
+  }
+  for (const [id, rejection] of held) {
+    const status = out[id];
+    if (!status) continue;
+    const prev = own(remembered, id);
+    // Nothing of the held spec was applied: the hashes stay those ECS was last made to match.
+    out[id] = withRejection(withRemembered(status, prev), rejection, prev, now);
   }
   for (const [id, rs] of byService) {
     const status = out[id];
@@ -1345,27 +1365,41 @@ export function foldResults(
       const prev = own(remembered, id);
       next = withRemembered(next, prev);
     }
-    if (failed && !failed.ok && failed.errorClass === 'invalid') {
-      const prevCondition = (own(remembered, id)?.conditions ?? []).find((c) => c.type === ACTION_REJECTED_CONDITION);
-      const condition: Condition = {
-        type: ACTION_REJECTED_CONDITION,
-        status: 'True',
-        reason: failed.reason ?? ECS_REJECTED_REASON,
-        message: `${failed.action.type}: ${failed.message}`,
-        lastTransitionTime: prevCondition?.status === 'True' ? prevCondition.lastTransitionTime : at,
-      };
-      next = {
-        ...next,
-        phase: 'Degraded',
-        conditions: [
-          ...next.conditions
-            .filter((c) => c.type !== ACTION_REJECTED_CONDITION)
-            .map((c) => (c.type === 'Ready' && c.status !== 'False' ? { ...c, status: 'False' as const, lastTransitionTime: at } : c)),
-          condition,
-        ],
-      };
+    if (failed && !failed.ok && (failed.errorClass === 'invalid' || failed.errorClass === 'denied')) {
+      const prev = own(remembered, id);
+      const refused: RefusedResult = { action: failed.action, errorClass: failed.errorClass, message: failed.message, ...(failed.reason ? { reason: failed.reason } : {}) };
+      next = withRejection(next, recordRejection(prev?.rejection, refused, next.specHash, now), prev, now);
+    } else if (started.length === 0 && rejectionFor(own(remembered, id), next.specHash)) {
+      // Its retry did not start (out of time): the refusal still stands, with its backoff.
+      const prev = own(remembered, id);
+      next = withRejection(next, rejectionFor(prev, next.specHash) as Rejection, prev, now);
+    } else if (held.has(id)) {
+      // Other actions of a held service ran (a tag update held, its rollout applied): the refusal still stands.
+      const prev = own(remembered, id);
+      next = withRejection(next, held.get(id) as Rejection, prev, now);
     }
     out[id] = next;
+  }
+  return out;
+}
+
+/**
+ * The statuses a dry run shows: the planned ones, and for a service whose remembered refusal is
+ * for the same spec hash, that refusal standing (the plan may retry the call; until a pass does
+ * and ECS accepts it, the refusal is what holds).
+ */
+function dryRunStatuses(
+  planned: Record<ServiceId, ServiceStatus>,
+  remembered: Record<ServiceId, ServiceStatus>,
+  now: Date,
+  withActions: ReadonlySet<ServiceId>,
+): Record<ServiceId, ServiceStatus> {
+  const out = dictOf(planned);
+  for (const id of withActions) {
+    const status = own(planned, id);
+    const prev = own(remembered, id);
+    const r = status ? rejectionFor(prev, status.specHash) : undefined;
+    if (status && r) out[id] = withRejection(withRemembered(status, prev), r, prev, now);
   }
   return out;
 }

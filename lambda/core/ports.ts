@@ -283,8 +283,11 @@ export type ActionResult =
   | {
       readonly ok: false;
       readonly action: Action;
-      /** throttled/transient: left for the next pass; invalid: ECS's message in status. */
-      readonly errorClass: 'throttled' | 'transient' | 'invalid' | 'not-found' | 'skipped';
+      /**
+       * throttled/transient: left for the next pass; denied (IAM refused the call) and invalid
+       * (ECS refused the request): ECS's message in the status, retried with backoff.
+       */
+      readonly errorClass: 'throttled' | 'transient' | 'denied' | 'invalid' | 'not-found' | 'skipped';
       readonly message: string;
       /**
        * A reason constant (`Reason` in `./status`) when the adapter recognised the rejection and

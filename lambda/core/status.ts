@@ -44,6 +44,8 @@ export const ConditionType = {
   Blocked: 'Blocked',
   /** Present (status True) when part of the observation was missing; the plan was cautious. */
   Incomplete: 'Incomplete',
+  /** Present (status True) when ECS refused an action for this spec; the message is ECS's. */
+  ActionRejected: 'ActionRejected',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -92,6 +94,18 @@ export const Reason = {
    * Condition `ActionRejected`; retried every pass, so it heals once the provider is added.
    */
   CapacityProviderMissing: 'CapacityProviderMissing',
+  /**
+   * IAM refused an action (AccessDeniedException): the reconciler's role may not make this call
+   * for this service. Condition `ActionRejected`; retried with backoff, at once when the spec
+   * changes or a person runs `ecsr reconcile`.
+   */
+  AccessDenied: 'AccessDenied',
+  /**
+   * ECS refused an action as invalid (InvalidParameterException, ClientException), e.g. "Fargate
+   * requires task definition to have execution role ARN to support log driver awslogs". Condition
+   * `ActionRejected` with ECS's message; retried with backoff, at once when the spec changes.
+   */
+  EcsRejected: 'EcsRejected',
 
   // Waiting: the reconciler will act by itself in a later pass.
   /** An earlier service of this name is DRAINING; creation follows once it is INACTIVE. */

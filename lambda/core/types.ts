@@ -538,8 +538,34 @@ export interface ServiceStatus {
   lastAction?: { type: ActionType; at: string; summary: string; error?: string };
   /** Reason text -> ISO time first seen; stopped tasks vanish after ~1 hour (docs/ecs-facts.md §5). */
   reasonsFirstSeen?: Record<string, string>;
+  /**
+   * The last refusal of an action for this spec: ECS (or IAM in front of it) answered the call
+   * with an error that the same call would meet again (AccessDenied, InvalidParameterException,
+   * ClientException). While it stands, the status's phase is `Degraded` and the condition
+   * `ActionRejected` carries ECS's message; the pass retries it with backoff
+   * (`lambda/core/rejections.ts`, docs/operations.md "Refused actions").
+   */
+  rejection?: Rejection;
   /** ISO time of the observation this status reflects. */
   observedAt: string;
+}
+
+/** One refused action of a spec, remembered for the backoff (`ServiceStatus.rejection`). */
+export interface Rejection {
+  /** The refused call. */
+  action: ActionType;
+  /** Spec hash the refused call was made for: a spec with another hash is tried at once. */
+  specHash?: string;
+  /** Reason constant: `AccessDenied` (IAM), `EcsRejected` (the request), or a more precise one. */
+  reason: string;
+  /** `UpdateService: <ECS's message>`. */
+  message: string;
+  /** ISO time of the first refusal in this run of refusals. */
+  since: string;
+  /** Refusals in a row of this call for this spec hash (>= 1). */
+  attempts: number;
+  /** ISO time before which the pass does not call again for this spec hash. */
+  retryAfter: string;
 }
 
 // ---------------------------------------------------------------------------------------------

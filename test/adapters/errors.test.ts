@@ -60,7 +60,8 @@ describe('classifyError', () => {
       err: new InvalidParameterException({ $metadata: meta(400), message: 'Unable to Start a service that is still Draining.' }),
       expected: 'invalid',
     },
-    { case: 'AccessDeniedException', err: new AccessDeniedException({ $metadata: meta(400), message: 'not authorized' }), expected: 'invalid' },
+    { case: 'AccessDeniedException', err: new AccessDeniedException({ $metadata: meta(400), message: 'not authorized' }), expected: 'denied' },
+    { case: 'STS AccessDenied (403)', err: serviceError('AccessDenied', 403), expected: 'denied' },
     { case: 'unknown 4xx', err: serviceError('UnsupportedFeatureException', 400), expected: 'invalid' },
     { case: 'plain Error without metadata', err: new Error('something odd'), expected: 'transient' },
     {

@@ -44,11 +44,19 @@ export interface StatusRow {
   readonly desired: string;
   readonly running: string;
   readonly pending: string;
-  /** `yes` when the status reflects the current spec, `no` while a pass has not seen it yet. */
+  /**
+   * `yes` when the status reflects the current spec and ECS took it; `no` while a pass has not
+   * seen it yet, or ECS refused a call for it (`ActionRejected`).
+   */
   readonly synced: string;
   readonly reason: string;
   readonly lastAction: string;
   readonly observedAt: string;
+}
+
+/** Whether ECS refused a call for the status's spec (condition `ActionRejected`): then ECS does not run that spec. */
+function refused(s: ServiceStatus): boolean {
+  return Array.isArray(s.conditions) && s.conditions.some((c) => c.type === 'ActionRejected' && c.status === 'True');
 }
 
 /** The row of one table entry. */
@@ -66,7 +74,7 @@ export function statusRow(entry: TableEntry): StatusRow {
     desired: s ? String(s.desiredCount) : '-',
     running: s ? String(s.runningCount) : '-',
     pending: s ? String(s.pendingCount) : '-',
-    synced: invalid ? 'invalid' : s?.specHash !== undefined && entry.result.ok && s.specHash === entry.result.hash ? 'yes' : 'no',
+    synced: invalid ? 'invalid' : s?.specHash !== undefined && entry.result.ok && s.specHash === entry.result.hash && !refused(s) ? 'yes' : 'no',
     reason,
     lastAction: lastActionText(s),
     observedAt: s?.observedAt ? s.observedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-',
