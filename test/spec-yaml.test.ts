@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
 import { desiredServiceConfig } from '../lambda/core/plan-service';
 import { parseSpecItem, parseSpecsYaml, specToItem } from '../lambda/core/spec';
+import { MAX_SPEC_FILE_BYTES } from '../lambda/core/spec-yaml';
 import { renderTaskDefinition } from '../lambda/core/taskdef';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from '../local/embedded-dynamodb';
 
@@ -497,6 +498,68 @@ describe('the spec example (docs/spec.md)', () => {
   });
 });
 
+
+describe('parseSpecsYaml refuses what it would read wrong', () => {
+  const web = (...more: string[]) => lines('cluster: prod', 'service: web', 'desiredCount: 2', ...more);
+
+  it.each([
+    { case: 'a CloudFormation tag on a scalar', text: web('image: !Ref ImageParam'), line: 4, message: /the tag !Ref is not one YAML knows/ },
+    { case: 'a custom tag on a mapping', text: web('image: nginx:1.27', 'environment: !Sub', '  A: b'), line: 5, message: /the tag !Sub is not one YAML knows/ },
+    { case: 'a mapping tag on a list', text: web('image: nginx:1.27', 'subnets: !!map [subnet-0123456789abcdef0]'), line: 5, message: /tag:yaml.org,2002:map/ },
+    { case: 'an anchor ending in a colon', text: web('image: &img: nginx:1.27'), line: 4, message: /Anchor ending in : is ambiguous/ },
+  ])('refuses $case, naming the line, and keeps no spec of that document', ({ text, line, message }) => {
+    // Act
+    const { docs, errors } = parseSpecsYaml(`${text}---\n${lines('cluster: prod', 'service: api', 'image: nginx:1.27', 'desiredCount: 1')}`, 'specs.yaml');
+
+    // Assess: the other document is still read
+    expect(errors).toEqual([{ file: 'specs.yaml', line, message: expect.stringMatching(message) }]);
+    expect(errors[0].message).toMatch(/^YAML problem, document 1 not read: /);
+    expect(docs.map((d) => (d.result.ok ? d.result.key.service : 'invalid'))).toEqual(['api']);
+  });
+
+  it('reads 500 specs of one list that share one <<: *defaults anchor', () => {
+    // Prepare: the pattern "The service spec" recommends
+    const first = lines('- &defaults', '  cluster: prod', '  service: s0', '  image: nginx:1.27', '  desiredCount: 2', '  cpu: 512', '  memory: 1024');
+    const rest = Array.from({ length: 499 }, (_, i) => lines('- <<: *defaults', `  service: s${i + 1}`)).join('');
+
+    // Act
+    const { docs, errors } = parseSpecsYaml(first + rest);
+
+    // Assess
+    expect(errors).toEqual([]);
+    expect(docs).toHaveLength(500);
+    expect(docs.every((d) => d.result.ok && d.result.spec.cpu === 512)).toBe(true);
+    expect(docs[499].result.key).toEqual({ cluster: 'prod', service: 's499' });
+  });
+
+  it('refuses a billion-laughs file (nine levels of ten aliases), saying why', () => {
+    // Prepare
+    const bomb = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    const names = 'abcdefghi';
+    for (let i = 1; i < names.length; i++) bomb.push(`${names[i]}: &${names[i]} [${Array(10).fill(`*${names[i - 1]}`).join(', ')}]`);
+    bomb.push(`laughs: [${Array(10).fill('*i').join(', ')}]`);
+
+    // Act
+    const { docs, errors } = parseSpecsYaml(lines(...bomb), 'bomb.yaml');
+
+    // Assess
+    expect(docs).toEqual([]);
+    expect(errors).toEqual([{ file: 'bomb.yaml', line: 1, message: expect.stringContaining('document 1 could not be read: its aliases expand too far') }]);
+  });
+
+  it('refuses a text larger than MAX_SPEC_FILE_BYTES whole, with the limit', () => {
+    // Prepare: a valid spec, then a comment past the limit
+    const head = `${web('image: nginx:1.27')}#`;
+    const text = `${head}${'x'.repeat(MAX_SPEC_FILE_BYTES - head.length + 1)}\n`;
+
+    // Act
+    const { docs, errors } = parseSpecsYaml(text, 'huge.yaml');
+
+    // Assess
+    expect(docs).toEqual([]);
+    expect(errors).toEqual([{ file: 'huge.yaml', message: expect.stringContaining(`a spec file may hold at most ${MAX_SPEC_FILE_BYTES} (4 MiB)`) }]);
+  });
+});
 
 describe('the README tour spec', () => {
   it("has a valid sidecar example (the second YAML block of '2. A spec')", () => {

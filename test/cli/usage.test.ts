@@ -3,7 +3,7 @@
  * and a reader that goes away (EPIPE). Each case runs the CLI in a child process as a user does;
  * AWS is pointed at a closed port with no region or credentials, so any AWS call would fail.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,10 @@ describe('ecsr without AWS', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'ecsr-usage-'));
     writeFileSync(join(dir, 'good.yaml'), `${SPEC('web')}---\n${SPEC('api')}`);
+    // A valid spec, then a comment that takes the file one byte past 4 MiB.
+    const head = `${SPEC('web')}#`;
+    mkdirSync(join(dir, 'large'));
+    writeFileSync(join(dir, 'large', 'huge.yaml'), `${head}${'x'.repeat(4 * 1024 * 1024 + 1 - head.length - 1)}\n`);
     writeFileSync(join(dir, 'bad.yaml'), `${SPEC('web')}---\n${SPEC('api', 'cpu: 300\nhealthCheck:\n  command: [CMD, x]\n  retries: 99\n')}`);
   });
 
@@ -42,6 +46,24 @@ describe('ecsr without AWS', () => {
       code: 1,
       stdout: /^[^\n]*\/bad\.yaml:10: shop\/api: cpu: [^\n]*\n[^\n]*\/bad\.yaml:13: shop\/api: healthCheck\.retries: [^\n]*\n[^\n]*\/good\.yaml:1: shop\/web: is also defined at [^\n]*\/bad\.yaml:1; a service has one spec\n$/,
       stderr: 'ecsr validate: 3 problems in the spec files.\n',
+    },
+    {
+      case: 'an unknown tag: refused at its line, not read as the bare value',
+      args: () => ['-f', '-'],
+      input: 'cluster: shop\nservice: web\nimage: !Ref ImageParam\ndesiredCount: 2\n',
+      code: 1,
+      stdout: /^\(stdin\):3: YAML problem, document 1 not read: the tag !Ref is not one YAML knows[^\n]*\n$/,
+      stderr: 'ecsr validate: 1 problem in the spec file.\n',
+    },
+    {
+      case: 'a file larger than a spec file may be: refused unread, with the limit',
+      args: (d: string) => ['-f', join(d, 'large', 'huge.yaml')],
+      input: undefined,
+      code: 1,
+      stdout: (d: string) =>
+        `${join(d, 'large', 'huge.yaml')}: the file is ${4 * 1024 * 1024 + 1} bytes; a spec file may hold at most ${4 * 1024 * 1024} (4 MiB): ` +
+        'split the specs over several files (ecsr apply -f DIR reads every *.yaml of a directory)\n',
+      stderr: 'ecsr validate: 1 problem in the spec file.\n',
     },
     { case: 'a missing file', args: () => ['-f', '/nonexistent/specs.yaml'], input: undefined, code: 1, stdout: '', stderr: 'ecsr validate: Cannot read /nonexistent/specs.yaml: no such file.\n' },
   ])('validate: $case', async ({ args, input, code, stdout, stderr }) => {

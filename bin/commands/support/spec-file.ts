@@ -5,10 +5,10 @@
  * attribute's own when the YAML has it (the spec's first line for a missing attribute, or one that
  * comes from a merge key). One invalid spec rejects the whole set (nothing is written).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node as YamlNode } from 'yaml';
 import { parseSpecsYaml } from '../../../lambda/core/spec';
+import { MAX_SPEC_FILE_BYTES, specFileTooLargeMessage } from '../../../lambda/core/spec-yaml';
 import { taskDefinitionFamily } from '../../../lambda/core/taskdef';
 import { serviceId, type ServiceKey, type ServiceSpec } from '../../../lambda/core/types';
 import { CliError } from './errors';
@@ -29,13 +29,44 @@ function where(file: string, line: number | undefined): string {
   return line === undefined ? file : `${file}:${line}`;
 }
 
-function readText(path: string): string {
+/**
+ * The file's text, or its size when it is larger than a spec file may be (read no further than
+ * that, so a huge file or stream costs no memory).
+ */
+function readText(path: string): string | { tooLarge: number } {
+  let fd: number | undefined;
   try {
-    return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+    fd = path === '-' ? 0 : openSync(path, 'r');
+    const size = path === '-' ? undefined : fstatSync(fd).size;
+    if (size !== undefined && size > MAX_SPEC_FILE_BYTES) return { tooLarge: size };
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const chunk = Buffer.alloc(1024 * 1024);
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'EAGAIN') {
+          // A non-blocking stdin with nothing to read yet: wait a little rather than spin.
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+          continue;
+        }
+        if ((err as { code?: string }).code === 'EOF') break;
+        throw err;
+      }
+      if (n === 0) break;
+      total += n;
+      if (total > MAX_SPEC_FILE_BYTES) return { tooLarge: total };
+      chunks.push(Buffer.from(chunk.subarray(0, n)));
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
   } catch (err) {
     const code = (err as { code?: string }).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : String((err as Error).message ?? err);
     throw new CliError(`Cannot read ${path}: ${why}.`);
+  } finally {
+    if (fd !== undefined && fd !== 0) closeSync(fd);
   }
 }
 
@@ -57,77 +88,7 @@ export function specFilesOf(path: string): string[] {
   return files;
 }
 
-/** Line numbers (1-based) of a text, by character offset. */
-type LineOf = (offset: number) => number;
-
-/**
- * The mappings of a YAML text that can be specs (a document's mapping, or a mapping item of a
- * document's list), by the line where each starts, in file order; documents with syntax errors
- * are left out, as `parseSpecsYaml` leaves them out.
- */
-function specNodesByLine(text: string): { byLine: Map<number, YamlNode[]>; lineOf: LineOf } {
-  const lineCounter = new LineCounter();
-  const lineOf: LineOf = (offset) => lineCounter.linePos(offset).line;
-  const byLine = new Map<number, YamlNode[]>();
-  let documents;
-  try {
-    documents = parseAllDocuments(text, { lineCounter, merge: true, prettyErrors: false, uniqueKeys: true, logLevel: 'silent' });
-  } catch {
-    return { byLine, lineOf };
-  }
-  if (!Array.isArray(documents)) return { byLine, lineOf };
-  for (const doc of documents) {
-    if (doc.errors.length > 0) continue;
-    const contents = doc.contents as YamlNode | null;
-    for (const node of isSeq(contents) ? contents.items : [contents]) {
-      if (!isMap(node) || !node.range) continue;
-      const line = lineOf(node.range[0]);
-      byLine.set(line, [...(byLine.get(line) ?? []), node]);
-    }
-  }
-  return { byLine, lineOf };
-}
-
-/**
- * The line of the attribute a spec error names, in the spec's mapping: the line of the deepest
- * key or list item of `path` (`cpu`, `healthCheck.retries`, `environment.MY VAR`, `subnets[2]`)
- * that the YAML has. Names may hold dots (`environment.A.B`), so at each mapping the longest key
- * that the path continues with wins.
- * @returns undefined when not even the first attribute is in the mapping (a missing attribute,
- *   one from a merge key `<<`, or the whole item `(item)`).
- */
-export function attributeLine(spec: YamlNode, path: string, lineOf: LineOf): number | undefined {
-  let node: unknown = spec;
-  let rest = path;
-  let line: number | undefined;
-  while (rest !== '') {
-    if (isMap(node)) {
-      let best: { name: string; keyNode: YamlNode; value: unknown } | undefined;
-      for (const pair of node.items) {
-        if (!isScalar(pair.key)) continue;
-        const key = pair.key.value === null || pair.key.value === undefined ? '' : String(pair.key.value);
-        for (const name of key === '' ? ['""', ''] : [key]) {
-          const continues = rest === name || rest.startsWith(`${name}.`) || rest.startsWith(`${name}[`);
-          if (name !== '' && continues && (!best || name.length > best.name.length)) best = { name, keyNode: pair.key, value: pair.value };
-        }
-      }
-      if (!best) break;
-      if (best.keyNode.range) line = lineOf(best.keyNode.range[0]);
-      node = best.value;
-      rest = rest.slice(best.name.length).replace(/^\./, '');
-    } else if (isSeq(node)) {
-      const m = /^\[(\d+)\]/.exec(rest);
-      const item = m ? (node.items[Number(m[1])] as YamlNode | undefined) : undefined;
-      if (!m || !item) break;
-      if (item.range) line = lineOf(item.range[0]);
-      node = item;
-      rest = rest.slice(m[0].length).replace(/^\./, '');
-    } else {
-      break;
-    }
-  }
-  return line;
-}
+export { attributeLine } from '../../../lambda/core/spec-yaml';
 
 /** What {@link readSpecFiles} found. */
 export interface SpecFiles {
@@ -157,26 +118,23 @@ export function readSpecFiles(paths: readonly string[]): SpecFiles {
   for (const file of files) {
     const text = readText(file);
     const display = file === '-' ? '(stdin)' : file;
+    if (typeof text !== 'string') {
+      problems.push(`${display}: ${specFileTooLargeMessage(text.tooLarge)}`);
+      continue;
+    }
     const { docs, errors } = parseSpecsYaml(text, display);
     for (const e of errors) problems.push(`${where(display, e.line)}: ${e.message}`);
-    const nodes = docs.some((d) => !d.result.ok) ? specNodesByLine(text) : undefined;
-    const used = new Map<number, number>();
     for (const doc of docs) {
       const at = where(display, doc.line);
       const r = doc.result;
       if (!r.ok) {
-        // The mapping of this spec: the next unused one starting on its line.
-        const taken = doc.line === undefined ? 0 : (used.get(doc.line) ?? 0);
-        const node = doc.line === undefined ? undefined : nodes?.byLine.get(doc.line)?.[taken];
-        if (doc.line !== undefined) used.set(doc.line, taken + 1);
         const name = r.key ? `${serviceId(r.key)}: ` : `spec ${doc.index + 1}: `;
-        const located = r.errors.map((e) => ({ e, line: node && nodes ? (attributeLine(node, e.path, nodes.lineOf) ?? doc.line) : doc.line }));
+        const located = r.errors.map((e, i) => ({ e, line: doc.errorLines?.[i] ?? doc.line }));
         // In file order within the spec (a stable sort keeps the validator's order on one line).
         located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
         for (const { e, line } of located) problems.push(`${where(display, line)}: ${name}${e.path}: ${e.message}`);
         continue;
       }
-      if (doc.line !== undefined) used.set(doc.line, (used.get(doc.line) ?? 0) + 1);
       const id = serviceId(r.key);
       const first = seen.get(id);
       if (first) {
