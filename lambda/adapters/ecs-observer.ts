@@ -53,7 +53,8 @@ import type {
   TaskDefinition,
 } from '../core/types';
 import { chunk, mapSettledLimit } from './concurrency';
-import { AwsCallError, isClusterNotFound, isProgrammingError } from './errors';
+import { AwsCallError, isAccessDenied, isClusterNotFound, isProgrammingError } from './errors';
+import { Reason } from '../core/status';
 import { dict } from '../core/dict';
 import { stampObservedService } from '../core/observed-print';
 import { EcsClockRecorder } from './ecs-clock';
@@ -468,9 +469,11 @@ export class EcsObserver implements EcsReader {
     }
     const services: Record<string, ObservedService> = dict();
     for (const o of read.services) services[o.serviceName] = o;
+    const refused = listing.refused ?? read.refused;
     return {
       cluster,
       complete: errors.length === 0,
+      ...(refused !== undefined ? { refused: { reason: Reason.ClusterAccessDenied, message: refused } } : {}),
       ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
       ...(read.warnings.length > 0 ? { warnings: read.warnings } : {}),
       exists: true,
@@ -501,7 +504,8 @@ export class EcsObserver implements EcsReader {
       return { exists: true, names, complete: true };
     } catch (err) {
       if (isClusterNotFound(err)) return { exists: false, names: [], complete: true };
-      return { exists: true, names, complete: false, error: failureMessage(`ECS ListServices cluster=${cluster}`, err) };
+      const error = failureMessage(`ECS ListServices cluster=${cluster}`, err);
+      return { exists: true, names, complete: false, error, ...(isAccessDenied(err) ? { refused: error } : {}) };
     }
   }
 
@@ -521,6 +525,7 @@ export class EcsObserver implements EcsReader {
     const described: string[] = [];
     const byName = new Map<string, ObservedService>();
     let clusterMissing = false;
+    let refused: string | undefined;
     const shouldContinue = options.shouldContinue ?? (() => true);
     const batches = chunk([...new Set(names)], ECS_LIMITS.describeServicesBatch);
     const results = await mapSettledLimit(batches, this.concurrency, async (batch) => {
@@ -533,7 +538,11 @@ export class EcsObserver implements EcsReader {
     results.forEach((r, i) => {
       if (r.status === 'rejected') {
         if (isClusterNotFound(r.reason)) clusterMissing = true;
-        else errors.push(failureMessage(`ECS DescribeServices cluster=${cluster}`, r.reason));
+        else {
+          const error = failureMessage(`ECS DescribeServices cluster=${cluster}`, r.reason);
+          errors.push(error);
+          if (refused === undefined && isAccessDenied(r.reason)) refused = error;
+        }
         return;
       }
       if (!r.value) return;
@@ -568,7 +577,7 @@ export class EcsObserver implements EcsReader {
         warnings.push(failureMessage(`ECS ListTasks/DescribeTasks cluster=${cluster} service=${lagging[i].serviceName}`, r.reason));
       }
     });
-    return { exists: !clusterMissing, services: [...byName.values()], described, errors, warnings };
+    return { exists: !clusterMissing, services: [...byName.values()], described, errors, warnings, ...(refused !== undefined ? { refused } : {}) };
   }
 
   /**

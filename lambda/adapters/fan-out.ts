@@ -42,6 +42,7 @@ import { canonicalJson } from '../core/canonical-json';
 import { dict, own } from '../core/dict';
 import { SDK_RETRY } from './clients';
 import { AwsCallError, errorMessage } from './errors';
+import { Reason } from '../core/status';
 import { PARTITION_KEY, SORT_KEY } from './dynamo-spec-store';
 import { TargetMetricsSink, type DimensionedMetricsSink } from './metrics';
 import { EcsRateLimiter, type LimiterTime } from './rate-limiter';
@@ -299,7 +300,12 @@ export function configForTarget(base: ReconcilerConfig, target: Target): Reconci
 /** What one fan-out message did. JSON-safe. */
 export type TargetPassResult =
   | { readonly outcome: 'stale'; readonly target: string; readonly sentAt: string }
-  | { readonly outcome: 'target-unreachable'; readonly target: string; readonly error: string }
+  /**
+   * The target's role could not be assumed (or its declaration could not be read): no ECS call.
+   * When the role was refused, `statusesWritten` counts the target's spec statuses that now say
+   * so (`TargetUnreachable`), written under the target's lease.
+   */
+  | { readonly outcome: 'target-unreachable'; readonly target: string; readonly error: string; readonly statusesWritten?: number }
   | { readonly outcome: 'invalid-message'; readonly error: string }
   /**
    * The message names a target that no declaration (the `targets` prop, a valid `#target` item,
@@ -430,7 +436,8 @@ export class TargetRunner {
    * path restricted to those services. A stale scheduled message is dropped. The message only names
    * its target: the target's account, Region, role, clusters and defaults are its declaration's,
    * read again here ({@link declaredTarget}); a name nobody declares ends with `unknown-target`,
-   * and a role that cannot be assumed with `target-unreachable`, both before any lease or ECS call.
+   * before any lease or ECS call, and a role that cannot be assumed with `target-unreachable`, after
+   * a pass without ECS calls that gives every spec of the target the status `TargetUnreachable`.
    * @throws only programming errors: every AWS failure is in the result.
    */
   async run(message: FanOutMessage, runOptions: TargetRunOptions = {}): Promise<TargetPassResult> {
@@ -455,7 +462,9 @@ export class TargetRunner {
           roleArn: target.roleArn,
           error,
         });
-        return { outcome: 'target-unreachable', target: target.name, error };
+        // Every spec of the target says so in its status (no ECS call: none could be made).
+        const marked = await runtime.run({ ...options, unreachable: { reason: Reason.TargetUnreachable, message: `the role ${target.roleArn} of target ${target.name} cannot be assumed: ${error}` } });
+        return { outcome: 'target-unreachable', target: target.name, error, statusesWritten: marked.counts.statusesWritten };
       }
     }
     let summary: PassSummary;

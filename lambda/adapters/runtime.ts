@@ -79,6 +79,8 @@ export interface RunOptions {
   readonly remainingMs?: () => number;
   /** Retry refused actions now, whatever their backoff (a person's `ecsr reconcile`). */
   readonly retryRejected?: boolean;
+  /** The account cannot be reached: no ECS call; every spec's status says so (`PassOptions.unreachable`). */
+  readonly unreachable?: { readonly reason: string; readonly message: string };
 }
 
 /** Options of one {@link Runtime.runFastPath}. */
@@ -162,6 +164,7 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     ...(options.shouldContinue ? { shouldContinue: options.shouldContinue } : {}),
     ...(options.remainingMs ? { remainingMs: options.remainingMs } : {}),
     ...(options.retryRejected ? { retryRejected: true } : {}),
+    ...(options.unreachable ? { unreachable: options.unreachable } : {}),
     ...(config.resync ? { resync: config.resync } : {}),
     ...(config.events
       ? {

@@ -24,6 +24,7 @@
  */
 import { dict, own, putOwn } from './dict';
 import type { EcsReader, ObserveCursor, ServiceDescriptions } from './ports';
+import { Reason } from './status';
 import type { ObservedCluster, ObservedService } from './types';
 
 /** What to read this pass. */
@@ -94,6 +95,8 @@ interface ClusterAcc {
   read: Set<string>;
   errors: string[];
   warnings: string[];
+  /** AWS's message of the first read IAM refused (AccessDenied), if any. */
+  refused?: string;
 }
 
 function byCodeUnit(a: string, b: string): number {
@@ -205,6 +208,7 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
       a.listed = listing.complete;
       a.listedNames = listing.names;
       if (listing.error) a.errors.push(listing.error);
+      if (listing.refused !== undefined) a.refused ??= listing.refused;
       const names = [...new Set([...listing.names, ...(request.specNames.get(cluster) ?? [])])].sort(byCodeUnit);
       const ahead = after === undefined ? names : names.filter((n) => n > after);
       if (after !== undefined) tail = names.filter((n) => n <= after);
@@ -248,6 +252,7 @@ export async function observe(reader: EcsReader, request: ObserveRequest): Promi
       ...(error ? { error } : {}),
       ...(a.warnings.length > 0 ? { warnings: a.warnings } : {}),
       ...(!complete ? { described: a.read } : {}),
+      ...(a.refused !== undefined ? { refused: { reason: Reason.ClusterAccessDenied, message: a.refused } } : {}),
     });
   }
   const notReached = clusters.filter((c) => !accs.has(c));
@@ -267,6 +272,7 @@ function fold(a: ClusterAcc, out: ServiceDescriptions): void {
   }
   a.errors.push(...out.errors);
   a.warnings.push(...out.warnings);
+  if (out.refused !== undefined) a.refused ??= out.refused;
 }
 
 /** Index in sorted `clusters` where the rotation starts, and the name to start after there. */

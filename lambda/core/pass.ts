@@ -132,6 +132,12 @@ export interface PassOptions {
    * for this pass (`ecsr reconcile`), most likely after changing the permissions. Default false.
    */
   readonly retryRejected?: boolean;
+  /**
+   * The account cannot be reached (a fan-out target whose role cannot be assumed): the pass makes
+   * no ECS call and reads no event; every cluster counts as refused with this reason and message
+   * (`ObservedCluster.refused`), so every spec gets a status saying so and nothing is pruned.
+   */
+  readonly unreachable?: { readonly reason: string; readonly message: string };
   /** Events mode's options; undefined: polling (every pass reads as much of the fleet as it can). */
   readonly events?: EventOptions;
   /**
@@ -434,7 +440,7 @@ async function reconcile(
   // Events mode (issue 12 part 2): the services events name are read first with the others that
   // may need a change, and the rotation reads only its share of the fleet; with no readable, fed
   // queue the pass polls as before. Events are hints: what the pass plans is what it reads.
-  const drained = await drainEvents(ports.events, options, read, deadlines, now);
+  const drained = options.unreachable ? undefined : await drainEvents(ports.events, options, read, deadlines, now);
   if (drained?.mode === 'polling') log.warn('event queue not usable: this pass polls the fleet', { reason: drained.summary.reason });
   // The resync floor, in either mode: the rotation reads at least its share, past the observation's
   // window if the Scan and the priority reads left it short (OBSERVATION_FLOOR_TIME_SHARE).
@@ -460,12 +466,15 @@ async function reconcile(
   // Stopped tasks of services that do not lag now but may crash-loop between passes (./crash-loop.ts).
   const readStoppedTasks = (cluster: string, svc: ObservedService): boolean =>
     wantsStoppedTasks(svc, own(read.statuses, serviceId({ cluster, service: svc.serviceName })), ports.reader.ecsClockOffsetMs?.() ?? 0);
-  const observation = await describingWhile(ports.reader, queue, deadlines, async () => {
-    const o = await observe(ports.reader, { ...request, shouldContinue: deadlines.observing, onServices: toCompare, readStoppedTasks });
-    // Again with the whole cluster (the queue skips what it has): a reader need not call onServices.
-    for (const oc of o.clusters) toCompare(oc.cluster, Object.values(oc.services));
-    return o;
-  });
+  const unreachable = options.unreachable;
+  const observation = unreachable
+    ? unreachableObservation(request.clusters, unreachable)
+    : await describingWhile(ports.reader, queue, deadlines, async () => {
+      const o = await observe(ports.reader, { ...request, shouldContinue: deadlines.observing, onServices: toCompare, readStoppedTasks });
+      // Again with the whole cluster (the queue skips what it has): a reader need not call onServices.
+      for (const oc of o.clusters) toCompare(oc.cluster, Object.values(oc.services));
+      return o;
+    });
   if (ports.reader.keepDescriptions && !options.dryRun) {
     // The durable description cache (issue 12 part 1): what a new container reads first.
     const kept = await ports.reader.keepDescriptions(queue.inUse);
@@ -517,7 +526,8 @@ async function reconcile(
     if (!key) return !options.keys;
     const oc = own(observed.clusters, key.cluster);
     if (!oc) return false;
-    return !oc.exists || (observation.read.get(key.cluster)?.has(key.service) ?? false);
+    // A refused cluster's specs are planned too: each gets the refusal as its status.
+    return !oc.exists || oc.refused !== undefined || (observation.read.get(key.cluster)?.has(key.service) ?? false);
   };
   const planned = read.specs.filter((s) => inScope(s.key));
 
@@ -633,7 +643,7 @@ async function reconcile(
   }
   const durationMs = elapsed();
   // The heartbeat is the scheduled pass's: a fast path (keys) succeeding must not hide stopped passes.
-  if (read.complete && !options.keys) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
+  if (read.complete && !options.keys && !options.unreachable) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
   metrics.passMetric(METRIC.passDuration, durationMs, 'Milliseconds');
   metrics.passMetric(METRIC.actionsApplied, counts.actionsApplied, 'Count');
   metrics.passMetric(METRIC.actionsFailed, counts.actionsFailed, 'Count');
@@ -665,6 +675,20 @@ async function reconcile(
     errors,
   });
   return summary;
+}
+
+/** The observation of an account that cannot be reached: every cluster refused, nothing read. */
+function unreachableObservation(clusters: readonly string[], refused: { reason: string; message: string }): Awaited<ReturnType<typeof observe>> {
+  const sorted = [...new Set(clusters)].sort();
+  return {
+    clusters: sorted.map((cluster) => ({ cluster, complete: false, exists: true, services: dict(), refused: { ...refused }, error: refused.message })),
+    notReached: [],
+    errors: sorted.map((cluster) => `cluster ${cluster}: ${refused.message}`),
+    read: new Map(),
+    servicesRead: 0,
+    cycleComplete: false,
+    rotationRead: 0,
+  };
 }
 
 /** Invalid spec items a pass names in its summary's `errors` (and logs), the rest counted. */

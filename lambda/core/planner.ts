@@ -776,6 +776,7 @@ class Planner {
     if (!cl.exists) {
       return this.blockedPlan(id, r, counts, svc, Reason.ClusterNotFound, `cluster ${key.cluster} does not exist; the reconciler does not create clusters`);
     }
+    if (cl.refused !== undefined && svc === undefined && !cl.described?.has(key.service)) return this.refusedReadPlan(id, r, cl);
     const holder = this.familyCollisions.size > 0 ? this.familyCollisions.get(id) : undefined;
     if (holder) {
       return this.blockedPlan(id, r, counts, svc, 
@@ -864,6 +865,40 @@ class Planner {
         conditions: drafts('Blocked', reason, message, { blocked: { reason, message } }),
       }),
     };
+  }
+
+  /**
+   * The plan of a spec whose service could not be read because the reads were refused
+   * (`ObservedCluster.refused`: AccessDenied, or a target role that cannot be assumed): no action,
+   * phase `Blocked` with the refusal's reason and AWS's message, `Ready` Unknown (nobody can see the
+   * service: never a remembered `Converged`), `Progressing` False. Counts and lag stay as last
+   * seen (none for a spec no pass has seen); the hashes stay in memory.
+   */
+  private refusedReadPlan(id: ServiceId, r: Extract<SpecParseResult, { ok: true }>, cl: ObservedCluster): ServicePlan {
+    const refused = cl.refused as { reason: string; message: string };
+    const reason = refused.reason as Reason;
+    const message = `cluster ${r.key.cluster} cannot be read: ${refused.message}`;
+    const rem = this.remembered(id);
+    const known = rem
+      ? { desiredCount: rem.desiredCount, runningCount: rem.runningCount, pendingCount: rem.pendingCount }
+      : { desiredCount: r.spec.state === 'absent' ? 0 : (r.spec.desiredCount ?? 0), runningCount: 0, pendingCount: 0 };
+    const lag = rem?.laggingSince !== undefined ? { laggingSince: rem.laggingSince, lagBeyondGrace: rem.lagBeyondGrace === true } : { lagBeyondGrace: false };
+    const status = this.status({
+      id,
+      specHash: r.hash,
+      graceSeconds: this.grace(r.spec),
+      ...known,
+      lag,
+      phase: 'Blocked',
+      conditions: {
+        ready: { status: 'Unknown', reason, message },
+        progressing: { status: 'False', reason, message },
+        blocked: { reason, message },
+      },
+    });
+    // What people read first (`reason`, the lag alarm's text) is the refusal, not an old ECS event.
+    status.reason = message;
+    return { actions: [], status };
   }
 
   /**
@@ -1565,6 +1600,7 @@ class Planner {
     });
 
     if (!cl.exists) return simple('Deleted', Reason.ServiceDeleted, `cluster ${key.cluster} does not exist`);
+    if (cl.refused !== undefined && svc === undefined && !cl.described?.has(key.service)) return this.refusedReadPlan(id, r, cl);
     if (svc === undefined && !cl.complete && !cl.described?.has(key.service)) {
       const message = `cluster ${key.cluster} was observed only in part; cannot tell whether ${key.service} exists`;
       return { actions: [], status: this.status({ ...base, phase: 'Pending', conditions: unknownDrafts(Reason.ObservationIncomplete, message) }) };

@@ -200,6 +200,8 @@ export interface ServiceListing {
   /** False when a page failed or the reading was cut: then services may be missing from `names`. */
   readonly complete: boolean;
   readonly error?: string;
+  /** The failure's message when IAM refused the listing (AccessDenied): a permanent refusal. */
+  readonly refused?: string;
 }
 
 /** What {@link EcsReader.readServices} found. */
@@ -215,6 +217,8 @@ export interface ServiceDescriptions {
   readonly described: string[];
   /** Failed calls (the names of the batch are not in `described`). */
   readonly errors: string[];
+  /** The first failure's message when IAM refused a DescribeServices call (AccessDenied). */
+  readonly refused?: string;
   /** Failed best-effort reads (stopped tasks), as {@link ObservedCluster.warnings}. */
   readonly warnings: string[];
 }

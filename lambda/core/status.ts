@@ -78,6 +78,17 @@ export const Reason = {
   NoSubnets: 'NoSubnets',
   /** The spec's cluster does not exist (the reconciler never creates clusters). */
   ClusterNotFound: 'ClusterNotFound',
+  /**
+   * IAM refused the reads of the spec's cluster (AccessDenied to ListServices or DescribeServices):
+   * nobody can tell what runs there, so nothing is written to it. The message is AWS's. Give the
+   * reconciler's role read access to the cluster (the construct's `clusters`), or move the spec.
+   */
+  ClusterAccessDenied: 'ClusterAccessDenied',
+  /**
+   * The spec's fan-out target cannot be reached: its role cannot be assumed (the message is STS's).
+   * Nothing is read or written in that account until it can.
+   */
+  TargetUnreachable: 'TargetUnreachable',
   /** Prune safety valve: too many services would be deleted because their specs are missing. */
   PruneBlocked: 'PruneBlocked',
   /** The reconciler runs with prune disabled: owned services without a spec are kept. */

@@ -417,6 +417,14 @@ export interface ObservedCluster {
   warnings?: string[];
   /** False when the cluster does not exist (ClusterNotFoundException). */
   exists: boolean;
+  /**
+   * Set when the cluster's reads were refused, not merely cut short: IAM answered AccessDenied to
+   * ListServices or DescribeServices (reason `ClusterAccessDenied`), or the target's role could
+   * not be assumed (reason `TargetUnreachable`). A later pass meets the same answer until a person
+   * acts, so every spec of the cluster that was not read gets a status saying so (never a remembered
+   * `Converged`). The message is AWS's. Nothing is pruned (`complete` is false).
+   */
+  refused?: { reason: string; message: string };
   /** By service name; includes DRAINING services named by specs. */
   services: Record<string, ObservedService>;
   /**

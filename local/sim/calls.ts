@@ -63,6 +63,11 @@ export const faultSpecSchema = z
   .object({
     /** ECS action name, e.g. `UpdateService`; `*` for any action. */
     action: z.string().min(1),
+    /**
+     * Only calls that name this cluster (its name or ARN, in `cluster`, `clusters` or a service
+     * `resourceArn`), as an IAM policy scoped to other clusters refuses them. Absent: any call.
+     */
+    cluster: z.string().min(1).optional(),
     /** Fail the Nth matching call from now (1 = the next one). */
     nth: z.number().int().positive().optional(),
     /** Fail each matching call with this probability (seeded). */
@@ -84,6 +89,18 @@ interface ActiveFault {
   spec: z.output<typeof faultSpecSchema>;
   seen: number;
   fired: number;
+}
+
+/** Whether a request names `cluster`: by name or ARN in `cluster` / `clusters`, or in a service's `resourceArn`. */
+function namesCluster(input: unknown, cluster: string): boolean {
+  if (!input || typeof input !== 'object') return false;
+  const rec = input as Record<string, unknown>;
+  const is = (v: unknown) => typeof v === 'string' && (v === cluster || v.endsWith(`:cluster/${cluster}`));
+  if (is(own(rec, 'cluster'))) return true;
+  const clusters = own(rec, 'clusters');
+  if (Array.isArray(clusters) && clusters.some(is)) return true;
+  const arn = own(rec, 'resourceArn');
+  return typeof arn === 'string' && (arn.includes(`:service/${cluster}/`) || arn.endsWith(`:cluster/${cluster}`));
 }
 
 export class FaultInjector {
@@ -120,10 +137,11 @@ export class FaultInjector {
     return this.faults.map((f) => ({ id: f.id, spec: { ...f.spec }, seen: f.seen, fired: f.fired }));
   }
 
-  /** The error to answer for this call, if a fault fires. */
-  check(action: string): EcsApiError | undefined {
+  /** The error to answer for this call (`input`: its request body), if a fault fires. */
+  check(action: string, input?: unknown): EcsApiError | undefined {
     for (const f of this.faults) {
       if (f.spec.action !== '*' && f.spec.action !== action) continue;
+      if (f.spec.cluster !== undefined && !namesCluster(input, f.spec.cluster)) continue;
       const limit = f.spec.times ?? (f.spec.nth !== undefined ? 1 : Infinity);
       if (f.fired >= limit) continue;
       f.seen++;

@@ -215,7 +215,7 @@ export class SimulatedEcs {
       if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
         throw new EcsApiError('SerializationException', 'Start of structure or map found where not expected.');
       }
-      const fault = this.faultInjector.check(action);
+      const fault = this.faultInjector.check(action, input);
       if (fault) {
         injected = true;
         throw fault;

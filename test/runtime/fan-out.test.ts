@@ -238,11 +238,17 @@ describe('the fan-out: one invocation per target, each on its own', needs('moto'
     const failing = result('failing');
     expect(failing).toMatchObject({ outcome: 'pass', summary: { outcome: 'completed', readsComplete: false } });
     expect(failing.outcome === 'pass' && failing.summary.errors.length).toBeGreaterThan(0);
-    // the broken target: refused by STS, before any lease or ECS call.
+    // the broken target: refused by STS, no ECS call; each of its specs says so in its status.
     const broken = result('broken');
-    expect(broken).toMatchObject({ outcome: 'target-unreachable', target: 'broken' });
+    expect(broken).toMatchObject({ outcome: 'target-unreachable', target: 'broken', statusesWritten: 1 });
     expect(broken.outcome === 'target-unreachable' && broken.error).toMatch(/AccessDenied|not authorized/);
     expect(log.lines.some((l) => l.message.includes('cannot be assumed') && l.fields?.target === 'broken')).toBe(true);
+    const unreachable = (await doc.send(new GetCommand({ TableName: TABLE, Key: { cluster: 'broken/apps', service: 'web' }, ConsistentRead: true }))).Item;
+    expect(unreachable?.status).toMatchObject({
+      phase: 'Blocked',
+      reason: expect.stringMatching(/^cluster apps cannot be read: the role .* of target broken cannot be assumed: .*(AccessDenied|not authorized)/),
+      conditions: expect.arrayContaining([expect.objectContaining({ type: 'Blocked', reason: 'TargetUnreachable' })]),
+    });
     // budgets: one limiter per account and Region, each counting only its own target's calls.
     const target = (name: string) => messages.find((m) => m.target.name === name)!.target;
     const limiterA = runner.limiterOf(target('default'));

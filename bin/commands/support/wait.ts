@@ -148,6 +148,11 @@ export function reasonSentence(key: ServiceKey, reason: string | undefined, mess
         `Cluster ${cluster} does not exist, so ${id} was not created: the reconciler never creates clusters. ` +
         `Create it (aws ecs create-cluster --cluster-name ${cluster}) or fix \`cluster\` in the spec; the spec stays in the table, and the first pass after the cluster exists creates the service.`
       );
+    case 'ClusterAccessDenied':
+      return (
+        `The reconciler may not read cluster ${cluster} (${message}), so it cannot tell what runs there and does nothing for ${id}. ` +
+        'Give its role that cluster (with the CDK, the construct\'s `clusters`), or move the spec to a cluster it manages; the first pass that can read the cluster reconciles it.'
+      );
     case 'NotOwned':
       return (
         `${id} already exists in ECS without this reconciler's owner tag, so the reconciler leaves it alone. ` +
