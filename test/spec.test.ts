@@ -477,6 +477,40 @@ describe('parseSpecItem: rejects invalid values', () => {
   });
 });
 
+describe("parseSpecItem: ECS's own quotas", () => {
+  /** `n` variables of `width`-character values, VAR_00000 ... */
+  const variables = (n: number, width: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`VAR_${String(i).padStart(5, '0')}`, 'x'.repeat(width)]));
+  const errorsOf = (r: SpecParseResult) => (r.ok ? [] : r.errors);
+
+  it.each([
+    { case: '10,000 environment variables (about 330 KB)', environment: variables(10_000, 12), path: 'environment' },
+    { case: '4,000 environment variables of 20 characters (about 144 KB)', environment: variables(4_000, 12), path: 'environment' },
+    { case: 'one variable with a name of 70,000 characters', environment: { [`A${'B'.repeat(69_999)}`]: 'x' }, path: `environment.A${'B'.repeat(38)}…` },
+    { case: 'one value of 70,000 characters', environment: { BIG: 'x'.repeat(70_000) }, path: 'environment.BIG' },
+  ])('refuses a rendered task definition over 64 KiB: $case', ({ environment, path }) => {
+    // Act
+    const errors = errorsOf(parseSpecItem(anItem({ environment })));
+
+    // Assess: the field, the size and ECS's figure
+    expect(errors).toHaveLength(1);
+    expect(errors[0].path).toBe(path);
+    expect(errors[0].message).toMatch(/^makes the rendered task definition \d+ bytes \(its RegisterTaskDefinition JSON, tags aside\)/);
+    expect(errors[0].message).toContain('ECS refuses a task definition over 65536 bytes (64 KiB, Amazon ECS service quotas)');
+  });
+
+  it('names the container that takes most of an oversized task definition', () => {
+    const big = { name: 'agent', image: IMAGE, environment: Array.from({ length: 3000 }, (_, i) => ({ name: `V${i}`, value: 'y'.repeat(10) })) };
+    const errors = errorsOf(parseSpecItem(anItem({ containers: [{ name: 'small', image: IMAGE }, big] })));
+    expect(errors.map((e) => e.path)).toEqual(['containers[1]']);
+  });
+
+  it('accepts a task definition under the limit (environment of about 55 KB)', () => {
+    const r = parseSpecItem(anItem({ environment: variables(1_000, 25) }));
+    expect(errorsOf(r)).toEqual([]);
+  });
+});
+
 describe('suggestAttribute', () => {
   it.each([
     { unknown: 'Image', want: 'image' },

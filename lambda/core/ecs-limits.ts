@@ -66,6 +66,27 @@ export const ACTION_CATEGORY: Readonly<Record<string, ThrottleCategory>> = {
   DescribeServiceRevisions: 'serviceDeployments',
 };
 
+/**
+ * ECS service quotas a spec can reach (Amazon ECS Developer Guide, "Amazon ECS service quotas";
+ * docs/ecs-facts.md §12). None is adjustable.
+ */
+export const ECS_QUOTAS = {
+  /**
+   * Bytes of a task definition: RegisterTaskDefinition answers ClientException "Actual length:
+   * 'N'. Max allowed length is '65536' bytes." above it.
+   */
+  taskDefinitionMaxBytes: 65_536,
+  /** Container definitions per task definition ("Too many containers." above it). */
+  containersPerTaskDefinition: 10,
+  /** Tags per resource (task definitions, services, tasks, clusters). */
+  tagsPerResource: 50,
+  /** Target groups per service (Application or Network Load Balancer). */
+  targetGroupsPerService: 5,
+  /** Subnets and security groups in an awsvpcConfiguration. */
+  subnetsPerAwsvpcConfiguration: 16,
+  securityGroupsPerAwsvpcConfiguration: 5,
+} as const;
+
 /** Batch and page limits (docs/ecs-facts.md §1). */
 export const ECS_LIMITS = {
   describeServicesBatch: 10,

@@ -37,6 +37,8 @@ import {
 import { CONTAINER, EPHEMERAL_STORAGE, HEALTH_CHECK, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
 import { own } from './dict';
 import { MAX_SPEC_ATTRIBUTES_BYTES, attributesSize } from './item-size';
+import { ECS_QUOTAS } from './ecs-limits';
+import { renderTaskDefinition } from './taskdef';
 
 export { canonicalJson } from './canonical-json';
 export { parseSpecsYaml, type YamlSpecDoc, type YamlSpecError } from './spec-yaml';
@@ -917,6 +919,81 @@ export function isOversized(r: SpecParseResult): boolean {
   return !r.ok && r.errors.some((e) => e.path === OVERSIZE_PATH && e.message.startsWith("the spec's attributes take "));
 }
 
+/**
+ * Bytes of the task definition ECS is sent, kept for what the reconciler's defaults add to the
+ * rendered one (execution role, awslogs log configuration), which the spec alone cannot tell.
+ */
+export const TASK_DEFINITION_DEFAULTS_RESERVE_BYTES = 1024;
+
+/** Largest rendered task definition a spec may make: ECS's quota less the defaults' reserve. */
+export const MAX_RENDERED_TASK_DEFINITION_BYTES = ECS_QUOTAS.taskDefinitionMaxBytes - TASK_DEFINITION_DEFAULTS_RESERVE_BYTES;
+
+/**
+ * Item attributes (DynamoDB bytes) below which the rendered task definition cannot reach
+ * {@link MAX_RENDERED_TASK_DEFINITION_BYTES}: rendering writes each map entry as
+ * `{"name":...,"value":...}` and JSON punctuation, at most about eight times an entry's DynamoDB
+ * size, so a smaller item is not rendered (the pass parses every item).
+ */
+const RENDER_CHECK_FROM_BYTES = 4096;
+
+/** Attributes that end up in the task definition, in the order they are weighed. */
+const TASK_DEFINITION_ATTRIBUTES = ['environment', 'secrets', 'containers', 'volumes', 'command', 'healthCheck', 'proxyConfiguration', 'image', 'family', 'taskRoleArn', 'executionRoleArn'] as const;
+
+const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8');
+
+/** A map key or list index for a path, shortened when the name is long. */
+function shortName(name: string): string {
+  return name.length <= 40 ? name : `${name.slice(0, 39)}…`;
+}
+
+/**
+ * The error of a spec whose rendered task definition is larger than ECS takes: its size (the
+ * RegisterTaskDefinition JSON without tags, which ECS keeps apart from the revision), ECS's figure,
+ * and the attribute (or map entry, list item) that takes the most of it.
+ */
+function taskDefinitionSizeErrors(spec: ServiceSpec): SpecError[] {
+  if (spec.state === 'absent') return [];
+  const { tags: _tags, ...td } = renderTaskDefinition(spec, { defaults: { subnets: [], securityGroups: [] }, ownerId: '' });
+  const bytes = jsonBytes(td);
+  if (bytes <= MAX_RENDERED_TASK_DEFINITION_BYTES) return [];
+  const source = spec as unknown as Record<string, unknown>;
+  let path = '(item)';
+  let largest = 0;
+  for (const name of TASK_DEFINITION_ATTRIBUTES) {
+    const value = own(source, name);
+    if (value === undefined) continue;
+    const size = jsonBytes(value);
+    if (size > largest) {
+      largest = size;
+      path = name;
+    }
+  }
+  // One entry that takes most of the attribute is named itself (a 60,000-character variable).
+  let part = largest;
+  const value = own(source, path);
+  if (Array.isArray(value) || rec(value)) {
+    const entries: [string, number][] = Array.isArray(value)
+      ? value.map((x, i) => [`[${i}]`, jsonBytes(x)])
+      : Object.entries(value as Record<string, unknown>).map(([k, x]) => [`.${shortName(k)}`, Buffer.byteLength(k, 'utf8') + jsonBytes(x)]);
+    const top = entries.reduce<[string, number] | undefined>((best, e) => (best === undefined || e[1] > best[1] ? e : best), undefined);
+    if (top && top[1] * 2 > largest) {
+      path = `${path}${top[0]}`;
+      part = top[1];
+    }
+  }
+  return [
+    {
+      path,
+      value: `${part} bytes`,
+      message:
+        `makes the rendered task definition ${bytes} bytes (its RegisterTaskDefinition JSON, tags aside), ${part} of them here; ` +
+        `ECS refuses a task definition over ${ECS_QUOTAS.taskDefinitionMaxBytes} bytes (64 KiB, Amazon ECS service quotas) and ` +
+        `the reconciler keeps ${TASK_DEFINITION_DEFAULTS_RESERVE_BYTES} for its defaults, so at most ${MAX_RENDERED_TASK_DEFINITION_BYTES} are allowed: ` +
+        'move large values out of the task definition (secrets, environmentFiles, a config file in the image)',
+    },
+  ];
+}
+
 export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
   const obj = rec(item);
   if (!obj) {
@@ -949,6 +1026,10 @@ export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
       return { ok: false, key, errors: [...errors, ...protoErrors, ...ruleErrors] };
     }
     const spec = parsed.data;
+    if (size > RENDER_CHECK_FROM_BYTES) {
+      const sizeErrors = taskDefinitionSizeErrors(spec);
+      if (sizeErrors.length > 0) return { ok: false, key, errors: sizeErrors };
+    }
     return { ok: true, key: { cluster: spec.cluster, service: spec.service }, spec, hash: specHash(spec) };
   } catch (err) {
     // Defensive: zod reports problems as issues; this only guards against the unforeseen.

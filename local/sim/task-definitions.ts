@@ -72,6 +72,14 @@ export function normalizeMemory(value: string | number): string {
 
 const FAMILY_RE = /^[A-Za-z0-9_-]{1,255}$/;
 
+/**
+ * Amazon ECS service quotas (Amazon ECS Developer Guide, "Amazon ECS service quotas";
+ * docs/ecs-facts.md §12): the largest task definition in bytes, and its containers. ECS measures a
+ * registration's JSON; here the request body without its tags (kept apart from the revision).
+ */
+const TASK_DEFINITION_MAX_BYTES = 65_536;
+const CONTAINERS_PER_TASK_DEFINITION = 10;
+
 /** The stored revision: what DescribeTaskDefinition answers, plus the tags given at registration. */
 export interface RegisteredTaskDefinition {
   readonly taskDefinition: TaskDefinition;
@@ -106,6 +114,13 @@ export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: Reg
   const containers = (listMember(body, 'containerDefinitions', 'structure') ?? []) as ContainerDefinition[];
   listMember(body, 'requiresCompatibilities', 'string');
   if (containers.length === 0) throw clientException('Container list cannot be empty.');
+  if (containers.length > CONTAINERS_PER_TASK_DEFINITION) throw clientException('Too many containers.');
+  const { tags: _tags, ...withoutTags } = body;
+  const length = Buffer.byteLength(JSON.stringify(withoutTags), 'utf8');
+  if (length > TASK_DEFINITION_MAX_BYTES) {
+    // ECS's wording (docs/ecs-facts.md §12).
+    throw clientException(`Actual length: '${length}'. Max allowed length is '${TASK_DEFINITION_MAX_BYTES}' bytes.`);
+  }
   const names = new Set<string>();
   for (const c of containers) {
     if (!c.name || typeof c.name !== 'string') throw clientException('Container.name should not be null or empty.');

@@ -56,6 +56,14 @@ describe('ecsr without AWS', () => {
       stderr: 'ecsr validate: 1 problem in the spec file.\n',
     },
     {
+      case: 'a task definition over ECS\'s 64 KiB: the variable, the size and ECS\'s figure',
+      args: () => ['-f', '-'],
+      input: `${SPEC('web')}environment:\n  BIG: ${'x'.repeat(70_000)}\n`,
+      code: 1,
+      stdout: /^\(stdin\):6: shop\/web: environment\.BIG: makes the rendered task definition \d+ bytes [^\n]*ECS refuses a task definition over 65536 bytes \(64 KiB, Amazon ECS service quotas\)[^\n]*\n$/,
+      stderr: 'ecsr validate: 1 problem in the spec file.\n',
+    },
+    {
       case: 'a file larger than a spec file may be: refused unread, with the limit',
       args: (d: string) => ['-f', join(d, 'large', 'huge.yaml')],
       input: undefined,

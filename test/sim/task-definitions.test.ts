@@ -124,6 +124,32 @@ describe('simulator: task definitions', () => {
     expect((err as Error).message).toContain(message);
   });
 
+  it.each([
+    { case: '10,000 environment variables (about 330 KB)', n: 10_000, width: 12 },
+    { case: '4,000 environment variables (about 144 KB)', n: 4_000, width: 12 },
+  ])('refuses a task definition over 64 KiB ($case) in ECS words, and registers nothing', async ({ n, width }) => {
+    // Prepare
+    const environment = Array.from({ length: n }, (_, i) => ({ name: `VAR_${String(i).padStart(5, '0')}`, value: 'x'.repeat(width) }));
+    const input = aTaskDefinition({ containerDefinitions: [{ name: 'web', image: 'nginx', environment }] });
+
+    // Act
+    const err = await ecs.send(new RegisterTaskDefinitionCommand(input)).catch((e: unknown) => e);
+    const families = await ecs.send(new ListTaskDefinitionFamiliesCommand({}));
+
+    // Assess
+    expect(err).toBeInstanceOf(ClientException);
+    expect((err as Error).message).toMatch(/^Actual length: '\d+'\. Max allowed length is '65536' bytes\.$/);
+    expect(Number(/'(\d+)'/.exec((err as Error).message)?.[1])).toBeGreaterThan(65_536);
+    expect(families.families ?? []).toEqual([]);
+  });
+
+  it('refuses 11 containers in one task definition, as ECS does', async () => {
+    const containerDefinitions = Array.from({ length: 11 }, (_, i) => ({ name: `c${i}`, image: 'nginx', essential: i === 0 }));
+    const err = await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition({ containerDefinitions }))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClientException);
+    expect((err as Error).message).toBe('Too many containers.');
+  });
+
   it('accepts every documented Fargate pair and no other memory for a CPU size', () => {
     // Amazon ECS Developer Guide, "Task CPU and memory" (Linux).
     expect(fargateMemoryValues(256)).toEqual([512, 1024, 2048]);
