@@ -132,6 +132,10 @@ export function renderDescribe(entry: TableEntry, live: LiveService, opts: { tab
     if (s.laggingSince) statusField('Lagging since', `${time(s.laggingSince)}${s.lagBeyondGrace ? ' (beyond its grace)' : ''}`);
     if (s.taskDefinitionArn) statusField('Task definition', last(s.taskDefinitionArn));
     if (s.lastAction) statusField('Last action', wrapped(`${lastActionText(s)} at ${time(s.lastAction.at)}`));
+    if (s.rejection && typeof s.rejection.retryAfter === 'string') {
+      const r = s.rejection;
+      statusField('Refused', wrapped(`${r.attempts} time${r.attempts === 1 ? '' : 's'} since ${time(r.since)}; next retry after ${time(r.retryAfter)}, at once on a spec change or ecsr reconcile`));
+    }
     if (s.drift && s.drift.length > 0) statusField('Drift', `${s.drift.join(', ')}${s.driftCorrectedAt ? ` (corrected ${time(s.driftCorrectedAt)})` : ''}`);
     statusField('Observed', time(s.observedAt));
     out.push('', 'Conditions:');
