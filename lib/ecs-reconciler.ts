@@ -21,6 +21,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -530,8 +531,20 @@ export class EcsReconciler extends Construct {
   public readonly alarmDefinitions: readonly AlarmDefinition[];
   /** Fan-out mode: the queue with one message per target per tick (undefined without fan-out). */
   public readonly fanOutQueue?: sqs.Queue;
-  /** Fan-out mode: where a message goes after 3 failed invocations. */
+  /** Fan-out mode: where a message goes after 5 receives without success. */
   public readonly fanOutDeadLetterQueue?: sqs.Queue;
+  /**
+   * The fast path: where the stream's event source mapping sends the description of a batch it
+   * discarded after its retries (undefined with `fastPath: false`).
+   */
+  public readonly fastPathFailureQueue?: sqs.Queue;
+  /**
+   * One alarm per dead-letter or failure queue (`eventsDeadLetterQueue`, `fanOutDeadLetterQueue`,
+   * `fastPathFailureQueue`), by the queue's construct id: `ApproximateNumberOfMessagesVisible` > 0
+   * (Amazon SQS Developer Guide, "Creating alarms for dead-letter queues using Amazon CloudWatch");
+   * empty with `createAlarms: false`.
+   */
+  public readonly deadLetterAlarms: Readonly<Record<string, cloudwatch.Alarm>>;
 
   constructor(scope: Construct, id: string, props: EcsReconcilerProps = {}) {
     super(scope, id);
@@ -733,11 +746,12 @@ export class EcsReconciler extends Construct {
       this.fanOutQueue = new sqs.Queue(this, 'FanOut', {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
-        // Lambda Developer Guide ("Using Lambda with Amazon SQS"): at least six times the function
-        // timeout. A message back after a timed-out invocation is dropped as stale by the function.
-        visibilityTimeout: Duration.seconds(settings.timeoutSeconds * 6),
+        // Lambda Developer Guide ("Creating and configuring an Amazon SQS event source mapping"):
+        // at least six times the function timeout. A message back after a timed-out invocation is
+        // dropped as stale by the function.
+        visibilityTimeout: Duration.seconds(settings.timeoutSeconds * SQS_EVENT_SOURCE_VISIBILITY_FACTOR),
         retentionPeriod: Duration.hours(1),
-        deadLetterQueue: { queue: dlq, maxReceiveCount: 3 },
+        deadLetterQueue: { queue: dlq, maxReceiveCount: SQS_EVENT_SOURCE_MAX_RECEIVES },
       });
       environment[ENV.fanOutQueueUrl] = this.fanOutQueue.queueUrl;
       environment[ENV.scheduleMinutes] = String(settings.scheduleMinutes);
@@ -821,6 +835,18 @@ export class EcsReconciler extends Construct {
           '`fastPath` needs the spec table\'s stream: give an `existingTable` with a stream (NEW_AND_OLD_IMAGES) and its `tableStreamArn`, or set `fastPath: false`.',
         ]);
       }
+      // Where Lambda puts the description of a batch it gave up on (which shard, which sequence
+      // numbers: the records themselves stay in the stream for 24 hours).
+      const fastPathFailures = new sqs.Queue(this, 'FastPathFailures', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+      this.fastPathFailureQueue = fastPathFailures;
+      Validations.of(fastPathFailures).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: 'This queue is itself the failure destination of the stream fast path (nothing reads it but people); its messages are alarmed and kept 14 days.',
+      });
       // The mapping and its grants by hand: `DynamoEventSource` grants the table key's kms:Decrypt
       // without the kms:ViaService condition the function's other key grant has.
       new lambda.EventSourceMapping(this, 'FastPath', {
@@ -828,10 +854,15 @@ export class EcsReconciler extends Construct {
         eventSourceArn: this.table.tableStreamArn,
         startingPosition: lambda.StartingPosition.LATEST,
         batchSize: 100,
-        // Records are only hints: a failed batch is tried twice more, then left to the schedule.
+        // Records are only hints: a failed batch is tried twice more, halved on each function
+        // error so one bad record cannot hold its neighbours back (splitting spends no retry),
+        // then its description goes to `fastPathFailureQueue` (alarmed) and the schedule's pass
+        // repairs what it named (Lambda Developer Guide, "Retaining discarded records for a
+        // DynamoDB event source in Lambda").
         retryAttempts: 2,
         maxRecordAge: Duration.minutes(5),
-        bisectBatchOnError: false,
+        bisectBatchOnError: true,
+        onFailure: new eventSources.SqsDlq(fastPathFailures),
         // The reconciler's own items (lease, cursor, prune confirmations) never invoke the function:
         // a scheduled pass writes its lease twice (Lambda Developer Guide, "Using event filtering
         // with a DynamoDB event source": filter on `dynamodb.Keys`; "Not" is `anything-but` a list).
@@ -889,16 +920,19 @@ export class EcsReconciler extends Construct {
       throw new EcsReconcilerPropsError(['`eventsFastPath` needs events mode: set `events: true` (the default) or leave `eventsFastPath` unset.']);
     }
     if (this.eventsQueue && (props.eventsFastPath ?? true)) {
-      // Hints for seconds, not minutes: a message older than the schedule's interval is also in
-      // the scheduled pass's queue, so it expires rather than waits.
+      // Lambda Developer Guide ("Creating and configuring an Amazon SQS event source mapping"): a
+      // visibility timeout of at least six times the function timeout, so a batch held back while
+      // the function is throttled or still running is not received again meanwhile, and several
+      // receives before the dead-letter queue. The retention outlasts every receive, so a message
+      // that keeps failing reaches the dead-letter queue (and its alarm) instead of expiring
+      // unseen; a late hint costs one restricted pass over services the schedule reads anyway.
+      const fastVisibilitySeconds = settings.timeoutSeconds * SQS_EVENT_SOURCE_VISIBILITY_FACTOR;
       this.eventsFastPathQueue = new sqs.Queue(this, 'EventsFastPath', {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
-        retentionPeriod: Duration.minutes(Math.max(5, settings.scheduleMinutes * 2)),
-        // Lambda needs a visibility timeout of at least the function's timeout for an event source
-        // mapping (Lambda Developer Guide, "Configuring an Amazon SQS queue to trigger a Lambda function").
-        visibilityTimeout: Duration.seconds(settings.timeoutSeconds),
-        deadLetterQueue: { queue: this.eventsDeadLetterQueue as sqs.Queue, maxReceiveCount: 3 },
+        retentionPeriod: Duration.seconds(Math.max(settings.scheduleMinutes * 120, fastVisibilitySeconds * SQS_EVENT_SOURCE_MAX_RECEIVES + 60)),
+        visibilityTimeout: Duration.seconds(fastVisibilitySeconds),
+        deadLetterQueue: { queue: this.eventsDeadLetterQueue as sqs.Queue, maxReceiveCount: SQS_EVENT_SOURCE_MAX_RECEIVES },
       });
       new lambda.EventSourceMapping(this, 'EventsFastPathMapping', {
         target: this.function,
@@ -1036,6 +1070,30 @@ export class EcsReconciler extends Construct {
       alarms[def.id] = alarm;
     }
     this.alarms = alarms;
+    const deadLetterAlarms: Record<string, cloudwatch.Alarm> = {};
+    if (createAlarms) {
+      for (const queue of [this.eventsDeadLetterQueue, this.fanOutDeadLetterQueue, this.fastPathFailureQueue]) {
+        if (!queue) continue;
+        const id = queue.node.id;
+        // SQS sends this metric every minute while the queue is active; Maximum over the schedule
+        // interval sees one message at once (Amazon SQS Developer Guide, "Available CloudWatch
+        // metrics for Amazon SQS"). Missing data is an idle queue: not breaching.
+        const alarm = new cloudwatch.Alarm(this, `${id}Alarm`, {
+          alarmDescription: DEAD_LETTER_ALARM_TEXT[id] ?? `Messages in ${id}: work the reconciler gave up on.`,
+          metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(Math.max(1, settings.scheduleMinutes)) }),
+          threshold: 0,
+          evaluationPeriods: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        });
+        if (action) {
+          alarm.addAlarmAction(action);
+          alarm.addOkAction(action);
+        }
+        deadLetterAlarms[id] = alarm;
+      }
+    }
+    this.deadLetterAlarms = deadLetterAlarms;
 
     // --- Dashboard --------------------------------------------------------------------------
     if (props.createDashboard ?? true) this.dashboard = this.buildDashboard(settings.metricsNamespace, settings.scheduleMinutes * 60, settings.fanOut);
@@ -1155,9 +1213,13 @@ export class EcsReconciler extends Construct {
    * function that the rules deliver (without it the pass polls). Event shapes: docs/events.md.
    */
   private buildEventRules(queue: sqs.Queue, scheduleMinutes: number, fastPathQueue?: sqs.Queue): events.Rule[] {
-    const target = () => new targets.SqsQueue(queue, { retryAttempts: 2, maxEventAge: Duration.hours(1) });
+    // An event EventBridge could not deliver after its retries goes to the events dead-letter
+    // queue (alarmed), not nowhere (EventBridge User Guide, "Using dead-letter queues to process
+    // undelivered events in EventBridge").
+    const deadLetterQueue = this.eventsDeadLetterQueue;
+    const target = () => new targets.SqsQueue(queue, { retryAttempts: 2, maxEventAge: Duration.hours(1), deadLetterQueue });
     // The fast path's copy is worth seconds: not retried for long.
-    const fastTarget = (q: sqs.Queue) => new targets.SqsQueue(q, { retryAttempts: 2, maxEventAge: Duration.minutes(5) });
+    const fastTarget = (q: sqs.Queue) => new targets.SqsQueue(q, { retryAttempts: 2, maxEventAge: Duration.minutes(5), deadLetterQueue });
     return [
       ...Object.entries(EVENT_RULES).map(
         ([id, rule]) =>
@@ -1383,6 +1445,25 @@ function allowListEnvironment(props: EcsReconcilerProps): [string, string][] {
   put(ALLOW_LIST_ENV.imageRegistries, props.allowedImageRegistries);
   return out;
 }
+
+/**
+ * Lambda Developer Guide ("Creating and configuring an Amazon SQS event source mapping"): a queue
+ * an event source mapping reads has a visibility timeout of at least six times the function
+ * timeout; and several receives before the dead-letter queue, so that a throttled or timed-out
+ * batch is tried again (the guide's error handling for SQS asks for a `maxReceiveCount` of 5).
+ */
+const SQS_EVENT_SOURCE_VISIBILITY_FACTOR = 6;
+const SQS_EVENT_SOURCE_MAX_RECEIVES = 5;
+
+/** What each dead-letter queue's alarm says (by the queue's construct id). */
+const DEAD_LETTER_ALARM_TEXT: Readonly<Record<string, string>> = {
+  EventsDeadLetters:
+    'Events that never reached a pass: a message of the events queue received 5 times, of the events fast-path queue received 5 times, or an event EventBridge could not deliver. The resync still re-reads every service; read the messages (aws sqs receive-message) to see which services were named, then purge them.',
+  FanOutDeadLetters:
+    'A target pass failed 5 times for one tick: the message names the target. Read it (aws sqs receive-message), check the target in the pass summary and logs (role, ECS permissions), then purge it: the next tick sends a new message.',
+  FastPathFailures:
+    'The spec table stream fast path discarded a batch after its retries: the message names the shard and sequence numbers. The scheduled pass still reconciles those specs; look in the function logs for the error.',
+};
 
 /** What `ecsr get` / `plan` / `diff` / `wait` / `export` read: {@link EcsReconciler.grantSpecRead}. */
 const SPEC_READ_ACTIONS = ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'] as const;

@@ -177,10 +177,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 async function startLocalEvents(sim: Simulator, port: number): Promise<LocalEvents> {
   const sqs = new LocalSqs({ accountId: sim.accountId, region: sim.region, nowMs: () => sim.clock.nowMs() });
   await sqs.start(port, '--sqs-port');
-  // As the construct's queue: visibility = the function timeout, 5 receives then the DLQ.
+  // As the construct's queues: the events queue's visibility = the function timeout (the pass
+  // itself receives), the fast path's six times it (an event source mapping reads it); 5 receives
+  // then the DLQ.
   sqs.createQueue(LOCAL_EVENTS_DLQ);
   const queueUrl = sqs.createQueue(LOCAL_EVENTS_QUEUE, { visibilityTimeoutSeconds: 50, maxReceiveCount: 5, deadLetterQueue: LOCAL_EVENTS_DLQ });
-  const fastPathQueueUrl = sqs.createQueue(LOCAL_EVENTS_FAST_QUEUE, { visibilityTimeoutSeconds: 50, maxReceiveCount: 3, deadLetterQueue: LOCAL_EVENTS_DLQ });
+  const fastPathQueueUrl = sqs.createQueue(LOCAL_EVENTS_FAST_QUEUE, { visibilityTimeoutSeconds: 300, maxReceiveCount: 5, deadLetterQueue: LOCAL_EVENTS_DLQ });
   const bus = new LocalEventBridge({ account: sim.accountId, region: sim.region });
   // Each rule has the construct's two targets: the scheduled pass's queue and the fast path's.
   for (const [name, rule] of Object.entries(EVENT_RULES)) {

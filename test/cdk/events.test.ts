@@ -36,11 +36,12 @@ function rulesByPattern(json: ReturnType<typeof synth>['json']): Json[] {
 describe('events mode (default)', () => {
   it('an encrypted queue with a dead-letter queue, TLS only, retention and visibility set', () => {
     const { template } = synth();
-    // The events queue, its dead-letter queue and the events fast path's queue.
-    template.resourceCountIs('AWS::SQS::Queue', 3);
+    // The events queue, its dead-letter queue, the events fast path's queue and the stream fast
+    // path's failure queue.
+    template.resourceCountIs('AWS::SQS::Queue', 4);
     const queues = Object.values(template.findResources('AWS::SQS::Queue')).map((q) => q.Properties as Json);
     for (const q of queues) expect(q.SqsManagedSseEnabled).toBe(true);
-    const main = queues.find((q) => (q.RedrivePolicy as Json | undefined)?.maxReceiveCount === 5)!;
+    const main = queues.find((q) => (q.RedrivePolicy as Json | undefined)?.maxReceiveCount === 5 && q.VisibilityTimeout === 50)!;
     expect(main).toMatchObject({ MessageRetentionPeriod: 3600, VisibilityTimeout: 50, RedrivePolicy: { maxReceiveCount: 5 } });
     const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy')).map((p) => JSON.stringify(p.Properties));
     expect(policies.some((p) => p.includes('"aws:SecureTransport":"false"') && p.includes('"Effect":"Deny"'))).toBe(true);
@@ -111,7 +112,9 @@ describe('events mode (default)', () => {
     const statements = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((p) => JSON.stringify((p.Properties as Json).Roles).includes(roleId))
       .flatMap((p) => ((p.Properties as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }).PolicyDocument.Statement));
-    const sqs = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')));
+    // The stream fast path's failure queue is the other SQS grant (test/cdk/queues.test.ts).
+    const failures = JSON.stringify({ 'Fn::GetAtt': [stack.getLogicalId(reconciler.fastPathFailureQueue!.node.defaultChild as never), 'Arn'] });
+    const sqs = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')) && JSON.stringify(s.Resource) !== failures);
     expect(sqs).toHaveLength(1);
     expect([sqs[0].Action].flat().sort()).toEqual(['sqs:DeleteMessage', 'sqs:ReceiveMessage']);
     expect(sqs[0].Resource).toEqual({ 'Fn::GetAtt': [stack.getLogicalId(reconciler.eventsQueue!.node.defaultChild as never), 'Arn'] });
@@ -130,11 +133,11 @@ describe('the events fast path (issue 13 part 1: ECS events update the status wi
     };
   };
 
-  it('a second encrypted queue, TLS only, short retention, visibility = the function timeout, the same dead-letter queue', () => {
+  it('a second encrypted queue, TLS only, retention past its last receive, visibility six times the function timeout, the same dead-letter queue', () => {
     const { template, reconciler } = synth();
     const { fast, dlq } = ids(reconciler);
     const props = template.findResources('AWS::SQS::Queue')[fast].Properties as Json;
-    expect(props).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 300, VisibilityTimeout: 50, RedrivePolicy: { maxReceiveCount: 3, deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] } } });
+    expect(props).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1560, VisibilityTimeout: 300, RedrivePolicy: { maxReceiveCount: 5, deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] } } });
     const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy')).map((p) => JSON.stringify(p.Properties)).filter((p) => p.includes(`"${fast}"`));
     expect(policies.some((p) => p.includes('"aws:SecureTransport":"false"') && p.includes('"Effect":"Deny"'))).toBe(true);
     expect(policies.some((p) => p.includes('events.amazonaws.com') && p.includes('aws:SourceArn'))).toBe(true);
@@ -178,7 +181,9 @@ describe('the events fast path (issue 13 part 1: ECS events update the status wi
     const statements = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((p) => JSON.stringify((p.Properties as Json).Roles).includes(role))
       .flatMap((p) => (p.Properties as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }).PolicyDocument.Statement)
-      .filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')));
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')))
+      // The stream fast path's failure queue is the other SQS grant (test/cdk/queues.test.ts).
+      .filter((s) => JSON.stringify(s.Resource) !== JSON.stringify({ 'Fn::GetAtt': [Stack.of(reconciler).getLogicalId(reconciler.fastPathFailureQueue!.node.defaultChild as never), 'Arn'] }));
     const byQueue = Object.fromEntries(statements.map((s) => [JSON.stringify(s.Resource), [s.Action].flat().sort()]));
     expect(byQueue).toEqual({
       [JSON.stringify({ 'Fn::GetAtt': [queue, 'Arn'] })]: ['sqs:DeleteMessage', 'sqs:ReceiveMessage'],
@@ -189,7 +194,8 @@ describe('the events fast path (issue 13 part 1: ECS events update the status wi
   it('eventsFastPath: false: one queue target per rule, no second queue or mapping; it needs events mode', () => {
     const { template, reconciler } = synth({ eventsFastPath: false });
     expect(reconciler.eventsFastPathQueue).toBeUndefined();
-    template.resourceCountIs('AWS::SQS::Queue', 2);
+    // The events queue and its dead-letter queue (and the stream fast path's failure queue).
+    template.resourceCountIs('AWS::SQS::Queue', 3);
     expect(JSON.stringify(template.findResources('AWS::Lambda::EventSourceMapping'))).not.toContain('Arn"]},"FunctionName');
     expect(() => synth({ events: false, eventsFastPath: true })).toThrow(/eventsFastPath` needs events mode/);
     expect(synth({ events: false }).reconciler.eventsFastPathQueue).toBeUndefined();
@@ -198,7 +204,7 @@ describe('the events fast path (issue 13 part 1: ECS events update the status wi
 
 describe('events: false', () => {
   it('no queue, no event rules, no variables, no SQS permission: every pass polls', () => {
-    const { template, reconciler } = synth({ events: false });
+    const { template, reconciler } = synth({ events: false, fastPath: false });
     template.resourceCountIs('AWS::SQS::Queue', 0);
     template.resourceCountIs('AWS::Events::Rule', 1); // the pass schedule only
     expect(reconciler.eventsQueue).toBeUndefined();

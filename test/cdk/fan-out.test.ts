@@ -41,7 +41,7 @@ describe('fan-out in the construct', () => {
     expect(reconciler.fanOutQueue).toBeDefined();
     template.hasResourceProperties('AWS::SQS::Queue', {
       VisibilityTimeout: 300,
-      RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }),
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
       SqsManagedSseEnabled: true,
     });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

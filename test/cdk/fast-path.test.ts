@@ -47,7 +47,7 @@ describe('fast path (the spec table stream)', () => {
       BatchSize: 100,
       MaximumRetryAttempts: 2,
       MaximumRecordAgeInSeconds: 300,
-      BisectBatchOnFunctionError: false,
+      BisectBatchOnFunctionError: true,
     });
   });
 
