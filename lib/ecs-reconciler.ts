@@ -955,6 +955,12 @@ export class EcsReconciler extends Construct {
       );
     }
     this.eventRules = this.eventsQueue ? this.buildEventRules(this.eventsQueue, settings.scheduleMinutes, this.eventsFastPathQueue) : [];
+    // Messages are hints the function acts on: only the function's role may send them (the
+    // fan-out ticks, the stream's failure records); the event queues take EventBridge's deliveries,
+    // which their Allow statements limit to this construct's rules (the only service principal
+    // allowed there).
+    for (const q of [this.fanOutQueue, this.fanOutDeadLetterQueue, this.fastPathFailureQueue]) if (q) this.acceptMessagesOnlyFromFunction(q, false);
+    for (const q of [this.eventsQueue, this.eventsDeadLetterQueue, this.eventsFastPathQueue]) if (q) this.acceptMessagesOnlyFromFunction(q, true);
     if (props.reserveConcurrency && (this.fastPath || this.eventsFastPathQueue)) {
       // One reserved execution is also the fast paths' ceiling: while a scheduled pass runs, Lambda
       // throttles their invocations (Lambda Developer Guide, "Configuring reserved concurrency").
@@ -1237,6 +1243,30 @@ export class EcsReconciler extends Construct {
     ];
   }
 
+  /**
+   * Denies `sqs:SendMessage` on `queue` to every principal but the function's role (its
+   * `aws:PrincipalArn`, which a session of the role carries as the role's ARN) and, with
+   * `services`, AWS service principals (`aws:PrincipalIsAWSService`), which still need the
+   * queue's own Allow to send (IAM User Guide, "AWS global condition context keys"). An explicit
+   * Deny in the resource policy wins over any identity policy of the account (IAM User Guide,
+   * "Policy evaluation logic"), so no other role or user can put a forged message in the queue.
+   */
+  private acceptMessagesOnlyFromFunction(queue: sqs.Queue, services: boolean): void {
+    queue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: services ? 'SendOnlyByEventBridgeOrTheReconcilerFunction' : 'SendOnlyByTheReconcilerFunction',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sqs:SendMessage'],
+        resources: [queue.queueArn],
+        conditions: {
+          ArnNotEquals: { 'aws:PrincipalArn': this.role.roleArn },
+          ...(services ? { BoolIfExists: { 'aws:PrincipalIsAWSService': 'false' } } : {}),
+        },
+      }),
+    );
+  }
+
   private grantFunctionPermissions(clusterNames: string[], passableRoleArns: string[], ownerId: string, allowAdoption: boolean): void {
     void passableRoleArns;
     for (const statement of ecsReconcilerStatements(Stack.of(this), clusterNames, ownerId, allowAdoption)) this.role.addToPolicy(statement);
@@ -1458,9 +1488,9 @@ const SQS_EVENT_SOURCE_MAX_RECEIVES = 5;
 /** What each dead-letter queue's alarm says (by the queue's construct id). */
 const DEAD_LETTER_ALARM_TEXT: Readonly<Record<string, string>> = {
   EventsDeadLetters:
-    'Events that never reached a pass: a message of the events queue received 5 times, of the events fast-path queue received 5 times, or an event EventBridge could not deliver. The resync still re-reads every service; read the messages (aws sqs receive-message) to see which services were named, then purge them.',
+    'Events that never reached a pass: a message of the events queue received 5 times, of the events fast-path queue received 5 times, or an event EventBridge could not deliver. The resync still re-reads every service; read the messages (aws sqs receive-message) to see which services were named, then purge them (only EventBridge may send into the events queues).',
   FanOutDeadLetters:
-    'A target pass failed 5 times for one tick: the message names the target. Read it (aws sqs receive-message), check the target in the pass summary and logs (role, ECS permissions), then purge it: the next tick sends a new message.',
+    'A target pass failed 5 times for one tick: the message names the target. Read it (aws sqs receive-message), check the target in the pass summary and logs (role, ECS permissions), then purge it: the next tick sends a new message (only the function may send into the fan-out queue).',
   FastPathFailures:
     'The spec table stream fast path discarded a batch after its retries: the message names the shard and sequence numbers. The scheduled pass still reconciles those specs; look in the function logs for the error.',
 };
