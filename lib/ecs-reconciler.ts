@@ -212,6 +212,18 @@ export interface EcsReconcilerProps {
    */
   readonly allowAdoption?: boolean;
   /**
+   * Task definition families the function may register in, and whose revisions it may give an
+   * owned service, besides `<cluster>-*` of each managed cluster (the default family
+   * `<cluster>-<service>`): the families specs name with `family:`, and the live families that
+   * `ecsr import` keeps for adopted services (`family: shop`). Entries are family names, or
+   * prefixes ending in `*`; `['*']` is every family of the account and Region. IAM allows
+   * RegisterTaskDefinition only in these families and only with the owner tag in the request, and
+   * CreateService / UpdateService only with a task definition of these families (`ecs:task-definition`).
+   * @default - `['*']` with `allowAdoption` (an adopted service keeps its own family, whatever
+   *   its name; synth warns `ecs-reconciler:AnyFamilyForAdoption`), otherwise none
+   */
+  readonly allowedFamilies?: readonly string[];
+  /**
    * At most this many deletes per pass (`MAX_DELETES_PER_PASS`), whole number 0-1000.
    * @default 5
    */
@@ -811,8 +823,20 @@ export class EcsReconciler extends Construct {
         }),
       );
     }
-    this.grantFunctionPermissions(clusterNames, [...allowedTaskRoleArns, ...allowedExecutionRoleArns], settings.ownerId, settings.allowAdoption);
-    this.grantTableAndPassRole([...allowedTaskRoleArns, ...allowedExecutionRoleArns], clusterNames);
+    const families = props.allowedFamilies ? [...props.allowedFamilies] : defaultFamilies(settings.allowAdoption);
+    if (!props.allowedFamilies && settings.allowAdoption) {
+      Annotations.of(this).addWarningV2(
+        'ecs-reconciler:AnyFamilyForAdoption',
+        'allowAdoption without allowedFamilies lets the function register task definitions (with the owner tag) in every family of the account and give owned services their revisions, because an adopted service keeps its live family. List the families of the services you adopt and those specs name (allowedFamilies, -c families=shop,billing-*) to narrow it; <cluster>-* is always allowed.',
+      );
+    }
+    for (const f of families) {
+      if (!/^([A-Za-z0-9_-]{1,255}\*?|\*)$/.test(f) && !isToken(f)) {
+        throw new EcsReconcilerPropsError([`Family "${f}" in \`allowedFamilies\` is not a task definition family: use letters, digits, hyphens and underscores, optionally ending in * (a prefix), or * alone.`]);
+      }
+    }
+    this.grantFunctionPermissions(clusterNames, settings.ownerId, settings.allowAdoption, families);
+    this.grantTableAndPassRole([...allowedTaskRoleArns, ...allowedExecutionRoleArns], clusterNames, families);
 
     // --- Schedule ---------------------------------------------------------------------------
     this.rule = new events.Rule(this, 'Schedule', {
@@ -1195,8 +1219,9 @@ export class EcsReconciler extends Construct {
    * - ListServices and ListTasks only with `ecs:cluster` = a managed cluster; DescribeServices and
    *   DescribeTasks on the managed clusters' services and tasks; DescribeTaskDefinition on "*"
    *   (ECS supports no resource-level permission for it);
-   * - RegisterTaskDefinition only for families `<managed cluster>-*`, only with the owner tag in the
-   *   request (`aws:RequestTag/ecs-reconciler:owner`);
+   * - RegisterTaskDefinition only for families `<managed cluster>-*` and `allowedFamilies`, only
+   *   with the owner tag in the request (`aws:RequestTag/ecs-reconciler:owner`); CreateService and
+   *   UpdateService only with a task definition of those families (`ecs:task-definition`);
    * - CreateService only with the owner tag in the request; TagResource during creation
    *   (`ecs:CreateAction`) of services and task definitions;
    * - UpdateService, DeleteService, TagResource and UntagResource only on services whose owner tag
@@ -1267,18 +1292,17 @@ export class EcsReconciler extends Construct {
     );
   }
 
-  private grantFunctionPermissions(clusterNames: string[], passableRoleArns: string[], ownerId: string, allowAdoption: boolean): void {
-    void passableRoleArns;
-    for (const statement of ecsReconcilerStatements(Stack.of(this), clusterNames, ownerId, allowAdoption)) this.role.addToPolicy(statement);
+  private grantFunctionPermissions(clusterNames: string[], ownerId: string, allowAdoption: boolean, families: readonly string[]): void {
+    for (const statement of ecsReconcilerStatements(Stack.of(this), clusterNames, ownerId, allowAdoption, families)) this.role.addToPolicy(statement);
   }
 
   /** `iam:PassRole`, the spec table, and the cdk-nag acknowledgements of the function policy's wildcards. */
-  private grantTableAndPassRole(passableRoleArns: string[], clusterNames: string[]): void {
+  private grantTableAndPassRole(passableRoleArns: string[], clusterNames: string[], families: readonly string[]): void {
     const stack = Stack.of(this);
     const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
     const serviceArns = clusterNames.map((c) => ecsArn('service', `${c}/*`));
     const taskArns = clusterNames.map((c) => ecsArn('task', `${c}/*`));
-    const familyArns = clusterNames.map((c) => ecsArn('task-definition', `${c}-*:*`));
+    const familyArns = taskDefinitionFamilyArns(stack, clusterNames, families);
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'PassAllowListedRolesToEcsTasks',
@@ -1332,7 +1356,7 @@ export class EcsReconciler extends Construct {
     for (const arn of familyArns) {
       ack(
         `Resource::${nagResource(stack.resolve(arn))}`,
-        'Task definition families are <cluster>-<service>, services come from specs at run time: registration is limited to the managed clusters\' family prefix and needs the owner tag in the request.',
+        'Task definition families are <cluster>-<service> (or allowedFamilies: explicit and adopted families), services come from specs at run time: registration is limited to those families and needs the owner tag in the request; services may be given only their revisions (ecs:task-definition).',
       );
     }
   }
@@ -1818,6 +1842,25 @@ export function cdkEventPattern(pattern: EventPattern): events.EventPattern {
 }
 
 /**
+ * The families the function may register in when `allowedFamilies` is not given: every family
+ * with `allowAdoption` (an adopted service keeps its live family), none beyond `<cluster>-*`
+ * without.
+ */
+export function defaultFamilies(allowAdoption: boolean): string[] {
+  return allowAdoption ? ['*'] : [];
+}
+
+/**
+ * `task-definition/<family>:*` ARNs (every revision) of `<cluster>-*` for each cluster and of each
+ * entry of `families` (a name, a prefix ending in `*`, or `*`), in the stack's account and Region.
+ */
+export function taskDefinitionFamilyArns(stack: Stack, clusterNames: readonly string[], families: readonly string[]): string[] {
+  const ecsArn = (resourceName: string) => stack.formatArn({ service: 'ecs', resource: 'task-definition', resourceName });
+  if (families.includes('*')) return [ecsArn('*:*')];
+  return [...clusterNames.map((c) => ecsArn(`${c}-*:*`)), ...families.map((f) => ecsArn(`${f}:*`))];
+}
+
+/**
  * The ECS statements of the reconciler's least-privilege policy: the function's own role and every
  * `ReconcilerTargetRole` carry exactly these (issue 13 part 2), so a target account grants the
  * reconciler nothing more than its own account does. See `EcsReconciler`'s
@@ -1825,13 +1868,19 @@ export function cdkEventPattern(pattern: EventPattern): events.EventPattern {
  * @param stack the stack whose account and Region the ARNs name.
  * @param clusterNames the managed clusters; `*` for every cluster of the account.
  */
-export function ecsReconcilerStatements(stack: Stack, clusterNames: readonly string[], ownerId: string, allowAdoption: boolean): iam.PolicyStatement[] {
-const statements: iam.PolicyStatement[] = [];
+export function ecsReconcilerStatements(
+  stack: Stack,
+  clusterNames: readonly string[],
+  ownerId: string,
+  allowAdoption: boolean,
+  families: readonly string[] = defaultFamilies(allowAdoption),
+): iam.PolicyStatement[] {
+  const statements: iam.PolicyStatement[] = [];
   const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
   const clusterArns = clusterNames.map((c) => ecsArn('cluster', c));
   const serviceArns = clusterNames.map((c) => ecsArn('service', `${c}/*`));
   const taskArns = clusterNames.map((c) => ecsArn('task', `${c}/*`));
-  const familyArns = clusterNames.map((c) => ecsArn('task-definition', `${c}-*:*`));
+  const familyArns = taskDefinitionFamilyArns(stack, clusterNames, families);
   const ownerTag = `${OWNER_TAG_KEY}`;
   const requestOwner = { [`aws:RequestTag/${ownerTag}`]: ownerId };
   const resourceOwner = { [`aws:ResourceTag/${ownerTag}`]: ownerId };
@@ -1882,12 +1931,24 @@ const statements: iam.PolicyStatement[] = [];
       conditions: { StringEquals: requestOwner },
     }),
   );
+  // The task definitions a service may be given are those of the families the function may
+  // register in (`ecs:task-definition`, the task definition ARN of the request): never a revision
+  // of another family, whoever registered it. UpdateService without a task definition (a scale,
+  // a network change) carries no such key.
   statements.push(
     new iam.PolicyStatement({
       sid: 'EcsCreateServicesWithOwnerTag',
       actions: ['ecs:CreateService'],
       resources: serviceArns,
-      conditions: { StringEquals: requestOwner },
+      conditions: { StringEquals: requestOwner, ArnLike: { 'ecs:task-definition': familyArns } },
+    }),
+  );
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'EcsUpdateOwnedServices',
+      actions: ['ecs:UpdateService'],
+      resources: serviceArns,
+      conditions: { StringEquals: resourceOwner, ArnLikeIfExists: { 'ecs:task-definition': familyArns } },
     }),
   );
   statements.push(
@@ -1901,7 +1962,7 @@ const statements: iam.PolicyStatement[] = [];
   statements.push(
     new iam.PolicyStatement({
       sid: 'EcsWriteOwnedServices',
-      actions: ['ecs:UpdateService', 'ecs:DeleteService', 'ecs:TagResource', 'ecs:UntagResource'],
+      actions: ['ecs:DeleteService', 'ecs:TagResource', 'ecs:UntagResource'],
       resources: serviceArns,
       conditions: { StringEquals: resourceOwner },
     }),

@@ -36,6 +36,11 @@ export interface ReconcilerTargetRoleProps {
   readonly ownerId?: string;
   /** As the reconciler's `allowAdoption`: tag untagged services with the owner tag (default false). */
   readonly allowAdoption?: boolean;
+  /**
+   * As the reconciler's `allowedFamilies`: task definition families besides `<cluster>-*` the
+   * reconciler may register in and run (default: every family with `allowAdoption`, else none).
+   */
+  readonly allowedFamilies?: readonly string[];
   /** Task and execution roles of this account the specs may name (iam:PassRole to ECS tasks only). */
   readonly passableRoles?: ReadonlyArray<string | iam.IRole>;
   /** The role's name (default {@link DEFAULT_TARGET_ROLE_NAME}); the target declaration's `roleArn` names it. */
@@ -64,7 +69,7 @@ export class ReconcilerTargetRole extends Construct {
       description: 'ecs-reconciler target role: the reconciler function of another account converges ECS services here',
       assumedBy: new iam.ArnPrincipal(props.reconcilerRoleArn),
     });
-    for (const statement of ecsReconcilerStatements(stack, clusters, props.ownerId ?? DEFAULT_PLAN_OPTIONS.ownerId, props.allowAdoption ?? false)) {
+    for (const statement of ecsReconcilerStatements(stack, clusters, props.ownerId ?? DEFAULT_PLAN_OPTIONS.ownerId, props.allowAdoption ?? false, props.allowedFamilies)) {
       this.role.addToPolicy(statement);
     }
     const passable = (props.passableRoles ?? []).map((r) => (typeof r === 'string' ? r : r.roleArn));
@@ -78,7 +83,7 @@ export class ReconcilerTargetRole extends Construct {
         }),
       );
     }
-    const statements = ecsReconcilerStatements(stack, clusters, props.ownerId ?? DEFAULT_PLAN_OPTIONS.ownerId, props.allowAdoption ?? false);
+    const statements = ecsReconcilerStatements(stack, clusters, props.ownerId ?? DEFAULT_PLAN_OPTIONS.ownerId, props.allowAdoption ?? false, props.allowedFamilies);
     // One acknowledgement per wildcard finding (never the whole rule), as the function's role has.
     const policy = this.role.node.tryFindChild('DefaultPolicy');
     const wildcards = new Set(

@@ -356,7 +356,7 @@ describe('IAM (least privilege)', () => {
       { case: 'DeleteService on our service', action: 'ecs:DeleteService', resource: 'service/jobs/x', ctx: { [OWNER]: 'team-a' }, is: 'Allow' },
       { case: 'DeleteService on an untagged service', action: 'ecs:DeleteService', resource: 'service/jobs/x', ctx: {}, is: 'ImplicitDeny' },
       { case: 'UpdateService outside the managed clusters', action: 'ecs:UpdateService', resource: 'service/other/api', ctx: { [OWNER]: 'team-a' }, is: 'ImplicitDeny' },
-      { case: 'CreateService with our owner tag', action: 'ecs:CreateService', resource: 'service/web/new', ctx: { [REQ]: 'team-a' }, is: 'Allow' },
+      { case: 'CreateService with our owner tag', action: 'ecs:CreateService', resource: 'service/web/new', ctx: { [REQ]: 'team-a', 'ecs:task-definition': arn('task-definition/web-new:1') }, is: 'Allow' },
       { case: 'CreateService without the owner tag', action: 'ecs:CreateService', resource: 'service/web/new', ctx: {}, is: 'ImplicitDeny' },
       { case: 'tag at creation', action: 'ecs:TagResource', resource: 'service/web/new', ctx: { 'ecs:CreateAction': 'CreateService', [REQ]: 'team-a' }, is: 'Allow' },
       { case: 'spec tags on our service', action: 'ecs:TagResource', resource: 'service/web/api', ctx: { [OWNER]: 'team-a', 'aws:TagKeys': ['team'] }, is: 'Allow' },
