@@ -42,6 +42,13 @@ const RULES: { case: string; files: string[]; forbidden: RegExp }[] = [
     files: ['lambda/handler.ts', 'lambda/config.ts', ...filesUnder('lambda/adapters')],
     forbidden: /^lib(\/|$)|^local(\/|$)|^aws-cdk-lib|^constructs$|^bin(\/|$)/,
   },
+  {
+    // The simulator is the oracle: an ECS of its own, so it must not share the reconciler's idea
+    // of what a field means (shared limits and helpers such as ecs-limits and dict are fine).
+    case: 'simulator -> vocabulary, spec or canonical task definition',
+    files: filesUnder('local/sim'),
+    forbidden: /^lambda\/core\/(vocab(\/|$)|spec(-yaml)?$|taskdef$|canonical-json$|planner$|plan-service$)/,
+  },
 ];
 
 describe('architecture', () => {
