@@ -8,8 +8,9 @@
  * how services made with Terraform, Copilot, CDK or the console come under the reconciler.
  *
  * A service the spec cannot reproduce (a field it cannot express, a difference the planner would
- * still see) is not imported: its problems are printed, each naming the live field, the others
- * are imported, and the exit code is 1.
+ * still see), or whose owner tag names another reconciler, is not imported: its problems are
+ * printed, each naming the live field (the other owner's name for an owned one), the others are
+ * imported, and the exit code is 1.
  */
 import { Command, Option } from 'commander';
 import { DescribeServicesCommand, DescribeTaskDefinitionCommand, paginateListServices, type ECSClient, type Service } from '@aws-sdk/client-ecs';
@@ -19,6 +20,7 @@ import { nameFromArn, toObservedService } from '../../lambda/adapters/ecs-observ
 import { loadConfig, ENV } from '../../lambda/config';
 import { canonicalJson } from '../../lambda/core/canonical-json';
 import { importService, type ImportResult } from '../../lambda/core/import-spec';
+import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import { specToItem, STATUS_ATTRIBUTE } from '../../lambda/core/spec';
 import { serviceId, type ServiceKey } from '../../lambda/core/types';
 import { CliError } from './support/errors';
@@ -157,7 +159,11 @@ export function importCommand(): Command {
       const failed = results.filter((r): r is Extract<ImportResult, { ok: false }> => !r.ok);
       process.stdout.write(opts.output === 'json' ? `${JSON.stringify(imported.map((r) => r.item), null, 2)}\n` : importYaml(imported));
       for (const r of failed) {
-        process.stderr.write(`ecsr import: ${serviceId(r.key)} cannot be imported exactly; nothing was written for it:\n`);
+        process.stderr.write(
+          r.ownedBy !== undefined
+            ? `ecsr import: ${serviceId(r.key)} is owned by another reconciler (${OWNER_TAG_KEY}=${r.ownedBy}); nothing was written for it:\n`
+            : `ecsr import: ${serviceId(r.key)} cannot be imported exactly; nothing was written for it:\n`,
+        );
         for (const p of r.problems) process.stderr.write(`  ${p.path}: ${p.message}\n`);
       }
       if (opts.apply && table) {

@@ -34,7 +34,13 @@ export interface ImportProblem {
 
 export type ImportResult =
   | { readonly ok: true; readonly key: ServiceKey; readonly spec: ServiceSpec; readonly item: Record<string, unknown> }
-  | { readonly ok: false; readonly key: ServiceKey; readonly problems: readonly ImportProblem[] };
+  | {
+      readonly ok: false;
+      readonly key: ServiceKey;
+      readonly problems: readonly ImportProblem[];
+      /** The owner tag's value when another reconciler owns the service (then nothing else is checked). */
+      readonly ownedBy?: string;
+    };
 
 export interface ImportInput {
   readonly key: ServiceKey;
@@ -96,10 +102,28 @@ const nonEmpty = (v: unknown): boolean => prune(v) !== undefined;
 
 /**
  * The spec item that reproduces the live service and task definition (see the module doc), or
- * every problem that keeps it from doing so. Never throws.
+ * every problem that keeps it from doing so. A service whose owner tag names another reconciler
+ * is refused first (`ownedBy`): the pass never lets `adopt: true` take it (`OwnedByAnother`).
+ * Never throws.
  */
 export function importService(input: ImportInput): ImportResult {
   const { key } = input;
+  const owner = own(input.observed.tags, OWNER_TAG_KEY);
+  if (owner !== undefined && owner !== input.ownerId) {
+    return {
+      ok: false,
+      key,
+      ownedBy: owner,
+      problems: [
+        {
+          path: `service.tags.${OWNER_TAG_KEY}`,
+          message:
+            `is ${owner}: the service is owned by another reconciler (this one is ${input.ownerId}), and adoption never takes a ` +
+            `service from another owner; import it with that reconciler (its OWNER_ID), or change the tag by hand if that reconciler is gone`,
+        },
+      ],
+    };
+  }
   const problems: ImportProblem[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
   const item: Record<string, unknown> = Object.create(null) as Record<string, unknown>;

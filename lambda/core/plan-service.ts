@@ -305,13 +305,29 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   const wantDep = desired.deploymentConfiguration;
   const liveMin = liveDep?.minimumHealthyPercent ?? ECS_SERVICE_DEFAULTS.minimumHealthyPercent;
   const liveMax = liveDep?.maximumPercent ?? ECS_SERVICE_DEFAULTS.maximumPercent;
+  // The circuit breaker and deployment alarms exist only under ECS's own (rolling update)
+  // deployment controller (Amazon ECS API Reference, DeploymentCircuitBreaker: "can only be used
+  // for services using the rolling update (ECS) deployment type"; DeploymentAlarms: "only ... when
+  // the DeploymentController is set to ECS"): for a CODE_DEPLOY or EXTERNAL service they are never
+  // sent. The breaker is not compared there (the reconciler's default breaker does not apply);
+  // alarms a spec asks for are reported as not sendable.
+  const controller = live.deploymentController?.type ?? 'ECS';
+  const rolling = controller === 'ECS';
   const liveBreaker = liveDep?.deploymentCircuitBreaker ?? ECS_SERVICE_DEFAULTS.deploymentCircuitBreaker;
-  const liveAlarms = alarmsText(liveDep?.alarms);
-  const wantAlarms = texts.alarms;
+  const liveAlarms = rolling ? alarmsText(liveDep?.alarms) : NONE;
+  const wantAlarms = rolling ? texts.alarms : NONE;
+  if (!rolling && texts.alarms !== NONE) {
+    (unsendable ??= []).push({
+      field: 'deploymentConfiguration.alarms',
+      from: alarmsText(liveDep?.alarms),
+      to: texts.alarms,
+      why: `the service uses the ${controller} deployment controller, and ECS uses deployment alarms only under the ECS deployment controller`,
+    });
+  }
   if (
     liveMin !== wantDep.minimumHealthyPercent ||
     liveMax !== wantDep.maximumPercent ||
-    !sameBreaker(liveBreaker, wantDep.deploymentCircuitBreaker) ||
+    (rolling && !sameBreaker(liveBreaker, wantDep.deploymentCircuitBreaker)) ||
     liveAlarms !== wantAlarms
   ) {
     const depChanges: FieldChange[] = [];
@@ -326,7 +342,7 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
       depChanges.push({ field: 'deploymentConfiguration.maximumPercent', from: String(liveMax), to: String(wantDep.maximumPercent) });
     }
     const liveBreakerText = breakerText(liveBreaker);
-    if (liveBreakerText !== texts.breaker) {
+    if (rolling && liveBreakerText !== texts.breaker) {
       depChanges.push({
         field: 'deploymentConfiguration.deploymentCircuitBreaker',
         from: liveBreakerText,
@@ -338,14 +354,16 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
     }
     if (depChanges.length > 0) {
       (changes ??= []).push(...depChanges);
-      (input ??= {}).deploymentConfiguration = {
-        ...wantDep,
-        deploymentCircuitBreaker: { ...wantDep.deploymentCircuitBreaker },
-        // UpdateService replaces the whole object: alarms removed from the spec are switched off.
-        ...(wantDep.alarms || live.deploymentConfiguration?.alarms
-          ? { alarms: wantDep.alarms ? { ...wantDep.alarms, alarmNames: [...wantDep.alarms.alarmNames] } : NO_ALARMS }
-          : {}),
-      };
+      (input ??= {}).deploymentConfiguration = rolling
+        ? {
+            ...wantDep,
+            deploymentCircuitBreaker: { ...wantDep.deploymentCircuitBreaker },
+            // UpdateService replaces the whole object: alarms removed from the spec are switched off.
+            ...(wantDep.alarms || live.deploymentConfiguration?.alarms
+              ? { alarms: wantDep.alarms ? { ...wantDep.alarms, alarmNames: [...wantDep.alarms.alarmNames] } : NO_ALARMS }
+              : {}),
+          }
+        : { minimumHealthyPercent: wantDep.minimumHealthyPercent, maximumPercent: wantDep.maximumPercent };
     }
   }
 

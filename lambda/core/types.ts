@@ -639,7 +639,9 @@ export interface UpdateServiceInput {
   desiredCount?: number;
   capacityProviderStrategy?: CreateServiceInput['capacityProviderStrategy'];
   networkConfiguration?: CreateServiceInput['networkConfiguration'];
-  deploymentConfiguration?: CreateServiceInput['deploymentConfiguration'];
+  /** Without the circuit breaker for a service of the CODE_DEPLOY controller (ECS has it for ECS only). */
+  deploymentConfiguration?: Omit<CreateServiceInput['deploymentConfiguration'], 'deploymentCircuitBreaker'> &
+    Partial<Pick<CreateServiceInput['deploymentConfiguration'], 'deploymentCircuitBreaker'>>;
   loadBalancers?: CreateServiceInput['loadBalancers'];
   platformVersion?: string;
   healthCheckGracePeriodSeconds?: number;

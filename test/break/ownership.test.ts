@@ -4,8 +4,10 @@
  * autoscaling out of band, deleting while DRAINING, re-creating after a prune.
  */
 import { describe, expect, it } from 'vitest';
+import { CreateServiceCommand, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { Reason } from '../../lambda/core/status';
-import { aSpecItem, handMadeService, useSimHarness } from './support';
+import { recordCalls } from '../runtime/support';
+import { aSpecItem, handMadeService, personEcs, useSimHarness } from './support';
 
 const WEB = { cluster: 'apps', service: 'web' };
 const OLD = { cluster: 'apps', service: 'old' };
@@ -216,5 +218,70 @@ describe('ownership and lifecycle under attack', () => {
     expect(tokens[1]).not.toBe(tokens[0]);
     expect(String(tokens[1])).toMatch(/^[!-~]{1,36}$/);
     expect((await h.describe('apps', 'web'))?.status).toBe('ACTIVE');
+  });
+
+  it('adopting a CODE_DEPLOY service sends no circuit breaker and no deployment alarms (ECS has them for the ECS controller only)', async () => {
+    // Prepare: a blue/green service made by hand (no breaker), and a spec that adopts it with the
+    // reconciler's default breaker and a deployment alarm.
+    const tg = 'arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/web/0123456789abcdef';
+    const ecs = personEcs(h);
+    try {
+      const td = await ecs.send(
+        new RegisterTaskDefinitionCommand({
+          family: 'hand-web',
+          networkMode: 'awsvpc',
+          requiresCompatibilities: ['FARGATE'],
+          cpu: '256',
+          memory: '512',
+          containerDefinitions: [{ name: 'web', image: 'public.ecr.aws/nginx/nginx:1.27', essential: true, portMappings: [{ containerPort: 80 }] }],
+        }),
+      );
+      await ecs.send(
+        new CreateServiceCommand({
+          cluster: 'apps',
+          serviceName: 'web',
+          taskDefinition: td.taskDefinition?.taskDefinitionArn,
+          desiredCount: 1,
+          launchType: 'FARGATE',
+          deploymentController: { type: 'CODE_DEPLOY' },
+          loadBalancers: [{ targetGroupArn: tg, containerName: 'web', containerPort: 80 }],
+          networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-0123456789abcdef0'], securityGroups: ['sg-0123456789abcdef0'] } },
+        }),
+      );
+    } finally {
+      ecs.destroy();
+    }
+    await h.putSpec(
+      aSpecItem({
+        adopt: true,
+        desiredCount: 3,
+        launchType: 'FARGATE',
+        loadBalancer: { targetGroupArn: tg, containerPort: 80 },
+        deployment: { alarms: { alarmNames: ['web-5xx'], enable: true, rollback: true } },
+      }),
+    );
+    const sent = recordCalls(h.runtime.ecs);
+
+    // Act
+    const adopt = await h.pass('adopt');
+    h.sim.advance(60);
+    const after = await h.pass('after');
+
+    // Assess: the count is corrected; no UpdateService carried a breaker or alarms; the alarms the
+    // spec asks for are named as not updatable under this controller, the breaker is not.
+    expect(adopt.actions.filter((a) => a.type === 'UpdateService').map((a) => a.outcome)).toEqual(['applied']);
+    const updates = sent.calls.filter((c) => c.action === 'UpdateService').map((c) => c.input as { deploymentConfiguration?: Record<string, unknown> });
+    expect(updates.length).toBeGreaterThan(0);
+    for (const u of updates) {
+      expect(u.deploymentConfiguration?.deploymentCircuitBreaker).toBeUndefined();
+      expect(u.deploymentConfiguration?.alarms).toBeUndefined();
+    }
+    const live = await h.describe('apps', 'web');
+    expect(live?.desiredCount).toBe(3);
+    expect(live?.deploymentConfiguration?.deploymentCircuitBreaker).toEqual({ enable: false, rollback: false });
+    expect(after.actions.filter((a) => a.type === 'UpdateService')).toEqual([]);
+    const messages = ((await h.status(WEB))?.conditions ?? []).map((c) => c.message).join('\n');
+    expect(messages).toMatch(/CODE_DEPLOY deployment controller, and ECS uses deployment alarms only under the ECS deployment controller: .*deploymentConfiguration\.alarms/);
+    expect(messages).not.toMatch(/deploymentCircuitBreaker/);
   });
 });

@@ -148,6 +148,43 @@ describe('ecsr import against the ECS simulator', () => {
     expect(await c.items()).toEqual([]);
   });
 
+  it('refuses a service another reconciler owns, naming that owner, exit 1, and writes nothing for it', async () => {
+    // Prepare: two live services, one tagged by another reconciler.
+    const c = await harness.aCase();
+    const [k] = cases;
+    const ecs = new ECSClient(stack.ecsClientConfig);
+    try {
+      const td = await ecs.send(new RegisterTaskDefinitionCommand(structuredClone(k.register)));
+      const theirs = k.createService(c.cluster, 'theirs', NETWORK);
+      await ecs.send(
+        new CreateServiceCommand({
+          ...theirs,
+          taskDefinition: td.taskDefinition?.taskDefinitionArn,
+          tags: [...(theirs.tags ?? []), { key: OWNER_TAG_KEY, value: 'team-b-reconciler' }],
+        }),
+      );
+    } finally {
+      ecs.destroy();
+    }
+    await live(c, k, 'free');
+
+    // Act
+    const r = await ecsr(['import', '--all', c.cluster, '--apply'], { env: c.env });
+    const pass = await c.pass();
+
+    // Assess: the free one is imported, the owned one is refused with its owner's name.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `ecsr import: ${c.cluster}/theirs is owned by another reconciler (${OWNER_TAG_KEY}=team-b-reconciler); nothing was written for it:\n` +
+        `  service.tags.${OWNER_TAG_KEY}: is team-b-reconciler: the service is owned by another reconciler (this one is ecs-reconciler)`,
+    );
+    expect(r.stderr).toMatch(/\necsr import: 1 of 2 services could not be imported \(see above\)\.\n$/);
+    expect(r.stdout).not.toContain('service: theirs');
+    expect(await c.item('theirs')).toBeUndefined();
+    expect(await c.item('free')).toMatchObject({ service: 'free', adopt: true });
+    expect(pass.actions.filter((a) => a.service === 'theirs')).toEqual([]);
+  });
+
   it('names a cluster ECS does not have in one sentence, for a named service and for --all', async () => {
     // Prepare
     const c = await harness.aCase();
