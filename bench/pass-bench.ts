@@ -61,7 +61,7 @@ export const EDIT_LEAD_SECONDS = 30;
 export const DEFAULT_MAX_FOLLOW_PASSES = 2;
 /** Passes to settle the fleet between modes, at most (the hand edits left are undone first). */
 const MAX_SETTLE_PASSES = 2;
-/** Peak RSS limit of issue 12's targets (MiB) by fleet size: the function's memory the construct gives that size (256 up to 5,000, 512 up to 20,000). */
+/** Peak RSS limit (MiB) by fleet size: the function's memory the construct gives that size (`lib/function-memory.ts`; 80% of it is the headroom target). */
 export function rssLimitMiB(services: number): number {
   return memoryForFleet(services);
 }

@@ -146,7 +146,7 @@ describe('function', () => {
       ReservedConcurrentExecutions: Match.absent(),
       TracingConfig: { Mode: 'Active' },
       Timeout: 50,
-      MemorySize: 256,
+      MemorySize: 384,
       LoggingConfig: { LogGroup: Match.anyValue() },
     });
   });
@@ -204,7 +204,7 @@ describe('function', () => {
       [ENV.allowedTaskRoleArns]: ACCOUNT_ROLE,
       [ENV.allowedImageRegistries]: 'public.ecr.aws,123456789012.dkr.ecr.eu-west-1.amazonaws.com',
       [ENV.metricsNamespace]: 'Team/Reconciler',
-      NODE_OPTIONS: '--enable-source-maps --max-old-space-size=128',
+      NODE_OPTIONS: '--enable-source-maps --max-old-space-size=192',
     });
     expect(text[ENV.specsTable]).toMatch(/^\$\{ReconcilerSpecs[0-9A-F]+\}$/);
     expect(text[ENV.defaultExecutionRoleArn]).toMatch(/^\$\{ReconcilerTaskExecutionRole[0-9A-F]+\.Arn\}$/);

@@ -217,13 +217,15 @@ describe('execution role (part 6)', () => {
   });
 });
 
-describe('function memory by fleet size (issue 12: peak RSS at most 256 MB at 5,000 services, 512 MB at 20,000)', () => {
+describe('function memory by fleet size (peak RSS under 80% of the function memory at the largest fleet of each row)', () => {
   it.each([
-    { fleetSize: undefined, memory: 256, heap: 128 },
-    { fleetSize: 5_000, memory: 256, heap: 128 },
-    { fleetSize: 5_001, memory: 512, heap: 256 },
-    { fleetSize: 20_000, memory: 512, heap: 256 },
-    { fleetSize: 50_000, memory: 1024, heap: 512 },
+    { fleetSize: undefined, memory: 384, heap: 192 },
+    { fleetSize: 2_000, memory: 256, heap: 128 },
+    { fleetSize: 2_001, memory: 384, heap: 192 },
+    { fleetSize: 5_000, memory: 384, heap: 192 },
+    { fleetSize: 5_001, memory: 768, heap: 384 },
+    { fleetSize: 20_000, memory: 768, heap: 384 },
+    { fleetSize: 50_000, memory: 1536, heap: 768 },
   ])('fleetSize $fleetSize: $memory MiB, V8 heap limit $heap MiB', ({ fleetSize, memory, heap }) => {
     const { template } = build(fleetSize === undefined ? {} : { fleetSize });
     expect(fnProps(template)).toMatchObject({ MemorySize: memory });
@@ -231,9 +233,9 @@ describe('function memory by fleet size (issue 12: peak RSS at most 256 MB at 5,
   });
 
   it('an explicit memorySize wins over fleetSize, and the heap limit follows it', () => {
-    const { template } = build({ fleetSize: 20_000, memorySize: 768 });
-    expect(fnProps(template)).toMatchObject({ MemorySize: 768 });
-    expect(fnEnv(template).NODE_OPTIONS).toBe('--enable-source-maps --max-old-space-size=384');
+    const { template } = build({ fleetSize: 20_000, memorySize: 640 });
+    expect(fnProps(template)).toMatchObject({ MemorySize: 640 });
+    expect(fnEnv(template).NODE_OPTIONS).toBe('--enable-source-maps --max-old-space-size=320');
   });
 
   it('the table the construct uses is the one docs/deploy.md prints', () => {
