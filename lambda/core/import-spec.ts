@@ -22,7 +22,7 @@ import { formatSpecError, parseSpecItem, specToItem } from './spec';
 import { diffTaskDefinitions, renderTaskDefinition, SERVER_ONLY_TASK_DEFINITION_FIELDS } from './taskdef';
 import type { ObservedService, ServiceKey, ServiceSpec, TaskDefinition } from './types';
 import { type Node, type Unexpressible, canonicalOf, deepEqual, importOf, isRecord, list, prune } from './vocab/decl';
-import { CAPACITY_PROVIDER_STRATEGY_ITEM, LOAD_BALANCER, SERVICE_FIELDS, SERVICE_FIELD_NAMES, type ServiceFieldDecl } from './vocab/service';
+import { CAPACITY_PROVIDER_STRATEGY_ITEM, DEPLOYMENT_CONFIGURATION_NEVER_SET, LOAD_BALANCER, SERVICE_FIELDS, SERVICE_FIELD_NAMES, type ServiceFieldDecl } from './vocab/service';
 import { TASK_DEFINITION } from './vocab/task';
 
 /** One reason a service cannot be imported: the live field and what is wrong. */
@@ -236,7 +236,7 @@ function importServiceFields(raw: Record<string, unknown>, observed: ObservedSer
   const dcRaw = isRecord(raw.deploymentConfiguration) ? raw.deploymentConfiguration : {};
   for (const [field, value] of Object.entries(dcRaw)) {
     if (['minimumHealthyPercent', 'maximumPercent', 'deploymentCircuitBreaker', 'alarms'].includes(field)) continue;
-    if (field === 'strategy' && (value === 'ROLLING' || value === undefined)) continue;
+    if (Object.hasOwn(DEPLOYMENT_CONFIGURATION_NEVER_SET, field) && (value === undefined || value === own(DEPLOYMENT_CONFIGURATION_NEVER_SET, field))) continue;
     if (nonEmpty(value)) problem(`service.deploymentConfiguration.${field}`, 'is not part of the spec (the reconciler runs rolling deployments)');
   }
   const dc = observed.deploymentConfiguration ?? {};

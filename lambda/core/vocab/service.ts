@@ -117,6 +117,15 @@ export const DEPLOYMENT_ALARMS = obj({
   rollback: { type: bool(), required: true },
 });
 
+/**
+ * What DescribeServices answers inside `deploymentConfiguration` for a service that never set
+ * these fields (docs/ecs-facts.md §13): the rolling strategy, and no bake time. A live value equal
+ * to this is the same as the spec leaving the field out: never a difference, and import writes
+ * nothing for it. Any other value is a deployment the spec cannot describe (blue/green, linear,
+ * canary).
+ */
+export const DEPLOYMENT_CONFIGURATION_NEVER_SET: Readonly<Record<string, unknown>> = { strategy: 'ROLLING', bakeTimeInMinutes: 0 };
+
 /** ECS CapacityProviderStrategyItem on Fargate. */
 export const CAPACITY_PROVIDER_STRATEGY_ITEM = obj({
   capacityProvider: { type: oneOf(['FARGATE', 'FARGATE_SPOT']), required: true },
