@@ -1695,16 +1695,38 @@ function tagsInput(tags: unknown): Tag[] {
   });
 }
 
-/** Defaults: 100 / 200, circuit breaker off (docs/ecs-facts.md §6); an update keeps what it omits. */
+const DEPLOYMENT_STRATEGIES = ['ROLLING', 'BLUE_GREEN', 'LINEAR', 'CANARY'] as const;
+/** Members of the native strategies the simulator keeps as given (it deploys them all rolling). */
+const STRATEGY_MEMBERS = ['lifecycleHooks', 'linearConfiguration', 'canaryConfiguration'] as const;
+
+/**
+ * Defaults: 100 / 200, circuit breaker off (docs/ecs-facts.md §6), strategy ROLLING and bake time
+ * 0 (§13); an update keeps what it omits.
+ */
 function deploymentConfig(given: DeploymentConfiguration | undefined, current: DeploymentConfig | undefined): DeploymentConfig {
+  const strategy = given?.strategy ?? current?.strategy ?? 'ROLLING';
+  if (!(DEPLOYMENT_STRATEGIES as readonly string[]).includes(strategy)) {
+    throw invalidParameter(`Invalid deploymentConfiguration.strategy '${strategy}'. Valid values: ${DEPLOYMENT_STRATEGIES.join(', ')}.`);
+  }
+  const bakeTimeInMinutes = given?.bakeTimeInMinutes ?? current?.bakeTimeInMinutes ?? 0;
+  if (!Number.isInteger(bakeTimeInMinutes) || bakeTimeInMinutes < 0) throw invalidParameter('bakeTimeInMinutes must be a whole number of minutes, 0 or more.');
+  const { enable: _e, rollback: _r, ...breakerRest } = (given?.deploymentCircuitBreaker ?? {}) as Record<string, unknown>;
+  const { enable: _ce, rollback: _cr, ...currentBreakerRest } = current?.deploymentCircuitBreaker ?? {};
   const out: DeploymentConfig = {
     minimumHealthyPercent: given?.minimumHealthyPercent ?? current?.minimumHealthyPercent ?? 100,
     maximumPercent: given?.maximumPercent ?? current?.maximumPercent ?? 200,
     deploymentCircuitBreaker: {
+      ...structuredClone(given?.deploymentCircuitBreaker ? breakerRest : currentBreakerRest),
       enable: given?.deploymentCircuitBreaker?.enable ?? current?.deploymentCircuitBreaker.enable ?? false,
       rollback: given?.deploymentCircuitBreaker?.rollback ?? current?.deploymentCircuitBreaker.rollback ?? false,
     },
+    strategy: strategy as DeploymentConfig['strategy'],
+    bakeTimeInMinutes,
   };
+  for (const member of STRATEGY_MEMBERS) {
+    const value = given?.[member] ?? current?.[member];
+    if (value !== undefined) out[member] = structuredClone(value);
+  }
   const alarms = alarmsOf(given?.alarms, current?.alarms);
   if (alarms) out.alarms = alarms;
   if (!Number.isInteger(out.minimumHealthyPercent) || out.minimumHealthyPercent < 0 || out.minimumHealthyPercent > 100) {

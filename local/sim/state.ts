@@ -200,9 +200,20 @@ export interface SimEvent {
 export interface DeploymentConfig {
   minimumHealthyPercent: number;
   maximumPercent: number;
-  deploymentCircuitBreaker: { enable: boolean; rollback: boolean };
+  /** `enable` and `rollback` drive the scheduler; any other member given is kept and answered. */
+  deploymentCircuitBreaker: { enable: boolean; rollback: boolean; [member: string]: unknown };
   /** CloudWatch alarms that fail a deployment; answered only once set. */
   alarms?: DeploymentAlarms;
+  /** ROLLING unless given; ECS answers it for every service (docs/ecs-facts.md §13). */
+  strategy: 'ROLLING' | 'BLUE_GREEN' | 'LINEAR' | 'CANARY';
+  /** 0 unless given; answered for every service. */
+  bakeTimeInMinutes: number;
+  /**
+   * Members of the native deployment strategies (lifecycleHooks, linearConfiguration,
+   * canaryConfiguration), kept as given and answered back; the scheduler deploys every strategy
+   * as a rolling update.
+   */
+  [member: string]: unknown;
 }
 
 /** Who deploys the service (DeploymentController.type). */

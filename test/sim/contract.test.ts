@@ -272,7 +272,8 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
 
     // Where they differ after CreateService, the simulator follows the API reference:
     // DeploymentConfiguration ("maximumPercent ... default 200", "minimumHealthyPercent ... default
-    // 100"; the circuit breaker comes back filled: docs/ecs-facts.md §6), AwsVpcConfiguration
+    // 100"; the circuit breaker comes back filled: docs/ecs-facts.md §6; strategy ROLLING and
+    // bakeTimeInMinutes 0 as ECS answers them since its native strategies: §13), AwsVpcConfiguration
     // ("assignPublicIp ... The default value is DISABLED"), and CreateService ("platformVersion ...
     // If one isn't specified, the LATEST platform version is used"). moto leaves them out.
     it.each([
@@ -280,7 +281,7 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
         field: 'deploymentConfiguration',
         pick: (s: Record<string, unknown>) => s.deploymentConfiguration,
         expected: {
-          simulator: { minimumHealthyPercent: 100, maximumPercent: 200, deploymentCircuitBreaker: { enable: false, rollback: false } },
+          simulator: { minimumHealthyPercent: 100, maximumPercent: 200, deploymentCircuitBreaker: { enable: false, rollback: false }, strategy: 'ROLLING', bakeTimeInMinutes: 0 },
           moto: undefined,
         },
       },
@@ -317,7 +318,8 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
 
       for (const svc of [out.service, described]) {
         expect(svc?.desiredCount).toBe(3);
-        expect(svc?.deploymentConfiguration).toEqual(deploymentConfiguration);
+        // The simulator also answers strategy and bakeTimeInMinutes, as ECS does (§13).
+        expect(svc?.deploymentConfiguration).toMatchObject(deploymentConfiguration);
         expect(svc?.networkConfiguration).toEqual({
           awsvpcConfiguration: { subnets: [t().subnet], securityGroups: [t().securityGroup], assignPublicIp: 'ENABLED' },
         });

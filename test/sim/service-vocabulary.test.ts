@@ -80,6 +80,30 @@ describe('service vocabulary', () => {
     expect(s.taskSets).toBeUndefined();
   });
 
+  it('answers deploymentConfiguration as ECS does now: strategy ROLLING and bakeTimeInMinutes 0 for a service that never set them', async () => {
+    await prepare();
+    const created = await create();
+    const s = await describeService(ecs, 'c1', 'web');
+    const answered = { deploymentCircuitBreaker: { enable: false, rollback: false }, maximumPercent: 200, minimumHealthyPercent: 100, strategy: 'ROLLING', bakeTimeInMinutes: 0 };
+    expect(s.deploymentConfiguration).toEqual(answered);
+    expect(created.service?.deploymentConfiguration).toEqual(answered);
+    // An update that gives other members keeps them.
+    const updated = await update({ deploymentConfiguration: { minimumHealthyPercent: 50 } });
+    expect(updated.service?.deploymentConfiguration).toEqual({ ...answered, minimumHealthyPercent: 50 });
+  });
+
+  it('answers back the members of the native strategies it is given, and refuses an unknown strategy', async () => {
+    await prepare();
+    const hooks = [{ hookTargetArn: 'arn:aws:lambda:us-east-1:123456789012:function:check', roleArn: 'arn:aws:iam::123456789012:role/hooks', lifecycleStages: ['POST_SCALE_UP'] }];
+    const breaker = { enable: true, rollback: true, thresholdConfiguration: { type: 'COUNT', value: 3 }, resetOnHealthyTask: false };
+    await create({ deploymentConfiguration: { strategy: 'CANARY', bakeTimeInMinutes: 5, canaryConfiguration: { canaryPercent: 10, canaryBakeTimeInMinutes: 5 }, lifecycleHooks: hooks, deploymentCircuitBreaker: breaker } as never });
+    const s = await describeService(ecs, 'c1', 'web');
+    expect(s.deploymentConfiguration).toMatchObject({ strategy: 'CANARY', bakeTimeInMinutes: 5, canaryConfiguration: { canaryPercent: 10, canaryBakeTimeInMinutes: 5 }, lifecycleHooks: hooks, deploymentCircuitBreaker: breaker });
+    const err = await refusal(update({ deploymentConfiguration: { strategy: 'RECREATE' as never } }));
+    expect(err).toBeInstanceOf(InvalidParameterException);
+    expect(err?.message).toBe("Invalid deploymentConfiguration.strategy 'RECREATE'. Valid values: ROLLING, BLUE_GREEN, LINEAR, CANARY.");
+  });
+
   it('stores and describes the fields a real service carries', async () => {
     await prepare();
     // Prepare: the fields a service carries that are answered as given.
