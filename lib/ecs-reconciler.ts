@@ -40,6 +40,7 @@ import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { EVENT_RULES, type EventPattern } from '../lambda/core/events';
 import { PARTITION_KEY, RESERVED_PARTITIONS } from '../lambda/adapters/dynamo-spec-store';
 import { parseTarget } from '../lambda/core/targets';
+import { defaultFamilies, ecsPolicyStatements, taskDefinitionFamilyArns as familyArnsIn, type ArnScope } from '../lambda/core/ecs-policy';
 
 /** Default name of a target account's `ReconcilerTargetRole` (lib/target-role.ts). */
 export const DEFAULT_TARGET_ROLE_NAME = 'ecs-reconciler-target';
@@ -1841,13 +1842,11 @@ export function cdkEventPattern(pattern: EventPattern): events.EventPattern {
   return { ...rest, ...(detailType !== undefined ? { detailType: detailType as string[] } : {}) } as events.EventPattern;
 }
 
-/**
- * The families the function may register in when `allowedFamilies` is not given: every family
- * with `allowAdoption` (an adopted service keeps its live family), none beyond `<cluster>-*`
- * without.
- */
-export function defaultFamilies(allowAdoption: boolean): string[] {
-  return allowAdoption ? ['*'] : [];
+export { defaultFamilies };
+
+/** The ARN scope of `stack` (its partition, Region and account, tokens when not known at synth). */
+export function stackArnScope(stack: Stack): ArnScope {
+  return { partition: stack.partition, region: stack.region, account: stack.account };
 }
 
 /**
@@ -1855,16 +1854,15 @@ export function defaultFamilies(allowAdoption: boolean): string[] {
  * entry of `families` (a name, a prefix ending in `*`, or `*`), in the stack's account and Region.
  */
 export function taskDefinitionFamilyArns(stack: Stack, clusterNames: readonly string[], families: readonly string[]): string[] {
-  const ecsArn = (resourceName: string) => stack.formatArn({ service: 'ecs', resource: 'task-definition', resourceName });
-  if (families.includes('*')) return [ecsArn('*:*')];
-  return [...clusterNames.map((c) => ecsArn(`${c}-*:*`)), ...families.map((f) => ecsArn(`${f}:*`))];
+  return familyArnsIn(stackArnScope(stack), clusterNames, families);
 }
 
 /**
  * The ECS statements of the reconciler's least-privilege policy: the function's own role and every
  * `ReconcilerTargetRole` carry exactly these (issue 13 part 2), so a target account grants the
- * reconciler nothing more than its own account does. See `EcsReconciler`'s
- * `grantFunctionPermissions` for what each statement backs.
+ * reconciler nothing more than its own account does. Written once as IAM JSON in
+ * `ecsPolicyStatements` (lambda/core/ecs-policy.ts, which says what each statement backs), which
+ * the local run's simulator evaluates against every call.
  * @param stack the stack whose account and Region the ARNs name.
  * @param clusterNames the managed clusters; `*` for every cluster of the account.
  */
@@ -1875,125 +1873,5 @@ export function ecsReconcilerStatements(
   allowAdoption: boolean,
   families: readonly string[] = defaultFamilies(allowAdoption),
 ): iam.PolicyStatement[] {
-  const statements: iam.PolicyStatement[] = [];
-  const ecsArn = (resource: string, resourceName: string) => stack.formatArn({ service: 'ecs', resource, resourceName });
-  const clusterArns = clusterNames.map((c) => ecsArn('cluster', c));
-  const serviceArns = clusterNames.map((c) => ecsArn('service', `${c}/*`));
-  const taskArns = clusterNames.map((c) => ecsArn('task', `${c}/*`));
-  const familyArns = taskDefinitionFamilyArns(stack, clusterNames, families);
-  const ownerTag = `${OWNER_TAG_KEY}`;
-  const requestOwner = { [`aws:RequestTag/${ownerTag}`]: ownerId };
-  const resourceOwner = { [`aws:ResourceTag/${ownerTag}`]: ownerId };
-
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsDescribeTaskDefinitions',
-      // No resource-level permissions for DescribeTaskDefinition (Service Authorization Reference).
-      actions: ['ecs:DescribeTaskDefinition'],
-      resources: ['*'],
-    }),
-  );
-  if (clusterNames.length === 0) return statements;
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsListInManagedClusters',
-      // ListServices has no resource type; ListTasks names container instances, which Fargate
-      // tasks have none of: both are scoped by the cluster in the request (ecs:cluster).
-      actions: ['ecs:ListServices', 'ecs:ListTasks'],
-      resources: ['*'],
-      conditions: { ArnEquals: { 'ecs:cluster': clusterArns } },
-    }),
-  );
-  statements.push(
-    new iam.PolicyStatement({ sid: 'EcsDescribeTasks', actions: ['ecs:DescribeTasks'], resources: taskArns }),
-  );
-  statements.push(
-    // Called only when ECS refuses a strategy provider, to name which one the cluster lacks.
-    new iam.PolicyStatement({ sid: 'EcsDescribeManagedClusters', actions: ['ecs:DescribeClusters'], resources: clusterArns }),
-  );
-  statements.push(
-    new iam.PolicyStatement({ sid: 'EcsDescribeServices', actions: ['ecs:DescribeServices'], resources: serviceArns }),
-  );
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsReadDeploymentHistory',
-      // A rollback is read from ECS's deployment history (issue 9): ListServiceDeployments on the
-      // service, DescribeServiceRevisions on the service and its revisions.
-      actions: ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions'],
-      resources: [...serviceArns, ...clusterNames.map((c) => ecsArn('service-revision', `${c}/*`))],
-    }),
-  );
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsRegisterOwnedFamilies',
-      actions: ['ecs:RegisterTaskDefinition'],
-      resources: familyArns,
-      conditions: { StringEquals: requestOwner },
-    }),
-  );
-  // The task definitions a service may be given are those of the families the function may
-  // register in (`ecs:task-definition`, the task definition ARN of the request): never a revision
-  // of another family, whoever registered it. UpdateService without a task definition (a scale,
-  // a network change) carries no such key.
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsCreateServicesWithOwnerTag',
-      actions: ['ecs:CreateService'],
-      resources: serviceArns,
-      conditions: { StringEquals: requestOwner, ArnLike: { 'ecs:task-definition': familyArns } },
-    }),
-  );
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsUpdateOwnedServices',
-      actions: ['ecs:UpdateService'],
-      resources: serviceArns,
-      conditions: { StringEquals: resourceOwner, ArnLikeIfExists: { 'ecs:task-definition': familyArns } },
-    }),
-  );
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsTagWhileCreating',
-      actions: ['ecs:TagResource'],
-      resources: [...serviceArns, ...familyArns],
-      conditions: { StringEquals: { 'ecs:CreateAction': ['CreateService', 'RegisterTaskDefinition'], ...requestOwner } },
-    }),
-  );
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsWriteOwnedServices',
-      actions: ['ecs:DeleteService', 'ecs:TagResource', 'ecs:UntagResource'],
-      resources: serviceArns,
-      conditions: { StringEquals: resourceOwner },
-    }),
-  );
-  if (allowAdoption) {
-    statements.push(
-      new iam.PolicyStatement({
-        sid: 'EcsAdoptUntaggedServices',
-        actions: ['ecs:TagResource'],
-        resources: serviceArns,
-        conditions: { Null: { [`aws:ResourceTag/${ownerTag}`]: 'true' }, StringEquals: requestOwner },
-      }),
-    );
-  }
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsNeverRetagOwner',
-      effect: iam.Effect.DENY,
-      actions: ['ecs:TagResource'],
-      resources: ['*'],
-      conditions: { Null: { [`aws:RequestTag/${ownerTag}`]: 'false' }, StringNotEquals: requestOwner },
-    }),
-  );
-  statements.push(
-    new iam.PolicyStatement({
-      sid: 'EcsNeverUntagOwner',
-      effect: iam.Effect.DENY,
-      actions: ['ecs:UntagResource'],
-      resources: ['*'],
-      conditions: { 'ForAnyValue:StringEquals': { 'aws:TagKeys': [ownerTag] } },
-    }),
-  );
-  return statements;
+  return ecsPolicyStatements(stackArnScope(stack), { clusterNames, ownerId, allowAdoption, families }).map((json) => iam.PolicyStatement.fromJson(json));
 }

@@ -4,13 +4,15 @@
  * `service`, as the CDK construct creates it) and the ECS clusters with the Fargate capacity
  * providers, created through the ECS API like a person would with `aws ecs create-cluster`.
  */
+import { createHash } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateClusterCommand, ECSClient } from '@aws-sdk/client-ecs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambda/adapters/clients';
 import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
 import { createRuntime, type Runtime } from '../lambda/adapters/runtime';
-import { ENV, loadConfig } from '../lambda/config';
+import { ENV, loadConfig, type ReconcilerConfig } from '../lambda/config';
+import { ecsPolicyStatements, type IamStatement } from '../lambda/core/ecs-policy';
 import type { LogPort, MetricsSink } from '../lambda/core/ports';
 import { EVENT_RULES } from '../lambda/core/events';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from './embedded-dynamodb';
@@ -254,8 +256,9 @@ export function createLocalRuntime(
   const config = loadConfig(localReconcilerEnv(opts.table ? { ...stack, table: opts.table } : stack, opts.env));
   const sim = stack.sim;
   return createRuntime(config, {
-    // The reconciler's own credentials: the simulator records its writes as the reconciler role's.
-    ecsClientConfig: { ...stack.ecsClientConfig, credentials: LOCAL_RECONCILER_CREDENTIALS },
+    // The reconciler's own credentials, under the construct's IAM for this configuration: the
+    // simulator records its writes as the reconciler role's and refuses what that policy refuses.
+    ecsClientConfig: { ...stack.ecsClientConfig, credentials: localReconcilerCredentials(sim, reconcilerPolicy(config, sim)) },
     ...(stack.events ? { sqsClientConfig: { endpoint: stack.events.sqs.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS } } : {}),
     doc: stack.doc,
     metrics: opts.metrics,
@@ -264,6 +267,36 @@ export function createLocalRuntime(
     monotonicMs: () => performance.now(),
     limiterTime: { nowMs: () => sim.clock.nowMs(), sleep: async (ms) => void sim.clock.advance(ms / 1000) },
   });
+}
+
+/**
+ * The ECS policy the construct gives the reconciler's role for `config` (`ecsPolicyStatements`):
+ * its managed clusters (every cluster when it names none, as a `ReconcilerTargetRole` without
+ * clusters), its owner id, and adoption with the families it implies (every family with
+ * `ALLOW_ADOPTION`, which is on unless set false, else `<cluster>-*` only).
+ */
+export function reconcilerPolicy(config: ReconcilerConfig, sim: Pick<Simulator, 'region' | 'accountId'>): IamStatement[] {
+  const clusters = config.plan.managedClusters;
+  return ecsPolicyStatements(
+    { partition: 'aws', region: sim.region, account: sim.accountId },
+    { clusterNames: clusters.length > 0 ? clusters : ['*'], ownerId: config.plan.ownerId, allowAdoption: config.plan.allowAdoption ?? true },
+  );
+}
+
+/**
+ * Credentials of the reconciler's role under `policy`: an access key of its own per policy (so that
+ * runtimes of different configurations on one simulator keep their own), the caller being the role
+ * {@link LOCAL_RECONCILER_ROLE_NAME} as with {@link LOCAL_RECONCILER_CREDENTIALS}.
+ */
+export function localReconcilerCredentials(sim: Simulator, policy: readonly IamStatement[]): { accessKeyId: string; secretAccessKey: string } {
+  const accessKeyId = `${LOCAL_RECONCILER_CREDENTIALS.accessKeyId}${createHash('sha256').update(JSON.stringify(policy)).digest('hex').slice(0, 12).toUpperCase()}`;
+  sim.setCaller(accessKeyId, {
+    identity: assumedRoleIdentity(sim.accountId, LOCAL_RECONCILER_ROLE_NAME, 'ecsr-local', accessKeyId, sim.clock.now()),
+    userAgent: 'ecs-reconciler (aws-sdk-js)',
+    sourceIPAddress: '127.0.0.1',
+    policy,
+  });
+  return { accessKeyId, secretAccessKey: LOCAL_RECONCILER_CREDENTIALS.secretAccessKey };
 }
 
 /** Creates another specs table on the stack's dynalite (tests use one per case). */

@@ -175,6 +175,8 @@ export interface CallRecord {
   readonly injected?: boolean;
   /** The request's key fields (cluster, service, taskDefinition, desiredCount, ...). */
   readonly request: Record<string, unknown>;
+  /** Who called (the identity's ARN), for calls that came with a caller (every HTTP call). */
+  readonly caller?: string;
 }
 
 export interface CallFilter {

@@ -69,6 +69,8 @@ import {
 import { buildTaskDefinition } from './task-definitions';
 import { SimEventBus, assumedRoleIdentity, iamUserIdentity, isDeliveredApiCall, type Caller } from './events';
 import { own } from '../../lambda/core/dict';
+import { ecsAuthorizations, type AuthorizationView } from './authorization';
+import { accessDeniedMessage, evaluatePolicy } from './iam';
 
 export interface SimulatedEcsOptions {
   /** Virtual seconds per real second; undefined (default) means a manual clock. */
@@ -208,6 +210,7 @@ export class SimulatedEcs {
     this.clock.runDue();
     const at = this.clock.now();
     const request = keyFields(input);
+    const who = caller ? { caller: caller.identity.arn } : {};
     let injected = false;
     try {
       const handler = own(this.handlers, action);
@@ -215,6 +218,9 @@ export class SimulatedEcs {
       if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
         throw new EcsApiError('SerializationException', 'Start of structure or map found where not expected.');
       }
+      // IAM before anything else: AWS refuses an unauthorized call whatever it names.
+      const denied = this.authorize(action, (input ?? {}) as Record<string, unknown>, caller);
+      if (denied) throw denied;
       const fault = this.faultInjector.check(action, input);
       if (fault) {
         injected = true;
@@ -222,7 +228,7 @@ export class SimulatedEcs {
       }
       if (!this.throttle.take(action, at.getTime())) throw throttled();
       const out = handler((input ?? {}) as Record<string, unknown>);
-      this.log.record({ action, at, outcome: 'ok', request });
+      this.log.record({ action, at, outcome: 'ok', request, ...who });
       if (isDeliveredApiCall(action)) this.events.apiCall(at.getTime(), action, caller ?? this.callerOf(undefined), input ?? {}, { response: out });
       return out;
     } catch (e) {
@@ -230,13 +236,46 @@ export class SimulatedEcs {
         e instanceof EcsApiError
           ? e
           : new EcsApiError('ServerException', `The simulator failed: ${e instanceof Error ? e.message : String(e)}`);
-      this.log.record({ action, at, outcome: err.type, request, ...(injected ? { injected: true } : {}) });
+      this.log.record({ action, at, outcome: err.type, request, ...(injected ? { injected: true } : {}), ...who });
       // CloudTrail records a failed call too, with its error (nothing changed).
       if (own(this.handlers, action) && isDeliveredApiCall(action)) {
         this.events.apiCall(at.getTime(), action, caller ?? this.callerOf(undefined), input ?? {}, { errorCode: err.type, errorMessage: err.message });
       }
       throw err;
     }
+  }
+
+  /**
+   * The AccessDeniedException AWS would answer `caller` for this call under its policy
+   * (`Caller.policy`), or undefined when the call is allowed or the caller has no policy.
+   */
+  private authorize(action: string, input: Record<string, unknown>, caller: Caller | undefined): EcsApiError | undefined {
+    const policy = caller?.policy;
+    if (!policy) return undefined;
+    for (const request of ecsAuthorizations(action, input, this.authorizationView())) {
+      const decision = evaluatePolicy(policy, request);
+      if (decision !== 'Allow') return new EcsApiError('AccessDeniedException', accessDeniedMessage(caller.identity.arn, request, decision));
+    }
+    return undefined;
+  }
+
+  /** The state as the authorization sees it (`./authorization`): lookups that never throw. */
+  private authorizationView(): AuthorizationView {
+    return {
+      arns: this.arns,
+      tagsOf: (arn) => {
+        try {
+          return this.tagsOf(arn);
+        } catch {
+          return undefined;
+        }
+      },
+      taskDefinitionArn: (ref) => {
+        const found = this.lookupTaskDefinition(ref);
+        return found?.family.revisions[found.index].taskDefinition.taskDefinitionArn;
+      },
+      nextRevision: (family) => (this.state.families.get(family)?.revisions.length ?? 0) + 1,
+    };
   }
 
   /** The CloudTrail event of a hand edit made through the control surface (a console user's call). */

@@ -22,6 +22,7 @@
  * rules that read the bus (`local/eventbridge.ts`).
  */
 import { SeededRandom } from './random';
+import type { IamPolicyStatement } from './iam';
 
 /** One event as EventBridge delivers it (the body of an SQS message its rule targets). */
 export interface BusEvent {
@@ -59,6 +60,12 @@ export interface Caller {
   readonly identity: CallerIdentity;
   readonly userAgent: string;
   readonly sourceIPAddress: string;
+  /**
+   * The identity's IAM policy: when given, every ECS call of this caller is evaluated against it
+   * and refused with AccessDeniedException as AWS would (`./authorization`, `./iam`); absent, the
+   * caller may do anything (a local administrator).
+   */
+  readonly policy?: readonly IamPolicyStatement[];
 }
 
 /** A role session's identity (`arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION`, issuer `arn:aws:iam::ACCOUNT:role/ROLE`). */

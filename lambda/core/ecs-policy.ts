@@ -1,0 +1,150 @@
+/**
+ * The ECS statements of the reconciler's least-privilege IAM policy, as IAM policy JSON: written
+ * once, deployed by the CDK construct (`lib/ecs-reconciler.ts`, on the function's role and every
+ * `ReconcilerTargetRole`) and evaluated by the ECS simulator against each call of the local run
+ * (`local/stack.ts`), so that the local tour is refused what AWS would refuse.
+ *
+ * Actions, resource types and condition keys: Service Authorization Reference, "Actions,
+ * resources, and condition keys for Amazon Elastic Container Service" (a copy of the entries used
+ * is in test/fixtures/iam/). Pure: the ARN parts may be CDK tokens, which stay inside the strings.
+ */
+import { OWNER_TAG_KEY } from './ports';
+
+/** One IAM policy statement as JSON (IAM User Guide, "IAM JSON policy element reference"). */
+export interface IamStatement {
+  readonly Sid?: string;
+  readonly Effect: 'Allow' | 'Deny';
+  readonly Action: readonly string[];
+  readonly Resource: readonly string[];
+  readonly Condition?: Readonly<Record<string, Readonly<Record<string, string | readonly string[]>>>>;
+}
+
+/** Where the ARNs point: partition (`aws`), Region and account (literal, or CDK tokens). */
+export interface ArnScope {
+  readonly partition: string;
+  readonly region: string;
+  readonly account: string;
+}
+
+/** `arn:<partition>:ecs:<region>:<account>:<resource>`. */
+export function ecsArn(scope: ArnScope, resource: string): string {
+  return `arn:${scope.partition}:ecs:${scope.region}:${scope.account}:${resource}`;
+}
+
+/**
+ * The families the function may register in when `allowedFamilies` is not given: every family
+ * with adoption (an adopted service keeps its live family), none beyond `<cluster>-*` without.
+ */
+export function defaultFamilies(allowAdoption: boolean): string[] {
+  return allowAdoption ? ['*'] : [];
+}
+
+/**
+ * `task-definition/<family>:*` ARNs (every revision) of `<cluster>-*` for each cluster and of each
+ * entry of `families` (a name, a prefix ending in `*`, or `*`).
+ */
+export function taskDefinitionFamilyArns(scope: ArnScope, clusterNames: readonly string[], families: readonly string[]): string[] {
+  const arn = (name: string) => ecsArn(scope, `task-definition/${name}`);
+  if (families.includes('*')) return [arn('*:*')];
+  return [...clusterNames.map((c) => arn(`${c}-*:*`)), ...families.map((f) => arn(`${f}:*`))];
+}
+
+/** What the policy is for: the managed clusters (`*` for every cluster), the owner id, adoption, families. */
+export interface EcsPolicyInput {
+  readonly clusterNames: readonly string[];
+  readonly ownerId: string;
+  readonly allowAdoption: boolean;
+  /** Default {@link defaultFamilies}. */
+  readonly families?: readonly string[];
+}
+
+/**
+ * The ECS statements, backing the ownership rule:
+ * - ListServices and ListTasks only with `ecs:cluster` = a managed cluster; DescribeServices and
+ *   DescribeTasks on the managed clusters' services and tasks; DescribeTaskDefinition on "*"
+ *   (ECS supports no resource-level permission for it); DescribeClusters on the managed clusters
+ *   (called when ECS refuses a capacity provider, to name the missing one);
+ * - RegisterTaskDefinition only for families `<managed cluster>-*` and `families`, only with the
+ *   owner tag in the request (`aws:RequestTag/ecs-reconciler:owner`); CreateService and
+ *   UpdateService only with a task definition of those families (`ecs:task-definition`);
+ * - CreateService only with the owner tag in the request; TagResource during creation
+ *   (`ecs:CreateAction`) of services and task definitions;
+ * - UpdateService, DeleteService, TagResource and UntagResource only on services whose owner tag
+ *   is this reconciler's (`aws:ResourceTag/ecs-reconciler:owner`); never a tag request that
+ *   changes or removes the owner tag;
+ * - adoption (TagResource on a service without any owner tag, adding ours) only with `allowAdoption`.
+ * With no cluster, only DescribeTaskDefinition.
+ */
+export function ecsPolicyStatements(scope: ArnScope, input: EcsPolicyInput): IamStatement[] {
+  const { clusterNames, ownerId, allowAdoption } = input;
+  const families = input.families ?? defaultFamilies(allowAdoption);
+  const arn = (resource: string) => ecsArn(scope, resource);
+  const clusterArns = clusterNames.map((c) => arn(`cluster/${c}`));
+  const serviceArns = clusterNames.map((c) => arn(`service/${c}/*`));
+  const taskArns = clusterNames.map((c) => arn(`task/${c}/*`));
+  const familyArns = taskDefinitionFamilyArns(scope, clusterNames, families);
+  const requestOwner = { [`aws:RequestTag/${OWNER_TAG_KEY}`]: ownerId };
+  const resourceOwner = { [`aws:ResourceTag/${OWNER_TAG_KEY}`]: ownerId };
+  const allow = (Sid: string, Action: string[], Resource: string[], Condition?: IamStatement['Condition']): IamStatement => ({
+    Sid,
+    Effect: 'Allow',
+    Action,
+    Resource,
+    ...(Condition ? { Condition } : {}),
+  });
+
+  // No resource-level permissions for DescribeTaskDefinition.
+  const statements: IamStatement[] = [allow('EcsDescribeTaskDefinitions', ['ecs:DescribeTaskDefinition'], ['*'])];
+  if (clusterNames.length === 0) return statements;
+  statements.push(
+    // ListServices has no resource type; ListTasks names container instances, which Fargate tasks
+    // have none of: both are scoped by the cluster in the request (ecs:cluster).
+    allow('EcsListInManagedClusters', ['ecs:ListServices', 'ecs:ListTasks'], ['*'], { ArnEquals: { 'ecs:cluster': clusterArns } }),
+    allow('EcsDescribeTasks', ['ecs:DescribeTasks'], taskArns),
+    // Called only when ECS refuses a strategy provider, to name which one the cluster lacks.
+    allow('EcsDescribeManagedClusters', ['ecs:DescribeClusters'], clusterArns),
+    allow('EcsDescribeServices', ['ecs:DescribeServices'], serviceArns),
+    // A rollback is read from ECS's deployment history: ListServiceDeployments on the service,
+    // DescribeServiceRevisions on the service and its revisions.
+    allow('EcsReadDeploymentHistory', ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions'], [
+      ...serviceArns,
+      ...clusterNames.map((c) => arn(`service-revision/${c}/*`)),
+    ]),
+    allow('EcsRegisterOwnedFamilies', ['ecs:RegisterTaskDefinition'], familyArns, { StringEquals: requestOwner }),
+    // The task definitions a service may be given are those of the families the function may
+    // register in (`ecs:task-definition`, the task definition ARN of the request): never a
+    // revision of another family, whoever registered it. UpdateService without a task definition
+    // (a scale, a network change) carries no such key.
+    allow('EcsCreateServicesWithOwnerTag', ['ecs:CreateService'], serviceArns, { StringEquals: requestOwner, ArnLike: { 'ecs:task-definition': familyArns } }),
+    allow('EcsUpdateOwnedServices', ['ecs:UpdateService'], serviceArns, { StringEquals: resourceOwner, ArnLikeIfExists: { 'ecs:task-definition': familyArns } }),
+    allow('EcsTagWhileCreating', ['ecs:TagResource'], [...serviceArns, ...familyArns], {
+      StringEquals: { 'ecs:CreateAction': ['CreateService', 'RegisterTaskDefinition'], ...requestOwner },
+    }),
+    allow('EcsWriteOwnedServices', ['ecs:DeleteService', 'ecs:TagResource', 'ecs:UntagResource'], serviceArns, { StringEquals: resourceOwner }),
+  );
+  if (allowAdoption) {
+    statements.push(
+      allow('EcsAdoptUntaggedServices', ['ecs:TagResource'], serviceArns, {
+        Null: { [`aws:ResourceTag/${OWNER_TAG_KEY}`]: 'true' },
+        StringEquals: requestOwner,
+      }),
+    );
+  }
+  statements.push(
+    {
+      Sid: 'EcsNeverRetagOwner',
+      Effect: 'Deny',
+      Action: ['ecs:TagResource'],
+      Resource: ['*'],
+      Condition: { Null: { [`aws:RequestTag/${OWNER_TAG_KEY}`]: 'false' }, StringNotEquals: requestOwner },
+    },
+    {
+      Sid: 'EcsNeverUntagOwner',
+      Effect: 'Deny',
+      Action: ['ecs:UntagResource'],
+      Resource: ['*'],
+      Condition: { 'ForAnyValue:StringEquals': { 'aws:TagKeys': [OWNER_TAG_KEY] } },
+    },
+  );
+  return statements;
+}
