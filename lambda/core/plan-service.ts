@@ -389,6 +389,7 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   for (let i = 0; i < SERVICE_FIELD_NAMES.length; i++) {
     const name = SERVICE_FIELD_NAMES[i];
     const decl: ServiceFieldDecl = SERVICE_FIELDS[name];
+    if (decl.comparedOnlyWhenSet && !desired.given.has(name)) continue;
     const observed = decl.observedOn === 'service' ? liveSource[name] : primarySource?.[name];
     const liveValue = observed ?? decl.absentMeans ?? decl.field.default;
     const b = wants[i];

@@ -199,7 +199,7 @@ const SERVICE_MUTATIONS: { name: string; mutate: (s: Json) => string }[] = [
   { name: 'propagateTags', mutate: (s) => ((s.propagateTags = s.propagateTags === 'TASK_DEFINITION' ? 'SERVICE' : 'TASK_DEFINITION'), 'propagateTags') },
   { name: 'enableECSManagedTags', mutate: (s) => ((s.enableECSManagedTags = !s.enableECSManagedTags), 'enableECSManagedTags') },
   { name: 'healthCheckGracePeriodSeconds', mutate: (s) => ((s.healthCheckGracePeriodSeconds = (s.healthCheckGracePeriodSeconds ?? 0) + 60), 'healthCheckGracePeriodSeconds') },
-  { name: 'availabilityZoneRebalancing', mutate: (s) => ((s.availabilityZoneRebalancing = s.availabilityZoneRebalancing === 'DISABLED' ? 'ENABLED' : 'DISABLED'), 'availabilityZoneRebalancing') },
+  // availabilityZoneRebalancing is compared only when the spec sets it (test/vocab/never-set-defaults.test.ts).
   { name: 'minimumHealthyPercent', mutate: (s) => ((s.deploymentConfiguration = { ...s.deploymentConfiguration, minimumHealthyPercent: 50 }), 'deploymentConfiguration.minimumHealthyPercent') },
   { name: 'circuit breaker', mutate: (s) => ((s.deploymentConfiguration = { ...s.deploymentConfiguration, deploymentCircuitBreaker: { enable: !s.deploymentConfiguration?.deploymentCircuitBreaker?.enable, rollback: false } }), 'deploymentConfiguration.deploymentCircuitBreaker') },
   { name: 'deployment alarms', mutate: (s) => ((s.deploymentConfiguration = { ...s.deploymentConfiguration, alarms: { alarmNames: ['by-hand'], enable: true, rollback: true } }), 'deploymentConfiguration.alarms') },

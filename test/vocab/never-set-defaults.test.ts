@@ -58,3 +58,38 @@ describe('a deployment configuration the spec cannot describe', () => {
     expect(r.problems.map((p) => p.path)).toEqual(paths);
   });
 });
+
+describe('availabilityZoneRebalancing, whose ECS default depends on the service', () => {
+  const az = (live: 'ENABLED' | 'DISABLED' | undefined, wanted: 'ENABLED' | 'DISABLED' | undefined) => {
+    const raw = answeredToday('awscli-create-fargate');
+    if (live === undefined) delete raw.availabilityZoneRebalancing;
+    else raw.availabilityZoneRebalancing = live;
+    const { observed, r } = imported(raw);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const spec = { ...r.spec, availabilityZoneRebalancing: wanted } as typeof r.spec;
+    if (spec.availabilityZoneRebalancing === undefined) delete (spec as { availabilityZoneRebalancing?: string }).availabilityZoneRebalancing;
+    return diffService(desiredServiceConfig(spec, DEFAULTS), observed);
+  };
+
+  it('is not compared when the spec leaves it out: a service that has it DISABLED (or never had it) is not corrected', () => {
+    expect(az('DISABLED', undefined).changes).toEqual([]);
+    expect(az(undefined, undefined).changes).toEqual([]);
+    expect(az('ENABLED', undefined).changes).toEqual([]);
+  });
+
+  it('is compared, and corrected, when the spec sets it', () => {
+    const d = az('DISABLED', 'ENABLED');
+    expect(d.changes).toEqual([{ field: 'availabilityZoneRebalancing', from: 'DISABLED', to: 'ENABLED' }]);
+    expect(d.input).toEqual({ availabilityZoneRebalancing: 'ENABLED' });
+    expect(az('ENABLED', 'DISABLED').changes.map((c) => c.field)).toEqual(['availabilityZoneRebalancing']);
+  });
+
+  it('is imported only when the live value is not ECS create default, so the import keeps managing a DISABLED service', () => {
+    for (const [live, written] of [['ENABLED', undefined], ['DISABLED', 'DISABLED']] as const) {
+      const raw = answeredToday('awscli-create-fargate');
+      raw.availabilityZoneRebalancing = live;
+      const { r } = imported(raw);
+      expect(r.ok && r.item.availabilityZoneRebalancing).toBe(written ?? undefined);
+    }
+  });
+});

@@ -33,6 +33,12 @@ export interface ServiceFieldDecl {
   readonly controllers: readonly DeploymentControllerType[];
   /** DescribeServices reports it on the service, or only on its PRIMARY deployment. */
   readonly observedOn: 'service' | 'primaryDeployment';
+  /**
+   * ECS's default depends on the service (docs/ecs-facts.md §13): the field is compared only when
+   * the spec sets it, and a spec that leaves it out does not manage it (so a service that predates
+   * the field is not corrected every pass).
+   */
+  readonly comparedOnlyWhenSet?: true;
 }
 
 const ALL: readonly DeploymentControllerType[] = ['ECS', 'CODE_DEPLOY', 'EXTERNAL'];
@@ -179,10 +185,15 @@ export const SERVICE_FIELDS = {
     observedOn: 'service',
   },
   availabilityZoneRebalancing: {
-    field: { type: oneOf(['ENABLED', 'DISABLED']), default: 'ENABLED', doc: 'ECS moves tasks to even out Availability Zones (ECS default for new services ENABLED).' },
+    field: {
+      type: oneOf(['ENABLED', 'DISABLED']),
+      default: 'ENABLED',
+      doc: 'ECS moves tasks to even out Availability Zones (ECS default for new services ENABLED; managed only when the spec sets it).',
+    },
     startsDeployment: false,
     controllers: ECS_ONLY,
     observedOn: 'service',
+    comparedOnlyWhenSet: true,
   },
   serviceRegistries: {
     field: { type: list(SERVICE_REGISTRY, { order: 'set', maxItems: 1 }), doc: 'Cloud Map registration (at most one).' },
