@@ -588,6 +588,114 @@ describe('prune of owned services without a spec', () => {
   });
 });
 
+describe('prune hold: memory of a wiped or half-restored table', () => {
+  const HOLD = { cluster: CLUSTER, since: '2026-01-01T00:00:00.000Z', reason: `11 of the 12 owned services of cluster ${CLUSTER} without a spec (more than half)` };
+  const deletesOf = (p: Plan) => p.actions.filter((a) => a.type === 'DeleteService').map((a) => `${a.cluster}/${a.service}`);
+
+  /** 12 owned services in CLUSTER, the first `withSpec` of them with a spec. */
+  function twelveOwned(withSpec: number, over: Partial<PlanInput> = {}, observedOver: { complete?: boolean } = {}): PlanInput {
+    const services = owned(12);
+    return aPlanInput({
+      specs: specsFor(services.slice(0, withSpec)),
+      observed: anObservedState([anObservedCluster(CLUSTER, services, observedOver)]),
+      options: planOptions({ managedClusters: [CLUSTER] }),
+      ...over,
+    });
+  }
+
+  it.each([
+    { case: 'more than half of the cluster lost its spec', input: () => twelveOwned(1), reason: '11 of the 12 owned services' },
+    { case: 'no spec at all for the cluster', input: () => twelveOwned(0), reason: 'no spec at all for cluster' },
+    {
+      case: 'more prunes than maxDeletesPerPass',
+      input: () => twelveOwned(6, { options: planOptions({ managedClusters: [CLUSTER], maxDeletesPerPass: 5 }) }),
+      reason: '6 owned services without a spec in one pass, more than maxDeletesPerPass (5)',
+    },
+  ])('a pass that holds prunes because $case sets a hold, and says how to release it', ({ input, reason }) => {
+    // Act
+    const p = plan(input());
+    // Assess
+    expect(deletesOf(p)).toEqual([]);
+    expect(p.pruneHolds?.set).toEqual([{ cluster: CLUSTER, since: NOW.toISOString(), reason: expect.stringContaining(reason) }]);
+    expect(p.pruneHolds?.held.map((h) => h.cluster)).toEqual([CLUSTER]);
+    expect(p.pruneHolds?.held[0].release).toContain(`ecsr prune --confirm ${CLUSTER}`);
+    expect(condition(p.statuses[`${CLUSTER}/s11`], 'Blocked')?.message).toContain('stay held until every owned service there has a spec again');
+  });
+
+  it('an invalid item without a usable key holds this pass back but sets no hold', () => {
+    const services = owned(6);
+    const p = plan(aPlanInput({ specs: [...specsFor(services.slice(0, 5)), anInvalidSpec(null)], observed: anObservedState([anObservedCluster(CLUSTER, services)]) }));
+    expect(deletesOf(p)).toEqual([]);
+    expect(p.pruneHolds).toBeUndefined();
+  });
+
+  it.each([
+    { case: '7 of 12 specs back (5 missing, within both limits)', withSpec: 7, missing: 5 },
+    { case: '11 of 12 specs back', withSpec: 11, missing: 1 },
+  ])('a held cluster prunes nothing while specs are missing: $case', ({ withSpec, missing }) => {
+    // Prepare
+    const without = plan(twelveOwned(withSpec));
+    // Act
+    const p = plan(twelveOwned(withSpec, { pruneHolds: [HOLD] }));
+    // Assess: the same read without the hold prunes them.
+    expect(deletesOf(without)).toHaveLength(missing);
+    expect(deletesOf(p)).toEqual([]);
+    expect(p.pruneHolds).toEqual({ held: [{ ...HOLD, missing, release: expect.stringContaining(`(${missing} still`) }], set: [], cleared: [] });
+    const c = condition(p.statuses[`${CLUSTER}/s11`], 'Blocked');
+    expect(p.statuses[`${CLUSTER}/s11`].phase).toBe('Blocked');
+    expect(c?.reason).toBe(Reason.PruneBlocked);
+    expect(c?.message).toContain(`prune held since ${HOLD.since}: a pass found ${HOLD.reason}`);
+    expect(c?.message).toContain(`ecsr prune --confirm ${CLUSTER}`);
+  });
+
+  it.each([
+    { case: 'every owned service has a spec again: released (restored)', input: () => twelveOwned(12, { pruneHolds: [HOLD] }), cleared: [{ cluster: CLUSTER, because: 'restored' }], deletes: 0 },
+    {
+      case: 'a person confirmed: released (confirmed), and the orphan is pruned',
+      input: () => twelveOwned(11, { pruneHolds: [HOLD], pruneConfirmedClusters: [CLUSTER] }),
+      cleared: [{ cluster: CLUSTER, because: 'confirmed' }],
+      deletes: 1,
+    },
+  ])('$case', ({ input, cleared, deletes }) => {
+    const p = plan(input());
+    expect(p.pruneHolds).toEqual({ held: [], set: [], cleared });
+    expect(deletesOf(p)).toHaveLength(deletes);
+  });
+
+  it.each([
+    { case: 'the cluster was read only in part', input: () => twelveOwned(12, { pruneHolds: [HOLD] }, { complete: false }) },
+    { case: 'the spec table was read only in part', input: () => twelveOwned(12, { pruneHolds: [HOLD], specsComplete: false }) },
+    { case: 'the cluster is not observed this pass', input: () => aPlanInput({ specs: [aSpec({ cluster: 'other', service: 'x' })], observed: anObservedState([anObservedCluster('other', [])]), pruneHolds: [HOLD] }) },
+  ])('a hold is kept, not released, when $case', ({ input }) => {
+    const p = plan(input());
+    expect(p.pruneHolds).toEqual({ held: [{ ...HOLD, release: expect.any(String) }], set: [], cleared: [] });
+  });
+
+  it('a hold in one cluster neither blocks another cluster nor counts against maxDeletesPerPass there', () => {
+    // Prepare: 4 held orphans in CLUSTER, 2 plain ones in batch; 6 would exceed the cap of 5.
+    const held = owned(12);
+    const batch = owned(3, 'b', 'batch');
+    const input = aPlanInput({
+      specs: [...specsFor(held.slice(0, 8)), ...specsFor(batch.slice(0, 1), 'batch')],
+      observed: anObservedState([anObservedCluster(CLUSTER, held), anObservedCluster('batch', batch)]),
+      options: planOptions({ managedClusters: [CLUSTER, 'batch'], maxDeletesPerPass: 5 }),
+      pruneHolds: [HOLD],
+    });
+    // Act
+    const p = plan(input);
+    // Assess
+    expect(deletesOf(p)).toEqual(['batch/b1', 'batch/b2']);
+    expect(p.pruneHolds?.held.map((h) => [h.cluster, h.missing])).toEqual([[CLUSTER, 4]]);
+  });
+
+  it('with prune disabled a hold is kept and the orphans say PruneDisabled', () => {
+    const p = plan(twelveOwned(11, { pruneHolds: [HOLD], options: planOptions({ managedClusters: [CLUSTER], prune: false }) }));
+    expect(deletesOf(p)).toEqual([]);
+    expect(reasons(p.statuses[`${CLUSTER}/s11`])).toContain(Reason.PruneDisabled);
+    expect(p.pruneHolds?.held.map((h) => h.cluster)).toEqual([CLUSTER]);
+  });
+});
+
 describe('state: absent', () => {
   it.each([
     {

@@ -5,13 +5,16 @@
  * the cluster's owned services lost their spec. The confirmation is an item in the spec table
  * (`#prune-confirmed` / CLUSTER, see `lambda/adapters/dynamo-spec-store.ts`), valid for `--for`
  * (default 1 hour): every pass in that time, the Lambda's included, prunes the cluster, at most
- * `MAX_DELETES_PER_PASS` a pass; afterwards the protection is back. `--reconcile` also runs one
- * pass now, with the Lambda's code and lease.
+ * `MAX_DELETES_PER_PASS` a pass; afterwards the protection is back. It also releases the
+ * cluster's prune hold (`#prune-hold` / CLUSTER: a pass found the signature of a wiped or
+ * half-restored table there, and later passes keep holding its prunes until every owned service
+ * has a spec again). `--reconcile` also runs one pass now, with the Lambda's code and lease.
  */
 import { userInfo, hostname } from 'node:os';
 import { Command } from 'commander';
 import { DynamoSpecStore } from '../../lambda/adapters/dynamo-spec-store';
 import type { PassSummary } from '../../lambda/core/pass';
+import type { PruneHold } from '../../lambda/core/types';
 import { CliError, missingTableError } from './support/errors';
 import { formatAction } from './support/format';
 import { formatDuration, parseDuration, runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
@@ -43,7 +46,9 @@ function who(): string {
 
 export function pruneCommand(): Command {
   const cmd = new Command('prune')
-    .description('Confirm pruning a cluster the reconciler refused to prune (PruneBlocked): passes delete its owned services without a spec for a while')
+    .description(
+      'Confirm pruning a cluster the reconciler refused to prune (PruneBlocked, or a prune hold): releases its hold, and passes delete its owned services without a spec for a while',
+    )
     .requiredOption('--confirm <cluster>', 'the cluster whose owned services without a spec may be deleted')
     .option('--for <duration>', 'how long the confirmation holds, e.g. 30m, 2h (at most 24h)', parseDuration, DEFAULT_CONFIRMATION_SECONDS)
     .option('--reconcile', 'also run one reconcile pass now (needs ECS permissions)')
@@ -61,8 +66,13 @@ export function pruneCommand(): Command {
       const tableName = tableOf(opts);
       const expiresAt = new Date(Date.now() + seconds * 1000);
       const table = SpecTable.open(tableName);
+      let released: PruneHold | undefined;
       try {
-        await new DynamoSpecStore(table.doc, tableName).writePruneConfirmation({ cluster, expiresAt, confirmedBy: who() });
+        const store = new DynamoSpecStore(table.doc, tableName);
+        // The confirmation first: a pass that still reads the hold meanwhile releases it itself.
+        await store.writePruneConfirmation({ cluster, expiresAt, confirmedBy: who() });
+        released = await store.readPruneHold(cluster);
+        if (released) await store.clearPruneHold(cluster);
       } catch (err) {
         if ((err as { cause?: { name?: string } }).cause?.name === 'ResourceNotFoundException') throw missingTableError(tableName, err);
         throw err;
@@ -74,6 +84,9 @@ export function pruneCommand(): Command {
         `Prune of cluster ${cluster} confirmed until ${expiresAt.toISOString()}: each pass until then deletes owned services ` +
           `without a spec there (at most ${config.plan.maxDeletesPerPass} a pass).\n`,
       );
+      if (released) {
+        process.stdout.write(`Released the prune hold of cluster ${cluster}, held since ${released.since} because a pass found ${released.reason}.\n`);
+      }
       if (!opts.reconcile) return;
       const runtime = cliRuntime(config, { verbose: opts.verbose });
       let summary: PassSummary;

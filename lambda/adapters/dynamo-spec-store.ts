@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { parseSpecItem } from '../core/spec';
 import { PHASES } from '../core/status';
 import type { LeaseResult, ObserveCursor, PruneConfirmation, SpecRead, SpecStore } from '../core/ports';
-import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
+import { serviceId, type PruneHold, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
 import { AwsCallError, isConditionalCheckFailed } from './errors';
 import { dict } from '../core/dict';
 import { decodeItem } from './attribute-values';
@@ -85,6 +85,13 @@ export function isReservedItem(item: Record<string, unknown>): boolean {
 export const PRUNE_CONFIRMATION_PARTITION = '#prune-confirmed';
 
 /**
+ * Partition key of prune holds ({@link PruneHold}): one item per held cluster, sort key = the
+ * cluster name (`<target>/<cluster>` for another target), attributes `since` (ISO time) and
+ * `reason`. Written and removed by passes; reserved like the lease, so never a spec.
+ */
+export const PRUNE_HOLD_PARTITION = '#prune-hold';
+
+/**
  * Every partition key of the reconciler's own items in the specs table ({@link LEASE_KEY},
  * {@link CURSOR_KEY}, {@link PRUNE_CONFIRMATION_PARTITION}): the fast path's stream filter drops
  * their records before they invoke the function (Lambda event filtering supports `anything-but`
@@ -95,6 +102,7 @@ export const RESERVED_PARTITIONS: readonly string[] = [
   LEASE_KEY.cluster,
   CURSOR_KEY.cluster,
   PRUNE_CONFIRMATION_PARTITION,
+  PRUNE_HOLD_PARTITION,
   // Fan-out mode (issue 13 part 2): every completed target pass writes its heartbeat item.
   HEARTBEAT_PARTITION,
   TARGET_PARTITION,
@@ -113,6 +121,21 @@ function pruneConfirmationOf(item: Record<string, unknown>): PruneConfirmation |
   const expiresAt = new Date(parsed.data.expiresAt);
   if (Number.isNaN(expiresAt.getTime())) return undefined;
   return { cluster: parsed.data[SORT_KEY], expiresAt, ...(parsed.data.confirmedBy !== undefined ? { confirmedBy: parsed.data.confirmedBy } : {}) };
+}
+
+/** Longest `reason` kept from a hold item (the planner writes a sentence; a hand-made item may hold anything). */
+const MAX_HOLD_REASON = 500;
+
+/**
+ * The hold an item holds, or undefined when its sort key names no cluster. A damaged `since` or
+ * `reason` still holds the cluster (a hold errs towards keeping services), with words saying so.
+ */
+function pruneHoldOf(item: Record<string, unknown>, cluster: string): PruneHold | undefined {
+  if (!/^[A-Za-z0-9_-]{1,255}$/.test(cluster)) return undefined;
+  const since = typeof item.since === 'string' && !Number.isNaN(Date.parse(item.since)) ? item.since : '(unknown time)';
+  const reason =
+    typeof item.reason === 'string' && item.reason.length > 0 ? item.reason.slice(0, MAX_HOLD_REASON) : 'a hold whose item could not be read';
+  return { cluster, since, reason };
 }
 
 /** An ISO time, or undefined for anything else (a bad time only loses the events mode's memory, never the cursor). */
@@ -318,6 +341,7 @@ export class DynamoSpecStore implements SpecStore {
     const statuses: Record<ServiceId, ServiceStatus> = dict();
     let cursor: ObserveCursor | undefined;
     const pruneConfirmations: PruneConfirmation[] = [];
+    const pruneHolds: PruneHold[] = [];
     try {
       // Raw AttributeValues, decoded here: lib-dynamodb's unmarshall loses `__proto__` keys.
       // (A loop, not the SDK paginator: the paginator accepts only a DynamoDBClient instance.)
@@ -348,6 +372,11 @@ export class DynamoSpecStore implements SpecStore {
               const owner = this.ownership(item[SORT_KEY]);
               const confirmation = owner.kind === 'mine' ? pruneConfirmationOf({ ...item, [SORT_KEY]: owner.cluster }) : undefined;
               if (confirmation) pruneConfirmations.push(confirmation);
+            }
+            if (item[PARTITION_KEY] === PRUNE_HOLD_PARTITION && typeof item[SORT_KEY] === 'string') {
+              const owner = this.ownership(item[SORT_KEY]);
+              const hold = owner.kind === 'mine' ? pruneHoldOf(item, owner.cluster) : undefined;
+              if (hold) pruneHolds.push(hold);
             }
             continue;
           }
@@ -387,6 +416,7 @@ export class DynamoSpecStore implements SpecStore {
         complete: true,
         ...(cursor ? { cursor } : {}),
         ...(pruneConfirmations.length > 0 ? { pruneConfirmations } : {}),
+        ...(pruneHolds.length > 0 ? { pruneHolds } : {}),
       };
     } catch (err) {
       return { specs, statuses, complete: false, error: new AwsCallError(`DynamoDB Scan ${this.tableName}`, err).message };
@@ -536,6 +566,65 @@ export class DynamoSpecStore implements SpecStore {
       );
     } catch (err) {
       throw new AwsCallError(`DynamoDB PutItem prune confirmation in ${this.tableName}`, err);
+    }
+  }
+
+  /**
+   * Stores a prune hold (PutItem on {@link PRUNE_HOLD_PARTITION} / the cluster); the next Scan reads
+   * it back.
+   * @throws AwsCallError on a DynamoDB failure.
+   */
+  async writePruneHold(hold: PruneHold): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            [PARTITION_KEY]: PRUNE_HOLD_PARTITION,
+            [SORT_KEY]: partitionKeyOf(this.target, hold.cluster),
+            since: hold.since,
+            reason: hold.reason,
+          },
+        }),
+      );
+    } catch (err) {
+      throw new AwsCallError(`DynamoDB PutItem prune hold in ${this.tableName}`, err);
+    }
+  }
+
+  /**
+   * The prune hold of `cluster`, if any (consistent GetItem), read as a pass reads it.
+   * @throws AwsCallError on a DynamoDB failure.
+   */
+  async readPruneHold(cluster: string): Promise<PruneHold | undefined> {
+    try {
+      const out = await this.raw.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: { S: PRUNE_HOLD_PARTITION }, [SORT_KEY]: { S: partitionKeyOf(this.target, cluster) } },
+          ConsistentRead: true,
+        }),
+      );
+      return out.Item ? pruneHoldOf(decodeItem(out.Item), cluster) : undefined;
+    } catch (err) {
+      throw new AwsCallError(`DynamoDB GetItem prune hold in ${this.tableName}`, err);
+    }
+  }
+
+  /**
+   * Removes the prune hold of `cluster` (DeleteItem; nothing when there is none).
+   * @throws AwsCallError on a DynamoDB failure.
+   */
+  async clearPruneHold(cluster: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: PRUNE_HOLD_PARTITION, [SORT_KEY]: partitionKeyOf(this.target, cluster) },
+        }),
+      );
+    } catch (err) {
+      throw new AwsCallError(`DynamoDB DeleteItem prune hold in ${this.tableName}`, err);
     }
   }
 

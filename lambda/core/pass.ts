@@ -50,6 +50,8 @@ import {
   type ObservedCluster,
   type ObservedService,
   type ObservedState,
+  type PruneHeld,
+  type PruneHolds,
   type Rejection,
   type ServiceId,
   type ServiceKey,
@@ -285,6 +287,13 @@ export interface PassSummary {
   readonly rotation?: { readonly complete: boolean; readonly cursor: ObserveCursor };
   /** What the event queue gave this pass (absent: no queue configured, dry run, few-keys path). */
   readonly events?: EventsSummary;
+  /**
+   * Clusters whose prunes are held after this pass (`PruneHold`: a pass found the signature of a
+   * wiped or half-restored spec table there), each with how to release it; absent when none is.
+   */
+  readonly pruneHolds?: PruneHeld[];
+  /** Holds this pass released: every owned service has a spec again (`restored`), or a person confirmed. */
+  readonly pruneHoldsReleased?: PruneHolds['cleared'];
   readonly actions: PassAction[];
   /** The planned actions, in a dry run only. */
   readonly plan?: Action[];
@@ -543,12 +552,17 @@ async function reconcile(
     options: options.plan,
     now,
     pruneConfirmedClusters: (read.pruneConfirmations ?? []).filter((c) => c.expiresAt > now).map((c) => c.cluster),
+    pruneHolds: read.pruneHolds ?? [],
   };
   let plan = planActions(planInput);
   if (plan.deploymentHistoryWanted && ports.reader.readServiceDeployments) {
     const withHistory = await readDeploymentHistory(ports.reader, observed, plan.deploymentHistoryWanted, errors, leaseAwareContinue(options, ports, now));
     plan = planActions({ ...planInput, observed: withHistory });
   }
+
+  // The prune holds the planner set or released are stored before any action: a hold must outlive
+  // this pass even when the pass is cut, or the next pass of a half-restored table prunes.
+  if (!options.dryRun && plan.pruneHolds) await storePruneHolds(ports, plan.pruneHolds, errors);
 
   // A call ECS refused for this spec waits out its backoff (lambda/core/rejections.ts).
   const hold = holdRejected(plan.actions, plan.statuses, remembered, now, options.retryRejected === true);
@@ -665,6 +679,8 @@ async function reconcile(
     statuses: withNotRead(statuses, notRead, remembered),
     ...(cursor ? { rotation: { complete: observation.cycleComplete, cursor } } : {}),
     ...(eventsSummary ? { events: eventsSummary } : {}),
+    ...(plan.pruneHolds && plan.pruneHolds.held.length > 0 ? { pruneHolds: plan.pruneHolds.held } : {}),
+    ...(plan.pruneHolds && plan.pruneHolds.cleared.length > 0 ? { pruneHoldsReleased: plan.pruneHolds.cleared } : {}),
     errors,
   };
   log.info(options.dryRun ? 'dry run completed' : 'pass completed', {
@@ -675,6 +691,37 @@ async function reconcile(
     errors,
   });
   return summary;
+}
+
+/** Writes the holds the plan set and removes those it released; a failure is reported, never thrown. */
+async function storePruneHolds(ports: PassPorts, holds: PruneHolds, errors: string[]): Promise<void> {
+  const { specs, log } = ports;
+  for (const hold of holds.set) {
+    log.warn('prune held: the cluster looks like a wiped or half-restored spec table; its prunes stay held', {
+      cluster: hold.cluster,
+      reason: hold.reason,
+      release: holds.held.find((h) => h.cluster === hold.cluster)?.release,
+    });
+    if (!specs.writePruneHold) continue;
+    try {
+      await specs.writePruneHold(hold);
+    } catch (err) {
+      if (isBug(err)) throw err;
+      errors.push(`prune hold ${hold.cluster}: ${messageOf(err)}`);
+    }
+  }
+  for (const c of holds.cleared) {
+    log.info(c.because === 'confirmed' ? 'prune hold released: a person confirmed the prune' : 'prune hold released: every owned service has a spec again', {
+      cluster: c.cluster,
+    });
+    if (!specs.clearPruneHold) continue;
+    try {
+      await specs.clearPruneHold(c.cluster);
+    } catch (err) {
+      if (isBug(err)) throw err;
+      errors.push(`prune hold ${c.cluster}: ${messageOf(err)}`);
+    }
+  }
 }
 
 /** The observation of an account that cannot be reached: every cluster refused, nothing read. */

@@ -14,6 +14,9 @@
  *   more than half of a cluster's (more than 4) owned services, and in a cluster for which the
  *   table holds no spec at all, unless a person confirmed that cluster (`ecsr prune --confirm`:
  *   then its orphans go at most `maxDeletesPerPass` a pass);
+ * - a cluster where those rules held prunes stays held ({@link PruneHold}) in later passes, until
+ *   none of its owned services lacks a spec or a person confirms it: a table restored a few items
+ *   at a time passes under the rules before it is whole;
  * - a spec hash whose rollout FAILED is not re-applied until the spec changes (docs/ecs-facts.md §4);
  * - no delete and re-create of a service in one pass; DRAINING names wait (docs/ecs-facts.md §3).
  */
@@ -58,6 +61,9 @@ import {
   type ObservedState,
   type Phase,
   type Plan,
+  type PruneHeld,
+  type PruneHold,
+  type PruneHolds,
   type RegisterTaskDefinitionAction,
   type ServiceId,
   type ServiceKey,
@@ -92,6 +98,11 @@ export interface PlanInput {
    * when more than half of its owned services lost their spec. `maxDeletesPerPass` still applies.
    */
   readonly pruneConfirmedClusters?: readonly string[];
+  /**
+   * Prune holds earlier passes set (read back from the spec table), by cluster: their clusters'
+   * orphans are not pruned ({@link PruneHold}). The plan says which to keep, set and clear.
+   */
+  readonly pruneHolds?: readonly PruneHold[];
 }
 
 /**
@@ -478,9 +489,74 @@ class Planner {
     return (this.input.pruneConfirmedClusters ?? []).includes(cluster);
   }
 
+  /** The holds earlier passes set, by cluster (the first of a cluster's wins). */
+  private readonly heldBefore = new Map<string, PruneHold>();
+  /** Holds this pass sets, by cluster. */
+  private readonly heldNow = new Map<string, PruneHold>();
+  /**
+   * Per cluster read to the end (with the whole spec table read): its owned services without a spec
+   * item that a prune could delete (ACTIVE, not DRAINING). Zero releases the cluster's hold.
+   */
+  private readonly orphanCounts = new Map<string, number>();
+
+  /** The hold of `cluster` in force for this pass (an earlier pass's, or one this pass set), unless confirmed. */
+  private holdOf(cluster: string): PruneHold | undefined {
+    if (this.pruneConfirmed(cluster)) return undefined;
+    return this.heldBefore.get(cluster) ?? this.heldNow.get(cluster);
+  }
+
+  /** Holds `cluster` from this pass on (unless held already or confirmed); returns the hold in force. */
+  private hold(cluster: string, reason: string): PruneHold | undefined {
+    if (this.pruneConfirmed(cluster)) return undefined;
+    const held = this.holdOf(cluster);
+    if (held) return held;
+    const hold: PruneHold = { cluster, since: isoTime(this.now), reason };
+    this.heldNow.set(cluster, hold);
+    return hold;
+  }
+
+  /** How a person releases the hold of `cluster`, with the count of services still missing when known. */
+  private releaseText(cluster: string): string {
+    const missing = this.orphanCounts.get(cluster);
+    const still = missing !== undefined ? ` (${missing} still ${missing === 1 ? 'has' : 'have'} none)` : '';
+    return (
+      `prunes in cluster ${cluster} stay held until every owned service there has a spec again${still}: ` +
+      `restore the missing spec items, or run \`ecsr prune --confirm ${cluster}\` if the deletion is intended`
+    );
+  }
+
+  /** The Blocked message of an orphan in a held cluster: since when, why, and how to release it. */
+  private heldMessage(hold: PruneHold): string {
+    return `prune held since ${hold.since}: a pass found ${hold.reason}, the signature of a wiped or half-restored spec table; ${this.releaseText(hold.cluster)}`;
+  }
+
+  /**
+   * The holds after this pass: an earlier hold is cleared by a person's confirmation, or when its
+   * cluster was read to the end with the whole table and no owned service there lacks a spec;
+   * otherwise kept (also when its cluster was not read, or only in part).
+   */
+  private pruneHolds(): PruneHolds | undefined {
+    const cleared: PruneHolds['cleared'] = [];
+    const held: PruneHeld[] = [];
+    const report = (h: PruneHold): PruneHeld => {
+      const missing = this.orphanCounts.get(h.cluster);
+      return { ...h, ...(missing !== undefined ? { missing } : {}), release: this.releaseText(h.cluster) };
+    };
+    for (const h of this.heldBefore.values()) {
+      if (this.pruneConfirmed(h.cluster)) cleared.push({ cluster: h.cluster, because: 'confirmed' });
+      else if (this.orphanCounts.get(h.cluster) === 0) cleared.push({ cluster: h.cluster, because: 'restored' });
+      else held.push(report(h));
+    }
+    for (const h of this.heldNow.values()) held.push(report(h));
+    if (held.length === 0 && cleared.length === 0) return undefined;
+    const byCluster = (a: { cluster: string }, b: { cluster: string }) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0);
+    return { held: held.sort(byCluster), set: [...this.heldNow.values()].sort(byCluster), cleared: cleared.sort(byCluster) };
+  }
+
   run(): Plan {
     const { ids, results, specNames } = this.indexSpecs();
     this.clustersWithSpecs = new Set(specNames.keys());
+    for (const h of this.input.pruneHolds ?? []) if (!this.heldBefore.has(h.cluster)) this.heldBefore.set(h.cluster, h);
     this.familyCollisions = this.findFamilyCollisions(results);
     const clusters = this.managedClusters();
     const actions: Action[] = [];
@@ -515,6 +591,14 @@ class Planner {
         if (Object.hasOwn(cl.services, name) && !named?.has(name)) orphans.push(name);
       }
       orphans.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      if (this.input.specsComplete && cl.complete) {
+        let prunable = 0;
+        for (const name of orphans) {
+          const svc = own(cl.services, name) as ObservedService;
+          if (!isGone(svc) && isOwned(svc, this.options) && svc.status !== 'DRAINING') prunable += 1;
+        }
+        this.orphanCounts.set(cluster, prunable);
+      }
       for (const name of orphans) {
         collect(serviceId({ cluster, service: name }), this.planOrphan({ cluster, service: name }, own(cl.services, name) as ObservedService, cl));
       }
@@ -524,7 +608,13 @@ class Planner {
     actions.sort((a, b) => compareKeys(a, b) || ACTION_RANK[a.type] - ACTION_RANK[b.type]);
     deletes.sort(compareKeys);
     const wanted = [...this.historyWanted].sort(compareKeys);
-    return { actions: [...actions, ...deletes], statuses, ...(wanted.length > 0 ? { deploymentHistoryWanted: wanted } : {}) };
+    const pruneHolds = this.pruneHolds();
+    return {
+      actions: [...actions, ...deletes],
+      statuses,
+      ...(wanted.length > 0 ? { deploymentHistoryWanted: wanted } : {}),
+      ...(pruneHolds ? { pruneHolds } : {}),
+    };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1667,10 +1757,25 @@ class Planner {
       return pending(Reason.ObservationIncomplete, `cluster ${key.cluster} was observed only in part: not pruned`);
     }
     if (this.options.prune && !this.clustersWithSpecs.has(key.cluster) && !this.pruneConfirmed(key.cluster)) {
+      const owned = this.orphanCounts.get(key.cluster) ?? 0;
+      this.hold(key.cluster, `no spec at all for cluster ${key.cluster}, where this reconciler owns ${owned} service${owned === 1 ? '' : 's'}`);
       const message =
         `prune blocked: the spec table holds no spec at all for cluster ${key.cluster}, where this reconciler owns services ` +
         '(an empty, replaced or restored table?). Nothing is pruned there until a person confirms: restore the specs, ' +
-        `or run \`ecsr prune --confirm ${key.cluster}\` to let passes delete the owned services without a spec for an hour`;
+        `or run \`ecsr prune --confirm ${key.cluster}\` to let passes delete the owned services without a spec for an hour. ` +
+        `The hold stays while specs come back: ${this.releaseText(key.cluster)}`;
+      return {
+        actions: [],
+        status: this.status({
+          ...base,
+          phase: 'Blocked',
+          conditions: drafts('Blocked', Reason.PruneBlocked, message, { blocked: { reason: Reason.PruneBlocked, message } }),
+        }),
+      };
+    }
+    const held = this.options.prune ? this.holdOf(key.cluster) : undefined;
+    if (held) {
+      const message = this.heldMessage(held);
       return {
         actions: [],
         status: this.status({
@@ -1765,9 +1870,16 @@ class Planner {
     }
     // A person's confirmation (`ecsr prune --confirm`) turns the count valve into a rate: the
     // cluster's orphans are deleted maxDeletesPerPass a pass instead of not at all.
-    const unconfirmed = orphans.filter((o) => !this.pruneConfirmed(o.key.cluster)).length;
+    // What each cluster's hold will say it found: these two rules are the signature of a wiped or
+    // half-restored table; an item without a usable key is not (it holds this pass only).
+    const holdReasons = new Map<string, string>();
+    const unconfirmedOrphans = orphans.filter((o) => !this.pruneConfirmed(o.key.cluster));
+    const unconfirmed = unconfirmedOrphans.length;
     if (unconfirmed > max) {
       reasons.push(`${unconfirmed} owned services have no spec, more than maxDeletesPerPass (${max})`);
+      for (const o of unconfirmedOrphans) {
+        holdReasons.set(o.key.cluster, `${unconfirmed} owned services without a spec in one pass, more than maxDeletesPerPass (${max})`);
+      }
     }
     for (const cluster of clusters) {
       const cl = this.cluster(cluster);
@@ -1775,12 +1887,19 @@ class Planner {
       const missing = orphans.filter((o) => o.key.cluster === cluster).length;
       if (owned > 4 && missing > owned / 2 && !this.pruneConfirmed(cluster)) {
         reasons.push(`${missing} of the ${owned} owned services of cluster ${cluster} have no spec (more than half)`);
+        holdReasons.set(cluster, `${missing} of the ${owned} owned services of cluster ${cluster} without a spec (more than half)`);
       }
     }
     if (reasons.length > 0) {
+      const heldClusters = [...holdReasons.keys()].sort();
+      for (const cluster of heldClusters) this.hold(cluster, holdReasons.get(cluster) as string);
+      const holdNote =
+        heldClusters.length > 0
+          ? ` The hold stays while specs come back: ${heldClusters.map((c) => this.releaseText(c)).join('; ')}`
+          : '';
       const message =
         `prune blocked: ${reasons.join('; ')}. Nothing is pruned this pass; restore the missing spec items, ` +
-        'or delete the services yourself, or confirm with `ecsr prune --confirm CLUSTER` if the deletion is intended';
+        `or delete the services yourself, or confirm with \`ecsr prune --confirm CLUSTER\` if the deletion is intended.${holdNote}`;
       for (const c of orphans) putOwn(statuses, serviceId(c.key), c.statusFor({ kind: 'blocked', message }));
       return out;
     }

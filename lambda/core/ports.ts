@@ -4,6 +4,7 @@
  */
 import type {
   Action,
+  PruneHold,
   ObservedCluster,
   ObservedService,
   ObservedServiceDeployment,
@@ -48,6 +49,11 @@ export interface SpecRead {
    * the pass uses those whose `expiresAt` is after its `now`.
    */
   readonly pruneConfirmations?: readonly PruneConfirmation[];
+  /**
+   * The prune holds earlier passes set ({@link PruneHold}), one per cluster; the pass hands them to
+   * the planner, which keeps, releases or adds to them.
+   */
+  readonly pruneHolds?: readonly PruneHold[];
 }
 
 /**
@@ -141,6 +147,17 @@ export interface SpecStore {
    * @throws on a storage failure.
    */
   writePruneConfirmation?(confirmation: PruneConfirmation): Promise<void>;
+  /**
+   * Stores a {@link PruneHold} (read back in {@link SpecRead.pruneHolds}), replacing the cluster's.
+   * Optional: a store without it remembers no hold, so each pass decides from its own read.
+   * @throws on a storage failure (the pass reports it and goes on).
+   */
+  writePruneHold?(hold: PruneHold): Promise<void>;
+  /**
+   * Removes the hold of `cluster`, if any.
+   * @throws on a storage failure (the pass reports it and goes on).
+   */
+  clearPruneHold?(cluster: string): Promise<void>;
 }
 
 export type LeaseResult =

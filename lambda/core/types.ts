@@ -728,4 +728,44 @@ export interface Plan {
    * Absent when there are none.
    */
   readonly deploymentHistoryWanted?: ServiceKey[];
+  /**
+   * The prune holds after this pass and what changed ({@link PruneHolds}); absent when no cluster
+   * is held before or after it.
+   */
+  readonly pruneHolds?: PruneHolds;
+}
+
+/**
+ * A cluster whose prunes stay held: a pass found there the signature of a wiped or half-restored
+ * spec table (no spec at all for the cluster, more than half of its owned services without a
+ * spec, or more prunes than `maxDeletesPerPass`) and held every prune. The rules look at one
+ * pass's read; a table restored a few items at a time passes under them before it is whole (7 of
+ * 12 specs back: 5 prunes, within both limits). The hold is the memory: every later pass keeps
+ * holding the cluster's prunes until no owned service there lacks a spec any more, or a person
+ * confirms (`ecsr prune --confirm CLUSTER`). Kept in the spec table by the spec store.
+ */
+export interface PruneHold {
+  readonly cluster: string;
+  /** ISO time of the pass that set the hold. */
+  readonly since: string;
+  /** What that pass found, in words (e.g. `11 of the 12 owned services ... have no spec`). */
+  readonly reason: string;
+}
+
+/** A hold in force after a pass, with what that pass saw. */
+export interface PruneHeld extends PruneHold {
+  /** Owned services of the cluster without a spec, when this pass read the cluster and the whole table. */
+  readonly missing?: number;
+  /** How to release the hold, in words, with the command. */
+  readonly release: string;
+}
+
+/** The planner's decision on the prune holds: what is in force after the pass, what to store, what to remove. */
+export interface PruneHolds {
+  /** Every hold in force after this pass, by cluster. */
+  readonly held: PruneHeld[];
+  /** Holds this pass sets (the store writes them). */
+  readonly set: PruneHold[];
+  /** Holds this pass releases (the store removes them), and why. */
+  readonly cleared: { readonly cluster: string; readonly because: 'restored' | 'confirmed' }[];
 }
