@@ -15,10 +15,10 @@ import { Command, Option } from 'commander';
 import wrapAnsi from 'wrap-ansi';
 import { createEcsClient } from '../../lambda/adapters/clients';
 import { specToItem } from '../../lambda/core/spec';
-import { serviceId, type ServiceKey } from '../../lambda/core/types';
+import { serviceId, type PruneHold, type ServiceKey } from '../../lambda/core/types';
 import { fitTable, reasonBlock, terminalWidth } from '../../local/view';
 import { CliError } from './support/errors';
-import { colorPhase, colorsFor, lastActionText, statusReason, toJson, toYaml } from './support/format';
+import { colorPhase, colorsFor, lastActionText, pruneHoldLines, statusReason, toJson, toYaml } from './support/format';
 import { parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { entryId, SpecTable, type TableEntry } from './support/spec-table';
 import { taskStopText } from './support/wait';
@@ -99,13 +99,20 @@ export function describeDocument(entry: TableEntry, live: LiveService, events: n
 }
 
 /** The text of `ecsr describe`, fitted to `width` columns. */
-export function renderDescribe(entry: TableEntry, live: LiveService, opts: { table: string; events: number; width: number }, c = colorsFor()): string {
+export function renderDescribe(
+  entry: TableEntry,
+  live: LiveService,
+  opts: { table: string; events: number; width: number; pruneHold?: PruneHold },
+  c = colorsFor(),
+): string {
   const { width } = opts;
   const id = entry.key ? serviceId(entry.key) : '(no key)';
   const out: string[] = [];
   const field = (name: string, value: string) => out.push(`${`${name}:`.padEnd(14)}${value}`);
   field('Service', id);
   field('Table', opts.table);
+  // The cluster's hold concerns the services without a spec, which have no item to describe.
+  if (opts.pruneHold) field('Prune hold', wrapLines(pruneHoldLines([opts.pruneHold])[0], width - 14).join(`\n${' '.repeat(14)}`));
 
   const r = entry.result;
   const s = entry.status;
@@ -200,9 +207,11 @@ export function describeCommand(): Command {
     runAction(async (key: ServiceKey, opts: DescribeOptions) => {
       const table = SpecTable.open(tableOf(opts), opts.target);
       let entry: TableEntry | undefined;
+      let pruneHold: PruneHold | undefined;
       try {
         await table.assertTarget();
         entry = await table.get(key);
+        pruneHold = entry ? await table.pruneHold(key.cluster) : undefined;
       } finally {
         table.close();
       }
@@ -221,7 +230,7 @@ export function describeCommand(): Command {
       }
       if (opts.output === 'json') process.stdout.write(toJson(describeDocument(entry, live, opts.events)));
       else if (opts.output === 'yaml') process.stdout.write(toYaml(describeDocument(entry, live, opts.events)));
-      else process.stdout.write(renderDescribe(entry, live, { table: table.name, events: opts.events, width: terminalWidth() }));
+      else process.stdout.write(renderDescribe(entry, live, { table: table.name, events: opts.events, width: terminalWidth(), ...(pruneHold ? { pruneHold } : {}) }));
     }),
   );
 }

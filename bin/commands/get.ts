@@ -9,7 +9,8 @@ import wrapAnsi from 'wrap-ansi';
 import { specToItem } from '../../lambda/core/spec';
 import { serviceId } from '../../lambda/core/types';
 import { CliError } from './support/errors';
-import { fitRows, GET_FORMATS, renderStatusTable, statusReasonLines, terminalWidth, toJson, toYaml } from './support/format';
+import { fitRows, GET_FORMATS, pruneHoldLines, renderStatusTable, statusReasonLines, terminalWidth, toJson, toYaml } from './support/format';
+import type { PruneHold } from '../../lambda/core/types';
 import { formatDuration, parseDuration, parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { entryId, SpecTable, type TableEntry } from './support/spec-table';
 import { heartbeatLine, type LocalRunHeartbeat } from '../../local/heartbeat';
@@ -56,6 +57,8 @@ interface Read {
   targets?: boolean;
   /** Spec counts of the targets not shown (listing one target). */
   otherTargets?: Record<string, number>;
+  /** Clusters whose prunes are held (the `#prune-hold` items of the target, or of every target). */
+  pruneHolds?: PruneHold[];
 }
 
 /** Reads the entries `selector` names. @throws CliError for CLUSTER/SERVICE without a spec. */
@@ -63,12 +66,20 @@ async function readEntries(table: SpecTable, selector: Selector | undefined, all
   if (selector?.service) {
     const one = await table.get({ cluster: selector.cluster, service: selector.service });
     if (!one) throw new CliError(`There is no spec ${entryId(table.target, { cluster: selector.cluster, service: selector.service })} in table ${table.name}.`);
-    return { entries: [one] };
+    const hold = await table.pruneHold(selector.cluster);
+    return { entries: [one], ...(hold ? { pruneHolds: [hold] } : {}) };
   }
-  const { entries, heartbeat, otherTargets } = await table.scanWithHeartbeat({ allTargets });
+  const { entries, heartbeat, otherTargets, pruneHolds } = await table.scanWithHeartbeat({ allTargets });
   const shown = entries.filter((e) => !selector || e.key?.cluster === selector.cluster);
+  const holds = pruneHolds.filter((h) => !selector || h.cluster === selector.cluster);
   const several = allTargets || new Set(shown.map((e) => e.target ?? 'default')).size > 1;
-  return { entries: shown, ...(heartbeat ? { heartbeat } : {}), ...(several ? { targets: true } : {}), ...(!allTargets && Object.keys(otherTargets).length > 0 ? { otherTargets } : {}) };
+  return {
+    entries: shown,
+    ...(heartbeat ? { heartbeat } : {}),
+    ...(several ? { targets: true } : {}),
+    ...(!allTargets && Object.keys(otherTargets).length > 0 ? { otherTargets } : {}),
+    ...(holds.length > 0 ? { pruneHolds: holds } : {}),
+  };
 }
 
 /** Under a one-target listing: the other targets of the table, and how to see them. */
@@ -84,7 +95,9 @@ function otherTargetsLine(read: Read): string {
  */
 function renderEntries(read: Read, selector: Selector | undefined, tableName: string, wide: boolean, width: number): string {
   const { entries, heartbeat } = read;
-  const top = heartbeat ? `${wrapAnsi(heartbeatLine(heartbeat, Date.now()), width, { hard: true, trim: true })}\n\n` : '';
+  const wrap = (line: string) => wrapAnsi(line, width, { hard: true, trim: true });
+  const lines = [...(heartbeat ? [heartbeatLine(heartbeat, Date.now())] : []), ...pruneHoldLines(read.pruneHolds ?? [])];
+  const top = lines.length > 0 ? `${lines.map(wrap).join('\n')}\n\n` : '';
   if (entries.length === 0) return `${top}${selector ? `No specs in cluster ${selector.cluster} (table ${tableName}).\n` : `No specs in table ${tableName}.\n`}${otherTargetsLine(read)}`;
   const under = statusReasonLines(entries, width);
   return `${top}${renderStatusTable(entries, { wide, width, ...(read.targets ? { targets: true } : {}) })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}${otherTargetsLine(read)}`;

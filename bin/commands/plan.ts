@@ -7,7 +7,7 @@ import type { PassSummary } from '../../lambda/core/pass';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { CliError, EXIT, missingTableError } from './support/errors';
 import wrapAnsi from 'wrap-ansi';
-import { formatAction, statusReason, terminalWidth, toJson, toYaml } from './support/format';
+import { formatAction, pruneHoldLines, statusReason, terminalWidth, toJson, toYaml } from './support/format';
 import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { cliConfig, dryRunPass, specReadError } from './support/pass';
 
@@ -52,7 +52,7 @@ function attention(statuses: Record<string, ServiceStatus>, width: number): stri
 /** Prints the planned actions (text, JSON or YAML; `extra` fields lead the JSON / YAML document). */
 export function printPlan(summary: PassSummary, format: PlanOptions['output'], extra: Record<string, unknown> = {}): void {
   if (format !== 'text') {
-    const doc = { ...extra, actions: summary.actions, statuses: summary.statuses, errors: summary.errors };
+    const doc = { ...extra, actions: summary.actions, statuses: summary.statuses, ...(summary.pruneHolds ? { pruneHolds: summary.pruneHolds } : {}), errors: summary.errors };
     process.stdout.write(format === 'json' ? toJson(doc) : toYaml(doc));
     return;
   }
@@ -68,6 +68,7 @@ export function printPlan(summary: PassSummary, format: PlanOptions['output'], e
     process.stdout.write('Needs attention (no action planned):\n');
     for (const line of notes) process.stdout.write(`  ${line}\n`);
   }
+  for (const line of pruneHoldLines(summary.pruneHolds ?? [])) process.stdout.write(`${line}\n`);
 }
 
 /** `-o`, `--exit-code` and `--verbose`, shared by plan and diff. */

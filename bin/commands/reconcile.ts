@@ -9,7 +9,7 @@ import type { PassSummary } from '../../lambda/core/pass';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { CliError, missingTableError } from './support/errors';
 import { fitTable, reasonLines, reasonWord } from '../../local/view';
-import { colorPhase, colorsFor, formatAction, statusReason, terminalWidth, toJson } from './support/format';
+import { colorPhase, colorsFor, formatAction, pruneHoldLines, statusReason, terminalWidth, toJson } from './support/format';
 import { runAction, tableOf, withAwsOptions, type AwsOptions } from './support/options';
 import { cliConfig, cliRuntime } from './support/pass';
 
@@ -81,6 +81,10 @@ export function reconcileCommand(): Command {
           `${k.statusesWritten} status${k.statusesWritten === 1 ? '' : 'es'} written.\n`,
       );
       for (const a of summary.actions) process.stdout.write(`  ${formatAction(a)}\n`);
+      for (const line of pruneHoldLines(summary.pruneHolds ?? [])) process.stdout.write(`${line}\n`);
+      for (const r of summary.pruneHoldsReleased ?? []) {
+        process.stdout.write(`Prune hold of cluster ${r.cluster} released: ${r.because === 'restored' ? 'every owned service there has a spec again' : 'a person confirmed the prune'}.\n`);
+      }
       if (Object.keys(summary.statuses).length > 0) process.stdout.write(`${renderPassStatuses(summary.statuses)}\n`);
       for (const e of summary.errors) process.stderr.write(`warning: ${e}\n`);
     }),

@@ -130,7 +130,7 @@ const MAX_HOLD_REASON = 500;
  * The hold an item holds, or undefined when its sort key names no cluster. A damaged `since` or
  * `reason` still holds the cluster (a hold errs towards keeping services), with words saying so.
  */
-function pruneHoldOf(item: Record<string, unknown>, cluster: string): PruneHold | undefined {
+export function pruneHoldOf(item: Record<string, unknown>, cluster: string): PruneHold | undefined {
   if (!/^[A-Za-z0-9_-]{1,255}$/.test(cluster)) return undefined;
   const since = typeof item.since === 'string' && !Number.isNaN(Date.parse(item.since)) ? item.since : '(unknown time)';
   const reason =

@@ -47,7 +47,12 @@ describe('ecsr prune --confirm', () => {
     expect(blocked.statuses[`${c.cluster}/web`].conditions.find((x) => x.type === 'Blocked')?.reason).toBe(Reason.PruneBlocked);
     expect(blocked.statuses[`${c.cluster}/web`].conditions.find((x) => x.type === 'Blocked')?.message).toContain(`ecsr prune --confirm ${c.cluster}`);
     expect(confirmed.code).toBe(0);
-    expect(confirmed.stdout).toMatch(new RegExp(`^Prune of cluster ${c.cluster} confirmed until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: each pass until then deletes owned services without a spec there \\(at most 5 a pass\\)\\.\\n$`));
+    expect(confirmed.stdout).toMatch(
+      new RegExp(
+        `^Prune of cluster ${c.cluster} confirmed until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: each pass until then deletes owned services without a spec there \\(at most 5 a pass\\)\\.\\n` +
+          `Released the prune hold of cluster ${c.cluster}, held since [\\d:.TZ-]+ because a pass found no spec at all for cluster ${c.cluster}, where this reconciler owns 2 services\\.\\n$`,
+      ),
+    );
     const item = (await c.items()).find((i) => i.cluster === '#prune-confirmed');
     expect(item).toMatchObject({ service: c.cluster, expiresAt: expect.any(Number), confirmedBy: expect.any(String) });
     expect(pruning.actions.map((a) => `${a.type} ${a.service} ${a.outcome}`).sort()).toEqual(['DeleteService api applied', 'DeleteService web applied']);
@@ -75,6 +80,41 @@ describe('ecsr prune --confirm', () => {
     expect(r.code).toBe(0);
     expect(s.actions).toEqual([]);
     expect(s.statuses[`${c.cluster}/web`].conditions.find((x) => x.type === 'Blocked')?.reason).toBe(Reason.PruneBlocked);
+  }, SLOW);
+
+  it('releases the prune hold a half-restored table left, and the next pass prunes the service whose spec is really gone', async () => {
+    // Prepare: six services; four specs lost (more than half: held), three applied again one by one.
+    const c = await harness.aCase();
+    const names = ['s1', 's2', 's3', 's4', 's5', 's6'];
+    const files = names.map((n) => c.file(`${n}.yaml`, spec(c.cluster, n)));
+    expect((await ecsr(['apply', '-f', c.file('all.yaml', names.map((n) => spec(c.cluster, n)).join('---\n'))], { env: c.env })).code).toBe(0);
+    await c.pass();
+    for (const service of names.slice(2)) await stack.doc.send(new DeleteCommand({ TableName: c.table, Key: { cluster: c.cluster, service } }));
+    stack.sim.clock.advance(60);
+    const held = await c.pass();
+    for (const f of files.slice(2, 5)) expect((await ecsr(['apply', '-f', f], { env: c.env })).code).toBe(0);
+    stack.sim.clock.advance(60);
+    const stillHeld = await c.pass();
+    const get = await ecsr(['get'], { env: { ...c.env, COLUMNS: '400' } });
+    const describe = await ecsr(['describe', `${c.cluster}/s1`], { env: { ...c.env, COLUMNS: '400' } });
+    // Act
+    const confirmed = await ecsr(['prune', '--confirm', c.cluster], { env: c.env });
+    const itemsAfter = await c.items();
+    stack.sim.clock.advance(60);
+    const pruning = await c.pass();
+    // Assess: nothing deleted while held, though one missing spec is within every limit.
+    expect(held.actions).toEqual([]);
+    expect(held.pruneHolds?.map((h) => h.cluster)).toEqual([c.cluster]);
+    expect(stillHeld.actions).toEqual([]);
+    expect(stillHeld.statuses[`${c.cluster}/s6`].conditions.find((x) => x.type === 'Blocked')?.message).toContain(`prune held since ${held.startedAt}`);
+    expect(get.stdout).toContain(`Prune held in cluster ${c.cluster} since ${held.startedAt}: a pass found 4 of the 6 owned services of cluster ${c.cluster} without a spec (more than half)`);
+    expect(get.stdout).toContain(`ecsr prune --confirm ${c.cluster}`);
+    expect(describe.stdout).toMatch(new RegExp(`Prune hold: +Prune held in cluster ${c.cluster} since`));
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stdout).toContain(`Released the prune hold of cluster ${c.cluster}, held since ${held.startedAt} because a pass found 4 of the 6 owned services`);
+    expect(itemsAfter.filter((i) => i.cluster === '#prune-hold')).toEqual([]);
+    expect(pruning.actions.map((a) => `${a.type} ${a.service} ${a.outcome}`)).toEqual(['DeleteService s6 applied']);
+    expect(pruning.pruneHolds).toBeUndefined();
   }, SLOW);
 
   it.each([

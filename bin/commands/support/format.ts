@@ -6,7 +6,7 @@ import pc from 'picocolors';
 import { stringify } from 'yaml';
 import type { PassAction } from '../../../lambda/core/pass';
 import { formatSpecError } from '../../../lambda/core/spec';
-import { serviceId, type Phase, type ServiceStatus } from '../../../lambda/core/types';
+import { serviceId, type Phase, type PruneHold, type ServiceStatus } from '../../../lambda/core/types';
 import { describeChange } from '../../../lambda/core/status';
 import { fitTable, needsReason, phaseColor, plainTable, reasonBlock, reasonWord, shorten, statusReason, terminalWidth } from '../../../local/view';
 import type { TableEntry } from './spec-table';
@@ -28,6 +28,19 @@ export function colorsFor(stream: NodeJS.WriteStream = process.stdout): ReturnTy
 /** Colour of a phase: green when converged, red when it needs a person, yellow while moving. */
 export function colorPhase(phase: Phase | string, c = colorsFor()): string {
   return phaseColor(phase, c);
+}
+
+/**
+ * One line per prune hold: the cluster, since when, what the pass found, and how to release it
+ * (`release` when a pass said it, with the count still missing; else the general rule).
+ */
+export function pruneHoldLines(holds: readonly (PruneHold & { readonly release?: string })[]): string[] {
+  return holds.map((h) => {
+    const release =
+      h.release ??
+      `prunes in cluster ${h.cluster} stay held until every owned service there has a spec again: restore the missing spec items, or run \`ecsr prune --confirm ${h.cluster}\` if the deletion is intended`;
+    return `Prune held in cluster ${h.cluster} since ${h.since}: a pass found ${h.reason}, the signature of a wiped or half-restored spec table; ${release}.`;
+  });
 }
 
 /** `UpdateService: desiredCount 6 -> 2` (the status's last action), with its error if it failed. */

@@ -8,11 +8,11 @@
  */
 import { GetCommand, UpdateCommand, paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/adapters/clients';
-import { isReservedItem, PARTITION_KEY, SORT_KEY, STATUS_ATTRIBUTE } from '../../../lambda/adapters/dynamo-spec-store';
+import { isReservedItem, PARTITION_KEY, PRUNE_HOLD_PARTITION, pruneHoldOf, SORT_KEY, STATUS_ATTRIBUTE } from '../../../lambda/adapters/dynamo-spec-store';
 import { readHeartbeat, type LocalRunHeartbeat } from '../../../local/heartbeat';
 import { isConditionalCheckFailed } from '../../../lambda/adapters/errors';
 import { canonicalJson, parseSpecItem, specToItem } from '../../../lambda/core/spec';
-import { serviceId, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
+import { serviceId, type PruneHold, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
 import { CliError, missingTableError } from './errors';
 import { dict, own } from '../../../lambda/core/dict';
 import { DEFAULT_TARGET, parseTarget, partitionKeyOf, splitPartitionKey, TARGET_NAME_RE, TARGET_PARTITION, targetItemDeclaration } from '../../../lambda/core/targets';
@@ -243,15 +243,20 @@ export class SpecTable {
    * item, local/heartbeat.ts), read by the same Scan.
    * @throws CliError when the table does not exist; the SDK error otherwise.
    */
-  async scanWithHeartbeat(opts: { allTargets?: boolean } = {}): Promise<{ entries: TableEntry[]; heartbeat?: LocalRunHeartbeat; otherTargets: Record<string, number> }> {
+  async scanWithHeartbeat(
+    opts: { allTargets?: boolean } = {},
+  ): Promise<{ entries: TableEntry[]; heartbeat?: LocalRunHeartbeat; otherTargets: Record<string, number>; pruneHolds: PruneHold[] }> {
     const out: TableEntry[] = [];
     const otherTargets: Record<string, number> = dict();
+    const pruneHolds: PruneHold[] = [];
     let heartbeat: LocalRunHeartbeat | undefined;
     try {
       for await (const page of paginateScan({ client: this.doc }, { TableName: this.name, ConsistentRead: true })) {
         for (const raw of page.Items ?? []) {
           if (isReservedItem(raw)) {
             heartbeat ??= readHeartbeat(raw);
+            const hold = this.holdIn(raw, opts.allTargets === true);
+            if (hold) pruneHolds.push(hold);
             continue;
           }
           const entry = toEntry(raw);
@@ -263,7 +268,35 @@ export class SpecTable {
     } catch (err) {
       throw this.translate(err);
     }
-    return { entries: out.sort(compareKeys), ...(heartbeat ? { heartbeat } : {}), otherTargets };
+    pruneHolds.sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
+    return { entries: out.sort(compareKeys), ...(heartbeat ? { heartbeat } : {}), otherTargets, pruneHolds };
+  }
+
+  /**
+   * The prune hold a reserved item holds for this table's target (`allTargets`: for any, the
+   * cluster then named with its target as `target/cluster`), else undefined.
+   */
+  private holdIn(raw: Record<string, unknown>, allTargets: boolean): PruneHold | undefined {
+    if (raw[PARTITION_KEY] !== PRUNE_HOLD_PARTITION || typeof raw[SORT_KEY] !== 'string') return undefined;
+    const { target, cluster } = splitPartitionKey(raw[SORT_KEY] as string);
+    if (!allTargets && target !== this.target) return undefined;
+    const hold = pruneHoldOf(raw, cluster);
+    return hold && allTargets && target !== DEFAULT_TARGET ? { ...hold, cluster: `${target}/${cluster}` } : hold;
+  }
+
+  /**
+   * The prune hold of `cluster` in this table's target, if any (consistent read).
+   * @throws CliError when the table does not exist; the SDK error otherwise.
+   */
+  async pruneHold(cluster: string): Promise<PruneHold | undefined> {
+    try {
+      const out = await this.doc.send(
+        new GetCommand({ TableName: this.name, Key: { [PARTITION_KEY]: PRUNE_HOLD_PARTITION, [SORT_KEY]: partitionKeyOf(this.target, cluster) }, ConsistentRead: true }),
+      );
+      return out.Item ? pruneHoldOf(out.Item, cluster) : undefined;
+    } catch (err) {
+      throw this.translate(err);
+    }
   }
 
   /**
