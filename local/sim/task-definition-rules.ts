@@ -122,6 +122,7 @@ export function checkContainersAndVolumes(
   checkHealthChecks(containers);
   checkVolumes(req, containers, byName);
   checkFirelens(containers);
+  checkProxyConfiguration(req);
 
   if (req.ephemeralStorage !== undefined) {
     const size = req.ephemeralStorage.sizeInGiB;
@@ -236,6 +237,17 @@ function checkHealthChecks(containers: readonly ContainerDefinition[]): void {
         throw clientException(`Invalid 'healthCheck.${b.field}' for container '${c.name}': ${v}. It must be between ${b.min} and ${b.max}.`);
       }
     }
+  }
+}
+
+/**
+ * An App Mesh proxy property keeps `""` as its value, but a property without one is refused, in
+ * ECS's words (the ClientException reported by users of aws-actions/amazon-ecs-deploy-task-definition
+ * when a tool stripped the empty values).
+ */
+function checkProxyConfiguration(req: RegisterTaskDefinitionRequest): void {
+  for (const p of req.proxyConfiguration?.properties ?? []) {
+    if (typeof p?.value !== 'string') throw clientException('ProxyConfiguration properties value cannot be null.');
   }
 }
 

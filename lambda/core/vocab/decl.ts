@@ -424,8 +424,15 @@ export function importOf(node: Node, value: unknown, path: string, unexpressible
       return isRecord(value) && Object.keys(value).length > 0 ? { ...value } : undefined;
     case 'list': {
       if (!Array.isArray(value)) return value;
+      const valueKey = node.order === 'keyed' ? node.value : undefined;
       const items = value
-        .map((item, i) => importOf(node.item, item, `${path}[${i}]`, unexpressible, ctx))
+        .map((item, i) => {
+          const x = importOf(node.item, item, `${path}[${i}]`, unexpressible, ctx);
+          // `""` is a value, never an absence: a `{name, value: ""}` member keeps its value (ECS
+          // keeps it, and refuses an App Mesh proxy property without one).
+          if (valueKey !== undefined && isRecord(item) && own(item, valueKey) === '' && isRecord(x) && !Object.hasOwn(x, valueKey)) putOwn(x, valueKey, '');
+          return x;
+        })
         .filter((x) => x !== undefined);
       return items.length > 0 ? items : undefined;
     }

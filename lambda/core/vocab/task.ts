@@ -235,7 +235,9 @@ export const VOLUME = obj({
 export const PROXY_CONFIGURATION = obj({
   type: { type: oneOf(['APPMESH']), default: 'APPMESH' },
   containerName: { type: containerName, required: true },
-  properties: nameValueList('value', str()),
+  // ECS refuses a property without a value ("ProxyConfiguration properties value cannot be
+  // null"); `""` is a value (IgnoredGID, EgressIgnoredPorts).
+  properties: list(obj({ name: { type: str({ minLength: 1 }), required: true }, value: { type: str(), required: true, doc: 'The property\'s value; "" is a value (ECS refuses a property without one).' } }), { order: 'keyed', key: 'name', value: 'value' }),
 });
 
 export const EPHEMERAL_STORAGE = obj({
