@@ -40,7 +40,7 @@ import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { EVENT_RULES, type EventPattern } from '../lambda/core/events';
 import { PARTITION_KEY, RESERVED_PARTITIONS } from '../lambda/adapters/dynamo-spec-store';
 import { parseTarget } from '../lambda/core/targets';
-import { defaultFamilies, ecsPolicyStatements, taskDefinitionFamilyArns as familyArnsIn, type ArnScope } from '../lambda/core/ecs-policy';
+import { defaultFamilies, ecsPolicyStatements, ecsReadStatements, taskDefinitionFamilyArns as familyArnsIn, type ArnScope } from '../lambda/core/ecs-policy';
 
 /** Default name of a target account's `ReconcilerTargetRole` (lib/target-role.ts). */
 export const DEFAULT_TARGET_ROLE_NAME = 'ecs-reconciler-target';
@@ -1131,21 +1131,44 @@ export class EcsReconciler extends Construct {
   }
 
   /**
-   * Lets `grantee` read specs and their status (`ecsr get`, `plan`, `diff`, `wait`, `export`):
-   * Scan, GetItem, Query and DescribeTable on the spec table (and decrypt with its key).
+   * Lets `grantee` run what reads specs, their status and the services ECS runs for them:
+   * `ecsr get`, `export`, `plan`, `diff`, `describe` and `wait`. On the spec table: Scan,
+   * GetItem, Query and DescribeTable (and decrypt with its key); in ECS, the reads of the managed
+   * clusters a pass makes (`ecsReadStatements` in lambda/core/ecs-policy.ts: ListServices and
+   * ListTasks with `ecs:cluster`, DescribeServices, DescribeTasks, DescribeClusters,
+   * ListServiceDeployments and DescribeServiceRevisions there, DescribeTaskDefinition). No write.
    */
   public grantSpecRead(grantee: iam.IGrantable): iam.Grant {
-    return this.table.grant(grantee, ...SPEC_READ_ACTIONS);
+    return this.table.grant(grantee, ...SPEC_READ_ACTIONS).combine(this.grantClusterReads(grantee));
   }
 
   /**
-   * Lets `grantee` write specs as pipelines do (`ecsr apply`, `ecsr set image`, `ecsr delete`,
-   * `ecsr prune --confirm`): the read actions plus PutItem, UpdateItem and DeleteItem. Whoever
-   * holds it chooses what the reconciler deploys, within the allow-lists (docs/deploy.md, "Allow-lists
-   * and the trust boundary"); it does not include any ECS permission.
+   * Lets `grantee` write specs as pipelines do (`ecsr apply` with its ECS checks and `--wait`,
+   * `ecsr set image`, `ecsr delete`, `ecsr prune --confirm`): what {@link grantSpecRead} allows,
+   * plus PutItem, UpdateItem and DeleteItem on the spec table. Whoever holds it chooses what the
+   * reconciler deploys, within the allow-lists (docs/deploy.md, "Allow-lists and the trust
+   * boundary"); it includes no ECS write. Apply's checks outside ECS (ECR, IAM, Secrets Manager,
+   * SSM, EC2, Elastic Load Balancing) need those services' read permissions, which this does not
+   * grant: without them each is reported "could not check" and the spec is written all the same.
    */
   public grantSpecWrite(grantee: iam.IGrantable): iam.Grant {
-    return this.table.grant(grantee, ...SPEC_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
+    return this.table
+      .grant(grantee, ...SPEC_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem')
+      .combine(this.grantClusterReads(grantee));
+  }
+
+  /** The ECS reads of the managed clusters (`ecsReadStatements`), on `grantee`'s own policy. */
+  private grantClusterReads(grantee: iam.IGrantable): iam.Grant {
+    return ecsReadStatements(stackArnScope(Stack.of(this)), this.clusterNames)
+      .map((s) =>
+        iam.Grant.addToPrincipal({
+          grantee,
+          actions: [...s.Action],
+          resourceArns: [...s.Resource],
+          ...(s.Condition ? { conditions: s.Condition as Record<string, Record<string, unknown>> } : {}),
+        }),
+      )
+      .reduce((a, b) => a.combine(b));
   }
 
   /**
@@ -1520,7 +1543,7 @@ const DEAD_LETTER_ALARM_TEXT: Readonly<Record<string, string>> = {
     'The spec table stream fast path discarded a batch after its retries: the message names the shard and sequence numbers. The scheduled pass still reconciles those specs; look in the function logs for the error.',
 };
 
-/** What `ecsr get` / `plan` / `diff` / `wait` / `export` read: {@link EcsReconciler.grantSpecRead}. */
+/** What `ecsr get` / `export` / `plan` / `diff` / `describe` / `wait` read of the spec table: {@link EcsReconciler.grantSpecRead}. */
 const SPEC_READ_ACTIONS = ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'] as const;
 
 /**

@@ -49,6 +49,48 @@ export function taskDefinitionFamilyArns(scope: ArnScope, clusterNames: readonly
   return [...clusterNames.map((c) => arn(`${c}-*:*`)), ...families.map((f) => arn(`${f}:*`))];
 }
 
+const allow = (Sid: string, Action: string[], Resource: string[], Condition?: IamStatement['Condition']): IamStatement => ({
+  Sid,
+  Effect: 'Allow',
+  Action,
+  Resource,
+  ...(Condition ? { Condition } : {}),
+});
+
+/**
+ * The ECS reads of the managed clusters: what a pass reads (and so `ecsr plan` and `diff`), what
+ * `ecsr describe`, `wait` and `apply --wait` read, and apply's ECS checks. DescribeTaskDefinition
+ * on "*" (ECS supports no resource-level permission for it); ListServices and ListTasks only with
+ * `ecs:cluster` = a managed cluster; DescribeTasks, DescribeServices, DescribeClusters,
+ * ListServiceDeployments and DescribeServiceRevisions on the managed clusters' resources. With no
+ * cluster, only DescribeTaskDefinition.
+ */
+export function ecsReadStatements(scope: ArnScope, clusterNames: readonly string[]): IamStatement[] {
+  const arn = (resource: string) => ecsArn(scope, resource);
+  const clusterArns = clusterNames.map((c) => arn(`cluster/${c}`));
+  const serviceArns = clusterNames.map((c) => arn(`service/${c}/*`));
+  // No resource-level permissions for DescribeTaskDefinition.
+  const statements: IamStatement[] = [allow('EcsDescribeTaskDefinitions', ['ecs:DescribeTaskDefinition'], ['*'])];
+  if (clusterNames.length === 0) return statements;
+  statements.push(
+    // ListServices has no resource type; ListTasks names container instances, which Fargate tasks
+    // have none of: both are scoped by the cluster in the request (ecs:cluster).
+    allow('EcsListInManagedClusters', ['ecs:ListServices', 'ecs:ListTasks'], ['*'], { ArnEquals: { 'ecs:cluster': clusterArns } }),
+    allow('EcsDescribeTasks', ['ecs:DescribeTasks'], clusterNames.map((c) => arn(`task/${c}/*`))),
+    // The pass calls it only when ECS refuses a strategy provider, to name which one the cluster
+    // lacks; `ecsr apply` checks that the cluster is ACTIVE.
+    allow('EcsDescribeManagedClusters', ['ecs:DescribeClusters'], clusterArns),
+    allow('EcsDescribeServices', ['ecs:DescribeServices'], serviceArns),
+    // A rollback is read from ECS's deployment history: ListServiceDeployments on the service,
+    // DescribeServiceRevisions on the service and its revisions.
+    allow('EcsReadDeploymentHistory', ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions'], [
+      ...serviceArns,
+      ...clusterNames.map((c) => arn(`service-revision/${c}/*`)),
+    ]),
+  );
+  return statements;
+}
+
 /** What the policy is for: the managed clusters (`*` for every cluster), the owner id, adoption, families. */
 export interface EcsPolicyInput {
   readonly clusterNames: readonly string[];
@@ -60,10 +102,7 @@ export interface EcsPolicyInput {
 
 /**
  * The ECS statements, backing the ownership rule:
- * - ListServices and ListTasks only with `ecs:cluster` = a managed cluster; DescribeServices and
- *   DescribeTasks on the managed clusters' services and tasks; DescribeTaskDefinition on "*"
- *   (ECS supports no resource-level permission for it); DescribeClusters on the managed clusters
- *   (called when ECS refuses a capacity provider, to name the missing one);
+ * - the reads of {@link ecsReadStatements};
  * - RegisterTaskDefinition only for families `<managed cluster>-*` and `families`, only with the
  *   owner tag in the request (`aws:RequestTag/ecs-reconciler:owner`); CreateService and
  *   UpdateService only with a task definition of those families (`ecs:task-definition`);
@@ -78,38 +117,14 @@ export interface EcsPolicyInput {
 export function ecsPolicyStatements(scope: ArnScope, input: EcsPolicyInput): IamStatement[] {
   const { clusterNames, ownerId, allowAdoption } = input;
   const families = input.families ?? defaultFamilies(allowAdoption);
-  const arn = (resource: string) => ecsArn(scope, resource);
-  const clusterArns = clusterNames.map((c) => arn(`cluster/${c}`));
-  const serviceArns = clusterNames.map((c) => arn(`service/${c}/*`));
-  const taskArns = clusterNames.map((c) => arn(`task/${c}/*`));
+  const serviceArns = clusterNames.map((c) => ecsArn(scope, `service/${c}/*`));
   const familyArns = taskDefinitionFamilyArns(scope, clusterNames, families);
   const requestOwner = { [`aws:RequestTag/${OWNER_TAG_KEY}`]: ownerId };
   const resourceOwner = { [`aws:ResourceTag/${OWNER_TAG_KEY}`]: ownerId };
-  const allow = (Sid: string, Action: string[], Resource: string[], Condition?: IamStatement['Condition']): IamStatement => ({
-    Sid,
-    Effect: 'Allow',
-    Action,
-    Resource,
-    ...(Condition ? { Condition } : {}),
-  });
 
-  // No resource-level permissions for DescribeTaskDefinition.
-  const statements: IamStatement[] = [allow('EcsDescribeTaskDefinitions', ['ecs:DescribeTaskDefinition'], ['*'])];
+  const statements = ecsReadStatements(scope, clusterNames);
   if (clusterNames.length === 0) return statements;
   statements.push(
-    // ListServices has no resource type; ListTasks names container instances, which Fargate tasks
-    // have none of: both are scoped by the cluster in the request (ecs:cluster).
-    allow('EcsListInManagedClusters', ['ecs:ListServices', 'ecs:ListTasks'], ['*'], { ArnEquals: { 'ecs:cluster': clusterArns } }),
-    allow('EcsDescribeTasks', ['ecs:DescribeTasks'], taskArns),
-    // Called only when ECS refuses a strategy provider, to name which one the cluster lacks.
-    allow('EcsDescribeManagedClusters', ['ecs:DescribeClusters'], clusterArns),
-    allow('EcsDescribeServices', ['ecs:DescribeServices'], serviceArns),
-    // A rollback is read from ECS's deployment history: ListServiceDeployments on the service,
-    // DescribeServiceRevisions on the service and its revisions.
-    allow('EcsReadDeploymentHistory', ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions'], [
-      ...serviceArns,
-      ...clusterNames.map((c) => arn(`service-revision/${c}/*`)),
-    ]),
     allow('EcsRegisterOwnedFamilies', ['ecs:RegisterTaskDefinition'], familyArns, { StringEquals: requestOwner }),
     // The task definitions a service may be given are those of the families the function may
     // register in (`ecs:task-definition`, the task definition ARN of the request): never a

@@ -297,13 +297,23 @@ describe('grant and metric methods (part 6)', () => {
     Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref.startsWith(roleLogicalIdPrefix)))
       .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
-  it('grantSpecRead: read actions on the spec table only', () => {
+  const ECS_READS = [
+    'ecs:DescribeClusters',
+    'ecs:DescribeServiceRevisions',
+    'ecs:DescribeServices',
+    'ecs:DescribeTaskDefinition',
+    'ecs:DescribeTasks',
+    'ecs:ListServiceDeployments',
+    'ecs:ListServices',
+    'ecs:ListTasks',
+  ];
+  it('grantSpecRead: read actions on the spec table, and ECS reads (the CLI commands it names are run in test/cli/grants.test.ts)', () => {
     const b = build({}, undefined, (r, stack) => r.grantSpecRead(new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() })));
     const statements = statementsOf(b.template, 'Reader');
-    expect(statements.flatMap((st) => st.Action).sort()).toEqual(['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan']);
+    expect(statements.flatMap((st) => st.Action).sort()).toEqual(['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan', ...ECS_READS]);
     expect(JSON.stringify(statements.map((st) => st.Resource))).toContain('ReconcilerSpecs');
   });
-  it('grantSpecWrite: read plus PutItem, UpdateItem, DeleteItem, and nothing in ECS', () => {
+  it('grantSpecWrite: read plus PutItem, UpdateItem, DeleteItem, and no ECS write', () => {
     const b = build({}, undefined, (r, stack) => r.grantSpecWrite(new iam.Role(stack, 'Pipeline', { assumedBy: new iam.AccountRootPrincipal() })));
     const actions = statementsOf(b.template, 'Pipeline').flatMap((st) => st.Action);
     expect([...actions].sort()).toEqual([
@@ -314,6 +324,7 @@ describe('grant and metric methods (part 6)', () => {
       'dynamodb:Query',
       'dynamodb:Scan',
       'dynamodb:UpdateItem',
+      ...ECS_READS,
     ]);
   });
   it('metricTaskLag for one service, for every service, and metricPassSucceeded', () => {
