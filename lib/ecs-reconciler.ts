@@ -40,7 +40,7 @@ import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { EVENT_RULES, type EventPattern } from '../lambda/core/events';
 import { PARTITION_KEY, RESERVED_PARTITIONS } from '../lambda/adapters/dynamo-spec-store';
 import { parseTarget } from '../lambda/core/targets';
-import { defaultFamilies, ecsPolicyStatements, ecsReadStatements, taskDefinitionFamilyArns as familyArnsIn, type ArnScope } from '../lambda/core/ecs-policy';
+import { defaultFamilies, ecsPolicyStatements, ecsReadStatements, networkConditions, type EcsPolicyInput, taskDefinitionFamilyArns as familyArnsIn, type ArnScope } from '../lambda/core/ecs-policy';
 
 /** Default name of a target account's `ReconcilerTargetRole` (lib/target-role.ts). */
 export const DEFAULT_TARGET_ROLE_NAME = 'ecs-reconciler-target';
@@ -836,7 +836,18 @@ export class EcsReconciler extends Construct {
         throw new EcsReconcilerPropsError([`Family "${f}" in \`allowedFamilies\` is not a task definition family: use letters, digits, hyphens and underscores, optionally ending in * (a prefix), or * alone.`]);
       }
     }
-    this.grantFunctionPermissions(clusterNames, settings.ownerId, settings.allowAdoption, families);
+    // IAM backs the allow-lists ECS has condition keys for: subnets and public IPs (none exists for
+    // security groups; Service Authorization Reference, "Actions, resources, and condition keys
+    // for Amazon Elastic Container Service").
+    const allowedSubnetIds = props.allowedSubnets?.map((s) => (typeof s === 'string' ? s : s.subnetId));
+    const network = networkConditions(allowedSubnetIds, subnets, props.allowPublicIp === undefined ? undefined : props.allowPublicIp ? ['ENABLED', 'DISABLED'] : ['DISABLED'], assignPublicIp);
+    if (props.allowPublicIp === false && assignPublicIp) {
+      Annotations.of(this).addWarningV2(
+        'ecs-reconciler:PublicIpNotBackedByIam',
+        'allowPublicIp is false but assignPublicIp (the default for specs that do not say) is true: the planner refuses a spec asking for a public IP, but IAM cannot (it cannot tell the default from a spec\'s choice). Set assignPublicIp: false with subnets that reach your registry (a NAT gateway or VPC endpoints) to have IAM refuse public IPs too.',
+      );
+    }
+    this.grantFunctionPermissions(clusterNames, settings.ownerId, settings.allowAdoption, families, network);
     this.grantTableAndPassRole([...allowedTaskRoleArns, ...allowedExecutionRoleArns], clusterNames, families);
 
     // --- Schedule ---------------------------------------------------------------------------
@@ -1316,8 +1327,8 @@ export class EcsReconciler extends Construct {
     );
   }
 
-  private grantFunctionPermissions(clusterNames: string[], ownerId: string, allowAdoption: boolean, families: readonly string[]): void {
-    for (const statement of ecsReconcilerStatements(Stack.of(this), clusterNames, ownerId, allowAdoption, families)) this.role.addToPolicy(statement);
+  private grantFunctionPermissions(clusterNames: string[], ownerId: string, allowAdoption: boolean, families: readonly string[], network: EcsPolicyInput['network']): void {
+    for (const statement of ecsReconcilerStatements(Stack.of(this), clusterNames, ownerId, allowAdoption, families, network)) this.role.addToPolicy(statement);
   }
 
   /** `iam:PassRole`, the spec table, and the cdk-nag acknowledgements of the function policy's wildcards. */
@@ -1895,6 +1906,9 @@ export function ecsReconcilerStatements(
   ownerId: string,
   allowAdoption: boolean,
   families: readonly string[] = defaultFamilies(allowAdoption),
+  network?: EcsPolicyInput['network'],
 ): iam.PolicyStatement[] {
-  return ecsPolicyStatements(stackArnScope(stack), { clusterNames, ownerId, allowAdoption, families }).map((json) => iam.PolicyStatement.fromJson(json));
+  return ecsPolicyStatements(stackArnScope(stack), { clusterNames, ownerId, allowAdoption, families, ...(network ? { network } : {}) }).map((json) =>
+    iam.PolicyStatement.fromJson(json),
+  );
 }

@@ -12,7 +12,7 @@ import { createDocumentClient } from '../lambda/adapters/clients';
 import { specsTableDefinition } from '../lambda/adapters/dynamo-spec-store';
 import { createRuntime, type Runtime } from '../lambda/adapters/runtime';
 import { ENV, loadConfig, type ReconcilerConfig } from '../lambda/config';
-import { ecsPolicyStatements, type IamStatement } from '../lambda/core/ecs-policy';
+import { ecsPolicyStatements, networkConditions, type IamStatement } from '../lambda/core/ecs-policy';
 import type { LogPort, MetricsSink } from '../lambda/core/ports';
 import { EVENT_RULES } from '../lambda/core/events';
 import { startEmbeddedDynamoDb, type EmbeddedDynamoDb } from './embedded-dynamodb';
@@ -272,14 +272,19 @@ export function createLocalRuntime(
 /**
  * The ECS policy the construct gives the reconciler's role for `config` (`ecsPolicyStatements`):
  * its managed clusters (every cluster when it names none, as a `ReconcilerTargetRole` without
- * clusters), its owner id, and adoption with the families it implies (every family with
+ * clusters), its owner id, the subnet and public IP allow-lists with its defaults, and adoption with the families it implies (every family with
  * `ALLOW_ADOPTION`, which is on unless set false, else `<cluster>-*` only).
  */
 export function reconcilerPolicy(config: ReconcilerConfig, sim: Pick<Simulator, 'region' | 'accountId'>): IamStatement[] {
   const clusters = config.plan.managedClusters;
   return ecsPolicyStatements(
     { partition: 'aws', region: sim.region, account: sim.accountId },
-    { clusterNames: clusters.length > 0 ? clusters : ['*'], ownerId: config.plan.ownerId, allowAdoption: config.plan.allowAdoption ?? true },
+    {
+      clusterNames: clusters.length > 0 ? clusters : ['*'],
+      ownerId: config.plan.ownerId,
+      allowAdoption: config.plan.allowAdoption ?? true,
+      network: networkConditions(config.plan.allow.subnets, config.plan.defaults.subnets, config.plan.allow.assignPublicIp, config.plan.defaults.assignPublicIp ?? false),
+    },
   );
 }
 

@@ -98,6 +98,32 @@ export interface EcsPolicyInput {
   readonly allowAdoption: boolean;
   /** Default {@link defaultFamilies}. */
   readonly families?: readonly string[];
+  /**
+   * The network the function may give a service, backing the subnet and public IP allow-lists
+   * with ECS's condition keys (ECS has none for security groups): `subnets`, ids or prefixes
+   * ending in `*` (the allow-list and the default subnets), as `ecs:subnet`; `publicIp: false`,
+   * no public IP (`ecs:auto-assign-public-ip` false). Absent: no condition.
+   */
+  readonly network?: { readonly subnets?: readonly string[]; readonly publicIp?: false };
+}
+
+/**
+ * The `network` of {@link EcsPolicyInput} from the subnet and public IP allow-lists and the
+ * reconciler's defaults, which specs that name none get and which the lists never check: the
+ * subnets are the allow-list's and the default subnets; no public IP only when the list refuses
+ * one (`DISABLED` alone) and the default gives none (IAM cannot tell a default from a spec's
+ * choice). Undefined when neither list restricts anything IAM can back.
+ */
+export function networkConditions(
+  allowedSubnets: readonly string[] | undefined,
+  defaultSubnets: readonly string[],
+  allowedAssignPublicIp: readonly string[] | undefined,
+  defaultAssignPublicIp: boolean,
+): EcsPolicyInput['network'] {
+  const subnets = allowedSubnets === undefined ? undefined : [...new Set([...allowedSubnets, ...defaultSubnets])];
+  const noPublicIp = allowedAssignPublicIp !== undefined && !allowedAssignPublicIp.includes('ENABLED') && !defaultAssignPublicIp;
+  if (subnets === undefined && !noPublicIp) return undefined;
+  return { ...(subnets !== undefined ? { subnets } : {}), ...(noPublicIp ? { publicIp: false as const } : {}) };
 }
 
 /**
@@ -111,7 +137,8 @@ export interface EcsPolicyInput {
  * - UpdateService, DeleteService, TagResource and UntagResource only on services whose owner tag
  *   is this reconciler's (`aws:ResourceTag/ecs-reconciler:owner`); never a tag request that
  *   changes or removes the owner tag;
- * - adoption (TagResource on a service without any owner tag, adding ours) only with `allowAdoption`.
+ * - adoption (TagResource on a service without any owner tag, adding ours) only with `allowAdoption`;
+ * - with `network`, CreateService and UpdateService only in those subnets, without a public IP.
  * With no cluster, only DescribeTaskDefinition.
  */
 export function ecsPolicyStatements(scope: ArnScope, input: EcsPolicyInput): IamStatement[] {
@@ -121,6 +148,13 @@ export function ecsPolicyStatements(scope: ArnScope, input: EcsPolicyInput): Iam
   const familyArns = taskDefinitionFamilyArns(scope, clusterNames, families);
   const requestOwner = { [`aws:RequestTag/${OWNER_TAG_KEY}`]: ownerId };
   const resourceOwner = { [`aws:ResourceTag/${OWNER_TAG_KEY}`]: ownerId };
+  // ecs:subnet is the request's subnets (every one must be listed: ForAllValues, which also holds
+  // for an UpdateService that leaves the network alone); ecs:auto-assign-public-ip is "true" or
+  // "false" (Amazon ECS Developer Guide, "How Amazon Elastic Container Service works with IAM").
+  const network: Record<string, Record<string, string | readonly string[]>> = {
+    ...(input.network?.subnets !== undefined ? { 'ForAllValues:StringLike': { 'ecs:subnet': [...input.network.subnets] } } : {}),
+    ...(input.network?.publicIp === false ? { BoolIfExists: { 'ecs:auto-assign-public-ip': 'false' } } : {}),
+  };
 
   const statements = ecsReadStatements(scope, clusterNames);
   if (clusterNames.length === 0) return statements;
@@ -130,8 +164,8 @@ export function ecsPolicyStatements(scope: ArnScope, input: EcsPolicyInput): Iam
     // register in (`ecs:task-definition`, the task definition ARN of the request): never a
     // revision of another family, whoever registered it. UpdateService without a task definition
     // (a scale, a network change) carries no such key.
-    allow('EcsCreateServicesWithOwnerTag', ['ecs:CreateService'], serviceArns, { StringEquals: requestOwner, ArnLike: { 'ecs:task-definition': familyArns } }),
-    allow('EcsUpdateOwnedServices', ['ecs:UpdateService'], serviceArns, { StringEquals: resourceOwner, ArnLikeIfExists: { 'ecs:task-definition': familyArns } }),
+    allow('EcsCreateServicesWithOwnerTag', ['ecs:CreateService'], serviceArns, { StringEquals: requestOwner, ArnLike: { 'ecs:task-definition': familyArns }, ...network }),
+    allow('EcsUpdateOwnedServices', ['ecs:UpdateService'], serviceArns, { StringEquals: resourceOwner, ArnLikeIfExists: { 'ecs:task-definition': familyArns }, ...network }),
     allow('EcsTagWhileCreating', ['ecs:TagResource'], [...serviceArns, ...familyArns], {
       StringEquals: { 'ecs:CreateAction': ['CreateService', 'RegisterTaskDefinition'], ...requestOwner },
     }),
