@@ -39,7 +39,7 @@ import { startEmbeddedDynamoDb } from './embedded-dynamodb';
 import { LocalEventBridge } from './eventbridge';
 import { startSimulator, type Simulator } from './sim';
 import { assumedRoleIdentity } from './sim/events';
-import { LOCAL_CREDENTIALS, LOCAL_DEFAULTS, LOCAL_RECONCILER_CREDENTIALS, LOCAL_RECONCILER_ROLE_NAME, localReconcilerEnv } from './stack';
+import { LOCAL_CREDENTIALS, LOCAL_DEFAULTS, LOCAL_VPC, LOCAL_RECONCILER_CREDENTIALS, LOCAL_RECONCILER_ROLE_NAME, localReconcilerEnv } from './stack';
 
 /** The account id of simulated account `i` (1-based): 123456789012 is the reconciler's own. */
 export function simulatedAccount(i: number): string {
@@ -117,7 +117,7 @@ export async function runLocalFanOut(opts: LocalFanOutOptions): Promise<LocalFan
   try {
     for (let i = 1; i <= opts.targets; i++) {
       sims.push(
-        await startSimulator({ port: 0, seed: (opts.seed ?? 1) + i - 1, startTime: start, clusters, accountId: simulatedAccount(i), region: sims[0]?.region ?? 'us-east-1' }),
+        await startSimulator({ port: 0, seed: (opts.seed ?? 1) + i - 1, startTime: start, clusters, vpc: LOCAL_VPC, accountId: simulatedAccount(i), region: sims[0]?.region ?? 'us-east-1' }),
       );
     }
     const table = 'ecsr-specs';

@@ -38,7 +38,7 @@ import {
   type ScenarioStep,
   type StepRecord,
 } from './scenario';
-import { createLocalRuntime, LOCAL_EVENTS_DLQ, localReconcilerEnv, startLocalStack, type LocalStack } from './stack';
+import { createLocalRuntime, LOCAL_EVENTS_DLQ, localReconcilerEnv, startLocalStack, type LocalStack, type LocalStackOptions } from './stack';
 import { renderSummary } from './summary';
 import { actionText, CountSampler, type RunTimeline } from './timeline';
 import { statusReason, type RunView, type ServiceRow, type ViewModel } from './view';
@@ -84,6 +84,8 @@ export interface LocalRunOptions {
    * `prod` for `ecsr apply -f examples/web.yaml` against a `--forever` run.
    */
   readonly extraClusters?: readonly string[];
+  /** Subnets and security groups of the simulated account besides the local stack's own (`LOCAL_VPC`). */
+  readonly vpc?: LocalStackOptions['vpc'];
   /**
    * Environment the reconciler's variables are read from (PRUNE, DEFAULT_LAG_GRACE_SECONDS,
    * OWNER_ID, ...), as the Lambda reads its own; SPECS_TABLE and AWS_REGION are the local ones.
@@ -148,6 +150,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     ecsPort: opts.ecsPort,
     dynamodbPort: opts.dynamodbPort,
     events: opts.events ?? true,
+    ...(opts.vpc ? { vpc: opts.vpc } : {}),
     ...(opts.sqsPort !== undefined ? { sqsPort: opts.sqsPort } : {}),
     ...(opts.specsTable ? { specsTable: opts.specsTable } : {}),
   });

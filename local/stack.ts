@@ -75,6 +75,11 @@ export interface LocalStackOptions {
   readonly events?: boolean;
   /** Loopback port of the local SQS server (events mode); 0 (default) picks a free one. */
   readonly sqsPort?: number;
+  /**
+   * Subnets and security groups that exist besides {@link LOCAL_VPC}'s (a spec naming any other is
+   * refused by the simulator as ECS refuses it).
+   */
+  readonly vpc?: { readonly subnets?: readonly string[]; readonly securityGroups?: readonly string[] };
 }
 
 export interface LocalStack {
@@ -116,6 +121,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       seed: opts.seed ?? 1,
       throttling: opts.throttling ?? true,
       ...(opts.startTime ? { startTime: opts.startTime } : {}),
+      vpc: {
+        subnets: [...new Set([...LOCAL_VPC.subnets, ...(opts.vpc?.subnets ?? [])])],
+        securityGroups: [...new Set([...LOCAL_VPC.securityGroups, ...(opts.vpc?.securityGroups ?? [])])],
+      },
     });
   } catch (err) {
     await db.stop();
@@ -216,6 +225,17 @@ export const LOCAL_DEFAULTS = {
   subnets: 'subnet-0a1b2c3d4e5f60001,subnet-0a1b2c3d4e5f60002',
   securityGroups: 'sg-0a1b2c3d4e5f60001',
   executionRoleArn: 'arn:aws:iam::123456789012:role/ecsTaskExecutionRole',
+} as const;
+
+/**
+ * The simulated account's VPC: the subnets and security groups that exist in the local stack, so
+ * that a spec naming another is refused as ECS refuses it ("Error retrieving subnet information
+ * for [...]"). The reconciler's defaults ({@link LOCAL_DEFAULTS}) and those examples/web.yaml
+ * names; `ecsr local --subnet / --security-group` add more.
+ */
+export const LOCAL_VPC = {
+  subnets: ['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60002', 'subnet-0a1b2c3d4e5f60718', 'subnet-0f1e2d3c4b5a69788'],
+  securityGroups: ['sg-0a1b2c3d4e5f60001', 'sg-0123456789abcdef0'],
 } as const;
 
 /**

@@ -14,7 +14,7 @@ import type { RunTimeline } from '../../local/timeline';
 import type { LocalStack } from '../../local/stack';
 import { LiveView, PlainView, terminalWidth } from '../../local/view';
 import { CliError } from './support/errors';
-import { parseInteger, parsePort, parsePositive, runAction } from './support/options';
+import { collect, parseInteger, parsePort, parsePositive, runAction } from './support/options';
 import { loadSpecFiles } from './support/spec-file';
 
 interface LocalOptions {
@@ -32,6 +32,8 @@ interface LocalOptions {
   debug?: boolean;
   report?: string;
   targets: number;
+  subnet: string[];
+  securityGroup: string[];
 }
 
 /** The specs `ecsr local` loads by default: the example shop (only; the scenario is about it). */
@@ -181,6 +183,8 @@ export function localCommand(): Command {
     .option('--table <name>', 'name of the embedded specs table (point ecsr --table at it with --forever)', 'ecsr-specs')
     .option('--report <file>', 'write a picture of the run to this HTML page (self-contained): per service, tasks over time with actions, drift, failures and alarms marked; with --forever rewritten after each pass')
     .option('--targets <n>', 'the fan-out (docs/multi-account.md): reconcile the specs in n simulated accounts, each its own target, one invocation per target per minute (no scenario)', parseInteger, 1)
+    .option('--subnet <id>', "a subnet that exists in the simulated account besides the examples' (repeatable): ECS refuses a spec naming any other", collect, [])
+    .option('--security-group <id>', "a security group that exists besides the examples' (repeatable)", collect, [])
     .option('--debug', 'print stack traces of errors')
     .action(
       runAction(async (opts: LocalOptions, cmd: Command) => {
@@ -236,6 +240,7 @@ export function localCommand(): Command {
               sqsPort: opts.sqsPort,
               events: opts.events,
               specsTable: opts.table,
+              vpc: { subnets: opts.subnet, securityGroups: opts.securityGroup },
               ...(web ? { extraClusters: [web.key.cluster] } : {}),
               signal: controller.signal,
               ...(opts.forever && opts.report !== undefined ? { onPass: (timeline: RunTimeline) => report(timeline, { running: true }) } : {}),

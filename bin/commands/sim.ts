@@ -16,6 +16,8 @@ interface SimCliOptions {
   manual?: boolean;
   seed: number;
   cluster: string[];
+  subnet: string[];
+  securityGroup: string[];
   throttling: boolean;
   latency: number;
   region: string;
@@ -63,7 +65,9 @@ export function simCommand(): Command {
     .option('-s, --speed <factor>', 'virtual seconds per real second (60 = a simulated minute per second)', parsePositive, 1)
     .option('--manual', 'manual clock: virtual time moves only with POST /_sim/advance')
     .option('--seed <n>', 'seed of every random choice (task durations, ids)', parseInteger, 1)
-    .option('-c, --cluster <name>', 'create this cluster at start (repeatable)', collect, [])
+    .option('-c, --cluster <name>', 'create this cluster at start, with the FARGATE and FARGATE_SPOT capacity providers (repeatable)', collect, [])
+    .option('--subnet <id>', 'a subnet that exists (repeatable): once one is given, CreateService, UpdateService and RunTask refuse any other subnet or security group as ECS does', collect, [])
+    .option('--security-group <id>', 'a security group that exists (repeatable; see --subnet)', collect, [])
     .option('--no-throttling', 'never answer ThrottlingException')
     .option('--latency <ms>', 'real milliseconds added to each ECS call', parseNonNegative, 0)
     .option('--region <region>', 'region in ARNs', 'us-east-1')
@@ -79,6 +83,7 @@ export function simCommand(): Command {
           speed,
           seed: opts.seed,
           clusters: opts.cluster,
+          ...(opts.subnet.length > 0 || opts.securityGroup.length > 0 ? { vpc: { subnets: opts.subnet, securityGroups: opts.securityGroup } } : {}),
           throttling: opts.throttling,
           latencyMs: opts.latency,
           region: opts.region,

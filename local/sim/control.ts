@@ -60,6 +60,14 @@ const commands = {
     schema: z.object({ cluster: z.string().optional(), service: z.string().optional() }),
     run: (sim: SimulatedEcs, a: { cluster?: string; service?: string }) => sim.interruptSpot(a),
   },
+  vpc: {
+    // The subnets and security groups that exist; an empty body goes back to taking every id.
+    schema: z.object({ subnets: z.array(z.string().min(1)).optional(), securityGroups: z.array(z.string().min(1)).default([]) }),
+    run: (sim: SimulatedEcs, a: { subnets?: string[]; securityGroups: string[] }) => {
+      sim.setVpc(a.subnets === undefined ? undefined : { subnets: a.subnets, securityGroups: a.securityGroups });
+      return { vpc: sim.vpcState() ?? null };
+    },
+  },
   throttling: {
     schema: z.object({ enabled: z.boolean() }),
     run: (sim: SimulatedEcs, a: { enabled: boolean }) => {

@@ -85,8 +85,19 @@ export interface SimulatedEcsOptions {
   readonly region?: string;
   /** Default `123456789012`. */
   readonly accountId?: string;
-  /** Clusters created at start (and after reset). */
+  /**
+   * Clusters created at start (and after reset), with the FARGATE and FARGATE_SPOT capacity
+   * providers associated, as the console creates a Fargate cluster. A cluster made by
+   * CreateCluster gets only the providers the call names.
+   */
   readonly clusters?: string[];
+  /**
+   * The account's VPC as far as ECS looks it up: the subnets and security groups that exist.
+   * Given, CreateService, UpdateService and RunTask refuse any other with ECS's
+   * InvalidParameterException; not given, every subnet and security group id is taken as existing
+   * (see docs/simulator.md, "Where it differs from real ECS").
+   */
+  readonly vpc?: SimVpc;
   /** Overrides of task lifecycle durations (virtual seconds). */
   readonly timings?: Partial<SimTimings>;
   /** Initial failure rules (default {@link DEFAULT_FAILURE_RULES}). */
@@ -102,6 +113,12 @@ export interface SimulatedEcsOptions {
    * {@link SimulatedEcs.consoleCaller}: the role `Admin`, session `console-user`).
    */
   readonly handCaller?: Caller;
+}
+
+/** Subnets and security groups that exist in the simulated account (the `vpc` option). */
+export interface SimVpc {
+  readonly subnets: readonly string[];
+  readonly securityGroups: readonly string[];
 }
 
 /** One out-of-band change made through the control surface. */
@@ -137,6 +154,8 @@ export class SimulatedEcs {
   private readonly startTime: Date | undefined;
   private readonly timings: SimTimings;
   private readonly initialClusters: string[];
+  private readonly initialVpc: SimVpc | undefined;
+  private vpc: { subnets: Set<string>; securityGroups: Set<string> } | undefined;
   private readonly initialRules: FailureRule[];
   private state: SimState = emptyState();
   private rng: SeededRandom;
@@ -157,6 +176,7 @@ export class SimulatedEcs {
     this.startTime = opts.startTime;
     this.timings = { ...DEFAULT_TIMINGS, ...opts.timings };
     this.initialClusters = [...(opts.clusters ?? [])];
+    this.initialVpc = opts.vpc ? { subnets: [...opts.vpc.subnets], securityGroups: [...opts.vpc.securityGroups] } : undefined;
     this.initialRules = (opts.failureRules ?? [...DEFAULT_FAILURE_RULES]).map((r) => failureRuleSchema.parse(r));
     this.rng = new SeededRandom(this.seed);
     this.rules = [...this.initialRules];
@@ -352,6 +372,7 @@ export class SimulatedEcs {
       latencyMs: this.latencyMs,
       failureRules: this.failureRules(),
       faults: this.faultInjector.list(),
+      vpc: this.vpcState() ?? null,
       clusters,
       taskDefinitionFamilies: [...this.state.families.values()].map((f) => ({
         family: f.name,
@@ -572,7 +593,23 @@ export class SimulatedEcs {
         return p?.kind === 'task-definition' ? (this.state.families.get(p.family)?.revisions[p.revision - 1]?.tags ?? []) : [];
       },
     });
-    for (const name of this.initialClusters) this.createCluster({ clusterName: name });
+    for (const name of this.initialClusters) this.createCluster({ clusterName: name, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
+    this.vpc = this.initialVpc ? { subnets: new Set(this.initialVpc.subnets), securityGroups: new Set(this.initialVpc.securityGroups) } : undefined;
+  }
+
+  /**
+   * Declares the subnets and security groups that exist (replacing any declared before), as a
+   * person creates them in the VPC console; `undefined` goes back to taking every id as existing.
+   * Out of band; a reset goes back to the `vpc` option.
+   */
+  setVpc(vpc: SimVpc | undefined): void {
+    this.control('setVpc', vpc ? { subnets: [...vpc.subnets], securityGroups: [...vpc.securityGroups] } : {});
+    this.vpc = vpc ? { subnets: new Set(vpc.subnets), securityGroups: new Set(vpc.securityGroups) } : undefined;
+  }
+
+  /** The declared VPC (see {@link setVpc}), or undefined when every id is taken as existing. */
+  vpcState(): SimVpc | undefined {
+    return this.vpc ? { subnets: [...this.vpc.subnets].sort(), securityGroups: [...this.vpc.securityGroups].sort() } : undefined;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -846,7 +883,6 @@ export class SimulatedEcs {
           }
         }
         cluster.capacityProviders = [...providers];
-        cluster.providersGiven = true;
         cluster.defaultCapacityProviderStrategy = structuredClone((i.defaultCapacityProviderStrategy as CapacityProviderStrategyItem[] | undefined) ?? []);
         return { cluster: this.clusterToWire(cluster) };
       },
@@ -903,7 +939,6 @@ export class SimulatedEcs {
       tags: tagsInput(i.tags),
       settings: (i.settings as { name: string; value: string }[] | undefined) ?? [{ name: 'containerInsights', value: 'disabled' }],
       capacityProviders: providers,
-      providersGiven: Array.isArray(i.capacityProviders),
       defaultCapacityProviderStrategy: structuredClone((i.defaultCapacityProviderStrategy as CapacityProviderStrategyItem[] | undefined) ?? []),
       ...this.serviceConnectDefaults(i.serviceConnectDefaults),
       createdAt: this.clock.nowMs(),
@@ -1171,6 +1206,7 @@ export class SimulatedEcs {
     if (!v.subnets || v.subnets.length === 0) throw invalidParameter('subnets can not be empty.');
     if (v.subnets.length > 16) throw invalidParameter('subnets can have at most 16 items.');
     if ((v.securityGroups ?? []).length > 5) throw invalidParameter('securityGroups can have at most 5 items.');
+    this.assertNetworkExists(v.subnets, v.securityGroups ?? []);
     return {
       awsvpcConfiguration: {
         subnets: [...v.subnets],
@@ -1178,6 +1214,23 @@ export class SimulatedEcs {
         assignPublicIp: v.assignPublicIp ?? 'DISABLED',
       },
     };
+  }
+
+  /**
+   * ECS looks the subnets and security groups up in EC2 and refuses ids EC2 does not know, with
+   * EC2's error code in its message (only when a VPC is declared: the `vpc` option, {@link setVpc}).
+   * With several unknown ids the simulator names the first.
+   */
+  private assertNetworkExists(subnets: readonly string[], securityGroups: readonly string[]): void {
+    if (!this.vpc) return;
+    const subnet = subnets.find((id) => !this.vpc?.subnets.has(id));
+    if (subnet !== undefined) {
+      throw invalidParameter(`Error retrieving subnet information for [${subnet}]: The subnet ID '${subnet}' does not exist (ErrorCode: InvalidSubnetID.NotFound)`);
+    }
+    const group = securityGroups.find((id) => !this.vpc?.securityGroups.has(id));
+    if (group !== undefined) {
+      throw invalidParameter(`Error retrieving security group information for [${group}]: The security group '${group}' does not exist (ErrorCode: InvalidGroup.NotFound)`);
+    }
   }
 
   private loadBalancers(lbs: DeploymentTemplate['loadBalancers'] | undefined, td: TaskDefinition): DeploymentTemplate['loadBalancers'] {
@@ -1549,6 +1602,7 @@ export class SimulatedEcs {
     if (!found) throw clientException('TaskDefinition not found.');
     const td = found.family.revisions[found.index].taskDefinition;
     const launch = this.launchChoice(req.launchType, req.capacityProviderStrategy, td);
+    assertProvidersAssociated(cluster, req.capacityProviderStrategy);
     const nc = this.networkConfiguration(req.networkConfiguration, td);
     const strategy = launch.capacityProviderStrategy ?? (launch.launchType ? undefined : cluster.defaultCapacityProviderStrategy);
     const provider = strategy && strategy.length > 0 ? strategy[0].capacityProvider : undefined;
@@ -1654,6 +1708,8 @@ export interface SimSnapshot {
   latencyMs: number;
   failureRules: FailureRule[];
   faults: ReturnType<FaultInjector['list']>;
+  /** The declared subnets and security groups; null: every id is taken as existing. */
+  vpc: SimVpc | null;
   clusters: {
     name: string;
     status: string;
@@ -1826,9 +1882,6 @@ function canonicalJson(v: unknown): string {
  * made by CreateCluster without `capacityProviders` has none).
  */
 function assertProvidersAssociated(cluster: SimCluster, strategy: CapacityProviderStrategyItem[] | undefined): void {
-  // Where the simulator differs (docs/simulator.md): a cluster created without the
-  // `capacityProviders` member takes FARGATE and FARGATE_SPOT strategies as if associated.
-  if (!cluster.providersGiven) return;
   for (const s of strategy ?? []) {
     if (s.capacityProvider && !cluster.capacityProviders.includes(s.capacityProvider)) {
       throw invalidParameter(

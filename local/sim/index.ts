@@ -4,7 +4,7 @@
  * core in process, without HTTP. See docs/simulator.md.
  */
 export { startSimulator, Simulator, SimulatorListenError, type StartSimulatorOptions } from './server';
-export { SimulatedEcs, type SimulatedEcsOptions, type SimSnapshot, type ControlRecord } from './ecs';
+export { SimulatedEcs, type SimulatedEcsOptions, type SimVpc, type SimSnapshot, type ControlRecord } from './ecs';
 export { VirtualClock, type VirtualClockOptions } from './clock';
 export { EcsApiError, type EcsErrorType } from './errors';
 export {

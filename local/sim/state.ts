@@ -271,14 +271,8 @@ export interface SimCluster {
   status: 'ACTIVE' | 'INACTIVE';
   tags: Tag[];
   settings: { name: string; value: string }[];
+  /** Associated capacity providers (CreateCluster `capacityProviders`, PutClusterCapacityProviders). */
   capacityProviders: string[];
-  /**
-   * True when CreateCluster named `capacityProviders` (even `[]`) or PutClusterCapacityProviders
-   * set them: only then are strategies checked against them, as ECS does. A cluster created
-   * without the member accepts FARGATE / FARGATE_SPOT strategies (the simulator's leniency, so that
-   * a bare CreateCluster still runs Fargate services).
-   */
-  providersGiven: boolean;
   defaultCapacityProviderStrategy: CapacityProviderStrategyItem[];
   /** The default Service Connect namespace (CreateCluster `serviceConnectDefaults.namespace`), as an ARN. */
   serviceConnectNamespace?: string;

@@ -79,7 +79,7 @@ describe('ECS adapters against the simulator', () => {
     clearTaskDefinitionCache();
     ecs?.destroy();
     ecs = createEcsClient({ clientConfig: { ...LOCAL, endpoint: sim.endpoint } }).ecs;
-    await ecs.send(new CreateClusterCommand({ clusterName: 'apps' }));
+    await ecs.send(new CreateClusterCommand({ clusterName: 'apps', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
     observer = new EcsObserver(ecs);
     actuator = new EcsActuator(ecs, observer);
     sim.clearCalls();

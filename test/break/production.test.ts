@@ -78,7 +78,7 @@ describe('production faults', () => {
       h.sim.advance(60);
       gone.push(await h.pass(`gone-${i}`));
     }
-    h.sim.call('CreateCluster', { clusterName: 'apps' });
+    h.sim.call('CreateCluster', { clusterName: 'apps', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
     const back = await h.converge(20);
 
     // Assess: while gone, no write in apps, a status that says why; the other cluster converged.

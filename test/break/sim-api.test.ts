@@ -121,7 +121,7 @@ describe('simulator under attack: API behaviour', () => {
   describe('parallel callers', () => {
     it('creates 60 services from parallel requests, lists each once across pages, and answers one service per name', async () => {
       // Prepare
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       const td = (await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition()))).taskDefinition?.taskDefinitionArn;
       const names = Array.from({ length: 60 }, (_, i) => `svc-${String(i).padStart(2, '0')}`);
 
@@ -174,7 +174,7 @@ describe('simulator under attack: held up (guards)', () => {
     // Prepare: web:1 completes, web:2 completes, web:3 crash-loops with rollback on.
     const core = new SimulatedEcs({ startTime: T0, throttling: false, seed: 4 });
     const call = (action: string, input: Record<string, unknown>) => core.call(action, input) as Record<string, any>;
-    call('CreateCluster', { clusterName: 'c1' });
+    call('CreateCluster', { clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
     for (const image of ['nginx:1', 'nginx:2', 'app:crashloop']) call('RegisterTaskDefinition', { ...aTaskDefinition({ image }) });
     call('CreateService', {
       ...aService({ taskDefinition: 'web:1', desiredCount: 4 }),
@@ -201,7 +201,7 @@ describe('simulator under attack: held up (guards)', () => {
   it('never hands out an earlier time on a scaled clock, across advances and background ticks', async () => {
     // Prepare
     const core = new SimulatedEcs({ speed: 1000, startTime: T0, throttling: false, seed: 9 });
-    call(core, 'CreateCluster', { clusterName: 'c1' });
+    call(core, 'CreateCluster', { clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
     call(core, 'RegisterTaskDefinition', { ...aTaskDefinition() });
     call(core, 'CreateService', { ...aService({ taskDefinition: 'web', desiredCount: 5 }) });
     const seen: number[] = [];
@@ -236,7 +236,7 @@ describe('simulator under attack: the account and Region it is given', () => {
     // Prepare
     const core = new SimulatedEcs({ startTime: T0, throttling: false, ...opts });
     const call = (action: string, input: Record<string, unknown>) => core.call(action, input) as Record<string, any>;
-    const cluster = call('CreateCluster', { clusterName: 'c1' }).cluster.clusterArn as string;
+    const cluster = call('CreateCluster', { clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }).cluster.clusterArn as string;
     const td = call('RegisterTaskDefinition', { ...aTaskDefinition() }).taskDefinition.taskDefinitionArn as string;
 
     // Act

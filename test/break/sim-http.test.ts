@@ -44,7 +44,7 @@ describe('simulator under attack: the wire', () => {
 
   /** A cluster `c1`, task definition `web:1` and service `web` (1 task), made in process. */
   function seed(): void {
-    sim.call('CreateCluster', { clusterName: 'c1' });
+    sim.call('CreateCluster', { clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
     sim.call('RegisterTaskDefinition', aTaskDefinition());
     sim.call('CreateService', { ...aService({ taskDefinition: 'web', desiredCount: 1 }) });
   }
@@ -256,7 +256,7 @@ describe('simulator under attack: a scaled clock', () => {
     // Prepare
     const sim = await startSimulator({ port: 0, speed: 600, throttling: false, seed: 5 });
     try {
-      sim.call('CreateCluster', { clusterName: 'c1' });
+      sim.call('CreateCluster', { clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
       sim.call('RegisterTaskDefinition', aTaskDefinition());
       sim.call('CreateService', { ...aService({ taskDefinition: 'web', desiredCount: 2 }) });
 

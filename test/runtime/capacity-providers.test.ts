@@ -17,14 +17,15 @@ import { aSpecItem, LOCAL, useSimHarness } from './support';
 describe('a cluster without the capacity provider a spec uses', () => {
   const h = useSimHarness();
 
-  async function aCluster(name: string, capacityProviders: string[]): Promise<ECSClient> {
+  async function aCluster(name: string, capacityProviders: string[] | undefined): Promise<ECSClient> {
     const ecs = new ECSClient({ ...LOCAL, endpoint: h.sim.endpoint });
-    // `capacityProviders` is always sent, `[]` included: the simulator checks strategies only then.
-    await ecs.send(new CreateClusterCommand({ clusterName: name, capacityProviders }));
+    await ecs.send(new CreateClusterCommand({ clusterName: name, ...(capacityProviders ? { capacityProviders } : {}) }));
     return ecs;
   }
 
   it.each([
+    // `aws ecs create-cluster --cluster-name bare`: a cluster made without naming providers has none.
+    { case: 'created without naming providers', has: undefined, spec: {}, names: 'has no FARGATE capacity provider' },
     { case: 'no provider at all (capacityProviders: [])', has: [], spec: {}, names: 'has no FARGATE capacity provider' },
     { case: 'FARGATE only, the spec asks for FARGATE_SPOT', has: ['FARGATE'], spec: { capacityProvider: 'FARGATE_SPOT' }, names: 'has no FARGATE_SPOT capacity provider' },
   ])('$case: a status naming the provider and the fix, then created once it is added', async ({ has, spec, names }) => {

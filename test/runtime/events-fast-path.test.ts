@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { PassSummary } from '../../lambda/core/pass';
 import { routeEvents } from '../../lambda/core/event-routing';
 import type { ServiceStatus } from '../../lambda/core/types';
-import { LOCAL_EVENTS_FAST_QUEUE, LOCAL_RECONCILER_CREDENTIALS, localReconcilerEnv, startLocalStack, type LocalStack } from '../../local/stack';
+import { LOCAL_EVENTS_FAST_QUEUE, LOCAL_RECONCILER_CREDENTIALS, LOCAL_VPC, localReconcilerEnv, startLocalStack, type LocalStack } from '../../local/stack';
 import { aLambdaContext, aSpecItem, importHandler, type HandlerModule } from './support';
 
 const WEB = { cluster: 'apps', service: 'web' };
@@ -72,7 +72,7 @@ const scheduledPass = () => handler({ source: 'aws.events', 'detail-type': 'Sche
 beforeAll(async () => {
   stack = await startLocalStack({ events: true, clusters: ['apps'], throttling: false });
   stack.sim.events.subscribe((e) => bus.push(JSON.stringify(e)));
-  await stack.doc.send(new PutCommand({ TableName: stack.table, Item: aSpecItem({ desiredCount: 2, deployment: { circuitBreaker: { enable: true, rollback: false } } }) }));
+  await stack.doc.send(new PutCommand({ TableName: stack.table, Item: aSpecItem({ desiredCount: 2, subnets: [LOCAL_VPC.subnets[0]], securityGroups: [LOCAL_VPC.securityGroups[0]], deployment: { circuitBreaker: { enable: true, rollback: false } } }) }));
   ({ handler } = await importHandler({
     ...localReconcilerEnv(stack),
     ...stack.env,
@@ -176,7 +176,7 @@ describe('the events fast path through the handler', () => {
         taskDefinition: td.taskDefinition?.taskDefinitionArn,
         desiredCount: 1,
         launchType: 'FARGATE',
-        networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-0a1'] } },
+        networkConfiguration: { awsvpcConfiguration: { subnets: [LOCAL_VPC.subnets[0]] } },
       }),
     );
     person.destroy();

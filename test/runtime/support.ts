@@ -171,7 +171,7 @@ export class SimHarness {
     this.runtime?.ecs.destroy();
     const clusters = opts.clusters ?? ['apps'];
     const setup = new ECSClient({ ...LOCAL, endpoint: this.sim.endpoint });
-    for (const c of clusters) await setup.send(new CreateClusterCommand({ clusterName: c }));
+    for (const c of clusters) await setup.send(new CreateClusterCommand({ clusterName: c, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
     setup.destroy();
     this.table = `specs-${++this.tables}`;
     await createSpecsTable(this.db.endpoint, this.table);

@@ -35,7 +35,7 @@ describe('simulator: multi-container tasks', () => {
   });
   beforeEach(async () => {
     sim.reset();
-    await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+    await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
   });
 
   /** Registers `containers` (1024/2048 task) and runs one task of it; returns its ARN. */

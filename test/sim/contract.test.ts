@@ -113,7 +113,7 @@ async function aService(
 ): Promise<{ cluster: string; service: string; family: string }> {
   const cluster = unique('contract');
   const family = unique('web');
-  await t.ecs.send(new CreateClusterCommand({ clusterName: cluster }));
+  await t.ecs.send(new CreateClusterCommand({ clusterName: cluster, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
   await t.ecs.send(new RegisterTaskDefinitionCommand(taskDefinitionInput(family)));
   await t.ecs.send(
     new CreateServiceCommand({
@@ -437,7 +437,7 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
       { case: 'DeleteService', call: (c: string) => new DeleteServiceCommand({ cluster: c, service: 'ghost' }) },
     ])('answers ServiceNotFoundException for a missing service: $case', async ({ call }) => {
       const cluster = unique('contract');
-      await t().ecs.send(new CreateClusterCommand({ clusterName: cluster }));
+      await t().ecs.send(new CreateClusterCommand({ clusterName: cluster, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       const err = await t().ecs.send(call(cluster) as never).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ServiceNotFoundException);
     });
@@ -481,7 +481,7 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
       },
     ])('differs where moto does not model ECS: $case', async ({ call, expected }) => {
       const cluster = unique('contract');
-      await t().ecs.send(new CreateClusterCommand({ clusterName: cluster }));
+      await t().ecs.send(new CreateClusterCommand({ clusterName: cluster, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       const out = await t()
         .ecs.send(call(cluster) as never)
         .then(

@@ -62,7 +62,7 @@ export async function deploy(
   opts: { cluster?: string; td?: Partial<RegisterTaskDefinitionCommandInput> & { image?: string }; svc?: Partial<CreateServiceCommandInput> } = {},
 ): Promise<string> {
   const cluster = opts.cluster ?? opts.svc?.cluster ?? 'c1';
-  await ecs.send(new CreateClusterCommand({ clusterName: cluster }));
+  await ecs.send(new CreateClusterCommand({ clusterName: cluster, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
   const reg = await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition(opts.td)));
   await ecs.send(new CreateServiceCommand(aService({ cluster, taskDefinition: reg.taskDefinition?.taskDefinitionArn, ...opts.svc })));
   return reg.taskDefinition?.taskDefinitionArn as string;

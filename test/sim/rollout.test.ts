@@ -8,7 +8,7 @@ const T0 = new Date('2025-01-01T00:00:00Z');
 
 /** In-process: a service of `desired` tasks on rev 1, steady. */
 function steadyService(core: SimulatedEcs, desired: number, minimumHealthyPercent: number, maximumPercent: number): void {
-  core.call('CreateCluster', { clusterName: 'c1' });
+  core.call('CreateCluster', { clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
   core.call('RegisterTaskDefinition', aTaskDefinition({ image: 'app:1' }));
   core.call('RegisterTaskDefinition', aTaskDefinition({ image: 'app:2' }));
   core.call('CreateService', aService({ taskDefinition: 'web:1', desiredCount: desired, deploymentConfiguration: { minimumHealthyPercent, maximumPercent } }));

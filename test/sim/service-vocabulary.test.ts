@@ -35,7 +35,7 @@ const TG_ADMIN = 'arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgrou
 
 /** Cluster c1 (with a Service Connect namespace) and a task definition `web` with named ports and an EBS volume configured at launch. */
 async function prepare(): Promise<string> {
-  await ecs.send(new CreateClusterCommand({ clusterName: 'c1', serviceConnectDefaults: { namespace: 'shop' } }));
+  await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'], serviceConnectDefaults: { namespace: 'shop' } }));
   const reg = await ecs.send(
     new RegisterTaskDefinitionCommand(
       aTaskDefinition({

@@ -79,7 +79,7 @@ describe('simulator: clusters and services', () => {
   describe('CreateService', () => {
     it('answers ECS defaults and the fields given: deployment configuration, network, tags, deployment', async () => {
       // Prepare
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       const td = await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition()));
 
       // Act
@@ -121,7 +121,7 @@ describe('simulator: clusters and services', () => {
       { case: 'minimumHealthyPercent above 100', over: { deploymentConfiguration: { minimumHealthyPercent: 150 } }, type: InvalidParameterException, message: 'minimumHealthyPercent' },
       { case: 'a clientToken longer than 36', over: { clientToken: 'x'.repeat(37) }, type: InvalidParameterException, message: 'clientToken' },
     ])('refuses $case', async ({ over, type, message }) => {
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition()));
       const err = await ecs.send(new CreateServiceCommand(aService(over))).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(type);
@@ -129,7 +129,7 @@ describe('simulator: clusters and services', () => {
     });
 
     it('refuses a task definition that is not Fargate-compatible on Fargate', async () => {
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       await ecs.send(
         new RegisterTaskDefinitionCommand({ family: 'web', networkMode: 'bridge', containerDefinitions: [{ name: 'a', image: 'x', memory: 128 }] }),
       );
@@ -145,7 +145,7 @@ describe('simulator: clusters and services', () => {
       { case: 'another clientToken', token: 'tok-1', second: { clientToken: 'tok-2' }, idempotent: false },
     ])('is idempotent only for the same token and parameters: $case', async ({ token, second, idempotent }) => {
       // Prepare
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition()));
       const first = await ecs.send(new CreateServiceCommand(aService({ clientToken: token })));
 
@@ -284,7 +284,7 @@ describe('simulator: clusters and services', () => {
       { case: 'maxResults 7', maxResults: 7, pages: [7, 7, 7, 4] },
     ])('pages 25 services: $case', async ({ maxResults, pages }) => {
       // Prepare
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition()));
       for (let i = 0; i < 25; i++) {
         await ecs.send(new CreateServiceCommand(aService({ serviceName: `svc-${String(i).padStart(2, '0')}`, desiredCount: 0 })));
@@ -311,7 +311,7 @@ describe('simulator: clusters and services', () => {
       { case: 'maxResults 101', input: { maxResults: 101 }, message: 'maxResults' },
       { case: 'a forged nextToken', input: { nextToken: 'bm90LWEtdG9rZW4' }, message: 'Invalid NextToken.' },
     ])('refuses ListServices with $case', async ({ input, message }) => {
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       const err = await ecs.send(new ListServicesCommand({ cluster: 'c1', ...input })).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InvalidParameterException);
       expect((err as Error).message).toContain(message);

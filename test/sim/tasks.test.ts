@@ -137,7 +137,7 @@ describe('simulator: tasks', () => {
   });
 
   it('limits DescribeTasks to 100 tasks and reports unknown ones as MISSING', async () => {
-    await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+    await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
 
     const tooMany = await ecs
       .send(new DescribeTasksCommand({ cluster: 'c1', tasks: Array.from({ length: 101 }, (_, i) => `t${i}`) }))
@@ -190,20 +190,20 @@ describe('simulator: tasks', () => {
     { case: 'an unknown cluster', input: { cluster: 'ghost' }, type: ClusterNotFoundException },
     { case: 'maxResults above 100', input: { cluster: 'c1', maxResults: 101 }, type: InvalidParameterException },
   ])('refuses ListTasks for $case', async ({ input, type }) => {
-    await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+    await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
     const err = await ecs.send(new ListTasksCommand(input)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(type);
   });
 
   it('refuses StopTask for a task it does not know', async () => {
-    await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+    await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
     const err = await ecs.send(new StopTaskCommand({ cluster: 'c1', task: 'ffffffffffffffffffffffffffffffff' })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidParameterException);
     expect((err as Error).message).toBe('The referenced task was not found.');
   });
 
   it('runs standalone tasks with RunTask and never replaces them', async () => {
-    await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+    await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
     await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition({ family: 'job' })));
 
     const run = await ecs.send(
@@ -249,7 +249,7 @@ describe('simulator: tasks', () => {
   });
 
   it('places nothing on EC2 (no container instances) and says so in the service events', async () => {
-    await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+    await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
     await ecs.send(
       new RegisterTaskDefinitionCommand({ family: 'web', containerDefinitions: [{ name: 'a', image: 'nginx', memory: 128 }] }),
     );

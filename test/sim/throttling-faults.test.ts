@@ -166,7 +166,7 @@ describe('simulator: throttling, fault injection and the call log', () => {
     it('fails a seeded fraction of calls, the same ones for the same seed', () => {
       const run = () => {
         const core = new SimulatedEcs({ startTime: T0, seed: 21, throttling: false });
-        core.call('CreateCluster', { clusterName: 'c1' });
+        core.call('CreateCluster', { clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
         core.injectFault({ action: '*', fraction: 0.3, errorType: 'ServerException' });
         const outcomes = Array.from({ length: 200 }, () => {
           try {
@@ -198,7 +198,7 @@ describe('simulator: throttling, fault injection and the call log', () => {
   describe('call log and protocol edges', () => {
     it('records every call with virtual time, outcome and the key fields of the request', async () => {
       const ecs = ecsClient(sim, { maxAttempts: 1 });
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       sim.advance(10);
       await ecs.send(new RegisterTaskDefinitionCommand(aTaskDefinition()));
       await ecs.send(new UpdateServiceCommand({ cluster: 'c1', service: 'ghost', desiredCount: 3 })).catch(() => undefined);
@@ -241,7 +241,7 @@ describe('simulator: throttling, fault injection and the call log', () => {
     });
 
     it('answers timestamps as epoch seconds on the wire', async () => {
-      await ecsClient(sim).send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecsClient(sim).send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       sim.advance(1.5);
       const res = await fetch(`${sim.endpoint}/`, {
         method: 'POST',
@@ -254,7 +254,7 @@ describe('simulator: throttling, fault injection and the call log', () => {
 
     it('refuses invalid input types with ECS errors instead of crashing', async () => {
       const ecs = ecsClient(sim, { maxAttempts: 1 });
-      await ecs.send(new CreateClusterCommand({ clusterName: 'c1' }));
+      await ecs.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
       const err = await ecs.send(new DescribeServicesCommand({ cluster: 'c1', services: undefined as unknown as string[] })).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InvalidParameterException);
     });
