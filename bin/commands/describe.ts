@@ -5,12 +5,13 @@
  * deployments, its latest service events, and its tasks (running and recently stopped) with their
  * last status and stop codes and reasons.
  *
- * Calls: DynamoDB GetItem; ECS DescribeServices, ListTasks (RUNNING and STOPPED, up to
- * `--tasks` each), DescribeTasks. ECS keeps stopped tasks visible for about an hour and a service's
+ * Calls: DynamoDB GetItem; ECS DescribeServices, ListTasks (RUNNING up to `--tasks`; STOPPED
+ * every page, so that the `--tasks` stopped tasks shown are the newest), DescribeTasks (100 a
+ * call). ECS keeps stopped tasks visible for about an hour and a service's
  * latest 100 events (Amazon ECS Developer Guide, "Viewing Amazon ECS service event messages").
  * An ECS read that fails is said in its section; the spec and status are still printed.
  */
-import { DescribeServicesCommand, DescribeTasksCommand, ListTasksCommand, type ECSClient, type Service, type Task } from '@aws-sdk/client-ecs';
+import { DescribeServicesCommand, type ECSClient, type Service, type Task } from '@aws-sdk/client-ecs';
 import { Command, Option } from 'commander';
 import wrapAnsi from 'wrap-ansi';
 import { createEcsClient } from '../../lambda/adapters/clients';
@@ -21,6 +22,7 @@ import { CliError } from './support/errors';
 import { colorPhase, colorsFor, lastActionText, pruneHoldLines, statusReason, toJson, toYaml } from './support/format';
 import { parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { entryId, SpecTable, type TableEntry } from './support/spec-table';
+import { describeTaskArns, listTaskArns, newestStoppedTasks } from './support/tasks';
 import { taskStopText } from './support/wait';
 
 interface DescribeOptions extends AwsOptions, TargetOption {
@@ -37,20 +39,17 @@ export interface LiveService {
 }
 
 /**
- * Reads the service, its latest `maxTasks` running and `maxTasks` stopped tasks from ECS.
+ * Reads the service, up to `maxTasks` of its running tasks and its `maxTasks` most recently
+ * stopped ones (newest first: every page of ListTasks, ./support/tasks).
  * Never throws for an AWS error: it is returned as `error`.
  */
 export async function readLiveService(ecs: ECSClient, key: ServiceKey, maxTasks: number): Promise<LiveService> {
   try {
     const service = (await ecs.send(new DescribeServicesCommand({ cluster: key.cluster, services: [key.service] }))).services?.[0];
     if (!service) return { tasks: [] };
-    const arns: string[] = [];
-    for (const desiredStatus of ['RUNNING', 'STOPPED'] as const) {
-      const list = await ecs.send(new ListTasksCommand({ cluster: key.cluster, serviceName: key.service, desiredStatus, maxResults: Math.min(100, maxTasks) }));
-      arns.push(...(list.taskArns ?? []));
-    }
-    const tasks = arns.length === 0 ? [] : ((await ecs.send(new DescribeTasksCommand({ cluster: key.cluster, tasks: arns }))).tasks ?? []);
-    return { service, tasks };
+    const running = await describeTaskArns(ecs, key.cluster, await listTaskArns(ecs, key, 'RUNNING', maxTasks));
+    const stopped = await newestStoppedTasks(ecs, key, maxTasks);
+    return { service, tasks: [...running, ...stopped] };
   } catch (err) {
     return { tasks: [], error: err instanceof Error ? err.message : String(err) };
   }
@@ -182,7 +181,7 @@ export function renderDescribe(
     out.push('', `Events (latest ${events.length}, newest first):`);
     if (events.length === 0) out.push('  none');
     for (const e of events) out.push(`  ${reasonBlock(time(e.createdAt), e.message ?? '', width - 2).replace(/\n/g, '\n  ')}`);
-    out.push('', 'Tasks (running, then stopped within about the last hour):');
+    out.push('', 'Tasks (running, then the most recently stopped, newest first):');
     if (live.tasks.length === 0) out.push('  none');
     else {
       const tasks = [...live.tasks].sort((x, y) => (x.desiredStatus === y.desiredStatus ? 0 : x.desiredStatus === 'RUNNING' ? -1 : 1));

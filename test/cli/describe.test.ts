@@ -5,7 +5,9 @@
  * refreshes, and at Ctrl+C (SIGINT) with exit code 0.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { ECSClient, paginateListTasks } from '@aws-sdk/client-ecs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { explain } from '../../bin/commands/support/wait';
 import type { ServiceStatus } from '../../lambda/core/types';
 import type { LocalStack } from '../../local/stack';
 import { spec, useCliStack } from './harness';
@@ -71,6 +73,44 @@ describe('ecsr describe and get --watch', () => {
     expect(doc.ecs.deployments.map((d) => d.rolloutState)).toContain('FAILED');
     expect(doc.ecs.events.length).toBeGreaterThan(0);
     expect(doc.ecs.tasks.some((t) => t.lastStatus === 'STOPPED' && t.stopCode === 'TaskFailedToStart')).toBe(true);
+  });
+
+  it('describe and the --wait report show the most recently stopped tasks of a service with more than 100 (ListTasks\' page)', async () => {
+    // Prepare: 10 tasks stopped by hand 12 times, a minute apart; only the last round says "newest".
+    const d = await harness.aCase();
+    expect((await ecsr(['apply', '-f', d.file('s.yaml', spec(d.cluster, 'web').replace('desiredCount: 2', 'desiredCount: 10'))], { env: d.env })).code).toBe(0);
+    await d.pass();
+    stack.sim.clock.advance(60);
+    for (let round = 1; round <= 12; round++) {
+      stack.sim.stopServiceTasks({ cluster: d.cluster, service: 'web', reason: round === 12 ? 'newest reason' : `old reason ${round}` });
+      stack.sim.clock.advance(60);
+    }
+    const ecs = new ECSClient(stack.ecsClientConfig);
+    try {
+      let stopped = 0;
+      for await (const p of paginateListTasks({ client: ecs }, { cluster: d.cluster, serviceName: 'web', desiredStatus: 'STOPPED' })) stopped += p.taskArns?.length ?? 0;
+      expect(stopped).toBeGreaterThan(100);
+
+      // Act
+      const r = await ecsr(['describe', `${d.cluster}/web`, '--tasks', '10', '-o', 'json'], { env: d.env });
+      const text = await ecsr(['describe', `${d.cluster}/web`, '--tasks', '10'], { env: { ...d.env, COLUMNS: '200' } });
+      const report = await explain({ key: { cluster: d.cluster, service: 'web' }, hash: 'h', state: 'present' }, undefined, ecs);
+
+      // Assess
+      expect(r.code).toBe(0);
+      const doc = JSON.parse(r.stdout) as { ecs: { tasks: { desiredStatus: string; stoppedReason?: string; stoppedAt?: string }[] } };
+      const shown = doc.ecs.tasks.filter((t) => t.desiredStatus === 'STOPPED');
+      expect(shown.map((t) => t.stoppedReason)).toEqual(Array(10).fill('newest reason'));
+      const times = shown.map((t) => Date.parse(t.stoppedAt ?? ''));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      expect(text.stdout).toMatch(/^Stop reasons:\n {2}[0-9a-f]{32}: UserInitiated: newest reason$/m);
+      expect(text.stdout).not.toMatch(/old reason/);
+      const stopLines = report.filter((l) => l.includes('stopped task'));
+      expect(stopLines).toHaveLength(5);
+      for (const l of stopLines) expect(l).toMatch(/: UserInitiated: newest reason$/);
+    } finally {
+      ecs.destroy();
+    }
   });
 
   it('describe of a spec that is not in the table says so, exit code 1', async () => {

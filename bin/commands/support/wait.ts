@@ -17,13 +17,14 @@
  * `Blocked` (a person must act; {@link failureSentence} says what to do per reason). Other states
  * (lagging tasks, rejected calls that the next pass retries) are waited out until the timeout.
  */
-import { DescribeServicesCommand, DescribeTasksCommand, ListTasksCommand, type ECSClient, type Task } from '@aws-sdk/client-ecs';
+import { DescribeServicesCommand, type ECSClient, type Task } from '@aws-sdk/client-ecs';
 import { createEcsClient } from '../../../lambda/adapters/clients';
 import { toStoppedTask } from '../../../lambda/adapters/ecs-observer';
 import { serviceId, type ServiceKey, type ServiceStatus } from '../../../lambda/core/types';
 import { formatDuration } from './options';
 import { shorten, statusReason } from './format';
 import type { SpecTable } from './spec-table';
+import { describeTaskArns, listTaskArns, newestStoppedTasks, stoppedTasks } from './tasks';
 
 /** A service to wait for and the spec hash that was written for it. */
 export interface WaitTarget {
@@ -94,7 +95,7 @@ export interface Stability {
  * `stableForSeconds` counts from the later of the deployment's `updatedAt` and the newest running
  * task's `startedAt`, to ECS's "now": the local time corrected by the offset the SDK derives from
  * each response's `Date` header (`systemClockOffset`), so that a simulated clock counts too.
- * Calls: DescribeServices, ListTasks (RUNNING, STOPPED; 100 each), DescribeTasks (up to 2).
+ * Calls: DescribeServices, ListTasks (RUNNING, STOPPED; every page), DescribeTasks (100 a call).
  * @throws the SDK's errors (the caller retries at its next poll).
  */
 export async function liveStability(ecs: ECSClient, key: ServiceKey): Promise<Stability> {
@@ -108,12 +109,9 @@ export async function liveStability(ecs: ECSClient, key: ServiceKey): Promise<St
     return { problem: `deployment ${primary.id} is ${primary.rolloutState}`, stableForSeconds: 0 };
   }
   if (svc.runningCount !== svc.desiredCount) return { problem: `ECS reports running ${svc.runningCount}/${svc.desiredCount}`, stableForSeconds: 0 };
-  const tasksOf = async (desiredStatus: 'RUNNING' | 'STOPPED'): Promise<Task[]> => {
-    const arns = (await ecs.send(new ListTasksCommand({ cluster: key.cluster, serviceName: key.service, desiredStatus, maxResults: 100 }))).taskArns ?? [];
-    if (arns.length === 0) return [];
-    return ((await ecs.send(new DescribeTasksCommand({ cluster: key.cluster, tasks: arns }))).tasks ?? []).filter((t) => t.startedBy === primary.id);
-  };
-  const failed = (await tasksOf('STOPPED')).filter((t) => t.stopCode !== undefined && FAILED_STOP_CODES.has(t.stopCode));
+  // Every page: the deployment's own tasks may be anywhere in ECS's unordered listing.
+  const ofPrimary = (tasks: Task[]) => tasks.filter((t) => t.startedBy === primary.id);
+  const failed = ofPrimary(await stoppedTasks(ecs, key)).filter((t) => t.stopCode !== undefined && FAILED_STOP_CODES.has(t.stopCode));
   if (failed.length > 0) {
     const t = failed[0];
     const what = [t.stopCode, t.stoppedReason].filter(Boolean).join(': ');
@@ -122,7 +120,8 @@ export async function liveStability(ecs: ECSClient, key: ServiceKey): Promise<St
       stableForSeconds: 0,
     };
   }
-  const since = Math.max(primary.updatedAt?.getTime() ?? 0, ...(await tasksOf('RUNNING')).map((t) => t.startedAt?.getTime() ?? 0));
+  const running = ofPrimary(await describeTaskArns(ecs, key.cluster, await listTaskArns(ecs, key, 'RUNNING')));
+  const since = Math.max(primary.updatedAt?.getTime() ?? 0, ...running.map((t) => t.startedAt?.getTime() ?? 0));
   const ecsNow = Date.now() + (ecs.config.systemClockOffset ?? 0);
   return { stableForSeconds: since === 0 ? 0 : Math.max(0, (ecsNow - since) / 1000) };
 }
@@ -283,9 +282,9 @@ export async function waitForTargets(table: SpecTable, targets: readonly WaitTar
 
 /**
  * Why a service did not converge, for the failure report: the status's conditions and reasons,
- * then ECS's latest service events (DescribeServices) and the stop codes and reasons of its latest
- * stopped tasks (ListTasks desiredStatus STOPPED + DescribeTasks; ECS keeps stopped tasks about an
- * hour, docs/ecs-facts.md §5). When ECS cannot be read, that is said instead.
+ * then ECS's latest service events (DescribeServices) and the stop codes and reasons of its five
+ * most recently stopped tasks (every page of ListTasks desiredStatus STOPPED + DescribeTasks,
+ * sorted by stop time; ECS keeps stopped tasks about an hour, docs/ecs-facts.md §5). When ECS cannot be read, that is said instead.
  */
 export async function explain(target: WaitTarget, status: ServiceStatus | undefined, ecs?: ECSClient | false): Promise<string[]> {
   const lines: string[] = [];
@@ -323,14 +322,7 @@ export async function explain(target: WaitTarget, status: ServiceStatus | undefi
       lines.push(`  (ECS has no service ${key.service} in cluster ${key.cluster})`);
     } else {
       for (const e of (svc.events ?? []).slice(0, 5)) lines.push(`  event ${e.createdAt?.toISOString() ?? '?'}: ${e.message ?? ''}`);
-      const list = await client.send(
-        new ListTasksCommand({ cluster: key.cluster, serviceName: key.service, desiredStatus: 'STOPPED', maxResults: 5 }),
-      );
-      const arns = list.taskArns ?? [];
-      if (arns.length > 0) {
-        const tasks = (await client.send(new DescribeTasksCommand({ cluster: key.cluster, tasks: arns }))).tasks ?? [];
-        for (const t of tasks) lines.push(`  stopped task ${t.taskArn?.split('/').pop()}: ${taskStopText(t)}`);
-      }
+      for (const t of await newestStoppedTasks(client, key, 5)) lines.push(`  stopped task ${t.taskArn?.split('/').pop()}: ${taskStopText(t)}`);
     }
   } catch (err) {
     lines.push(`  (could not read ECS: ${err instanceof Error ? err.message : String(err)})`);
