@@ -135,4 +135,41 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     expect(gone.code).toBe(0);
     expect(gone.stdout).toMatch(new RegExp(`${c.cluster}/web is deleted \\(ECS: (INACTIVE|MISSING)\\)\\.`));
   }, SLOW);
+
+  it('wait ends at a standing refusal of the spec with ECS\'s words, not at the timeout', async () => {
+    // Prepare: IAM refuses every CreateService in the case's cluster.
+    const c = await aCase();
+    const denied = 'User: arn:aws:sts::123456789012:assumed-role/reconciler/fn is not authorized to perform: ecs:CreateService';
+    stack().sim.injectFault({ action: 'CreateService', cluster: c.cluster, errorType: 'AccessDeniedException', message: denied });
+    expect((await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web'))], { env: c.env })).code).toBe(0);
+    const stop = c.passLoop();
+
+    // Act
+    const r = await ecsr(['wait', `${c.cluster}/web`, ...FAST, '--timeout', '50s'], { env: c.env });
+    await stop();
+    stack().sim.clearFaults();
+
+    // Assess: exit 1 (a person must act), not 2 (the timeout), in ECS's words
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/Timed out/);
+    expect(r.stderr).toMatch(new RegExp(`^ecsr wait: IAM refuses the reconciler's call for ${c.cluster}/web: CreateService: ${denied.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\.`));
+    expect(r.stderr).toMatch(/condition ActionRejected=True AccessDenied: CreateService: User: /);
+  }, SLOW);
+
+  it('apply --wait of a spec naming a subnet that does not exist ends with ECS\'s refusal', async () => {
+    // Prepare: the local stack's VPC has no subnet-0000000000000dead.
+    const c = await aCase();
+    const stop = c.passLoop();
+
+    // Act
+    const r = await ecsr(['apply', '-f', c.file('s.yaml', spec(c.cluster, 'web', 'subnets: [subnet-0000000000000dead]\n')), '--wait', ...FAST, '--timeout', '50s'], { env: c.env });
+    await stop();
+
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(`^ecsr apply: ECS refuses the reconciler's call for ${c.cluster}/web: CreateService: Error retrieving subnet information for \\[subnet-0000000000000dead\\]: The subnet ID 'subnet-0000000000000dead' does not exist`, 'm'),
+    );
+    expect((await c.item('web'))?.status?.phase).toBe('Degraded');
+  }, SLOW);
 });

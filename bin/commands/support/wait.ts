@@ -14,8 +14,10 @@
  * - for `state: absent`: phase `Deleted`.
  * It has failed when, for that hash, the rollout FAILED (`failedSpecHash`, condition
  * `RolloutFailed`: the reconciler will not re-apply it, docs/ecs-facts.md §4) or the phase is `Invalid` or
- * `Blocked` (a person must act; {@link failureSentence} says what to do per reason). Other states
- * (lagging tasks, rejected calls that the next pass retries) are waited out until the timeout.
+ * `Blocked` (a person must act; {@link failureSentence} says what to do per reason), or ECS refused
+ * a call for that hash (condition `ActionRejected`: the pass only retries the same call with
+ * backoff, so nothing moves until a person acts). Other states (lagging tasks, a partial read)
+ * are waited out until the timeout.
  */
 import { DescribeServicesCommand, type ECSClient, type Task } from '@aws-sdk/client-ecs';
 import { createEcsClient } from '../../../lambda/adapters/clients';
@@ -39,6 +41,9 @@ export type WaitVerdict = 'waiting' | 'done' | 'failed';
 export function verdictOf(target: WaitTarget, status: ServiceStatus | undefined): WaitVerdict {
   if (!status || status.specHash !== target.hash) return 'waiting';
   if (status.phase === 'Invalid' || status.phase === 'Blocked') return 'failed';
+  // ECS refused a call for this very spec: nothing moves towards it until a person acts (the pass
+  // only retries the same call with backoff), so waiting longer would show nothing new.
+  if (refusalOf(status) !== undefined) return 'failed';
   if (target.state === 'absent') return status.phase === 'Deleted' ? 'done' : 'waiting';
   if (status.failedSpecHash === target.hash || status.conditions.some((c) => c.reason === 'RolloutFailed' && c.status === 'False')) {
     return 'failed';
@@ -53,6 +58,16 @@ export function verdictOf(target: WaitTarget, status: ServiceStatus | undefined)
     return 'done';
   }
   return 'waiting';
+}
+
+/**
+ * The standing refusal of the status's spec: its condition `ActionRejected` True (reason
+ * `AccessDenied`, `EcsRejected`, `CapacityProviderMissing`, message `<call>: <ECS's words>`).
+ */
+export function refusalOf(status: ServiceStatus | undefined): { reason: string; message: string } | undefined {
+  if (!status || !Array.isArray(status.conditions)) return undefined;
+  const c = status.conditions.find((x) => x.type === 'ActionRejected' && x.status === 'True');
+  return c ? { reason: c.reason, message: c.message } : undefined;
 }
 
 /**
@@ -133,8 +148,9 @@ export async function liveStability(ecs: ECSClient, key: ServiceKey): Promise<St
 export function failureSentence(target: WaitTarget, status: ServiceStatus | undefined): string {
   const blocked = status?.conditions.find((c) => c.type === 'Blocked' && c.status === 'True');
   const rolloutFailed = status?.failedSpecHash === target.hash || status?.conditions.some((c) => c.reason === 'RolloutFailed' && c.status === 'False');
-  const reason = blocked?.reason ?? (status?.phase === 'Invalid' ? 'SpecInvalid' : rolloutFailed ? 'RolloutFailed' : undefined);
-  return reasonSentence(target.key, reason, blocked?.message ?? `phase ${status?.phase ?? 'unknown'}`);
+  const refusal = blocked || status?.phase === 'Invalid' ? undefined : refusalOf(status);
+  const reason = blocked?.reason ?? (status?.phase === 'Invalid' ? 'SpecInvalid' : refusal ? refusal.reason : rolloutFailed ? 'RolloutFailed' : undefined);
+  return reasonSentence(target.key, reason, blocked?.message ?? refusal?.message ?? `phase ${status?.phase ?? 'unknown'}`);
 }
 
 /** {@link failureSentence} for a condition reason; `message` is the condition's. */
@@ -166,6 +182,17 @@ export function reasonSentence(key: ServiceKey, reason: string | undefined, mess
       );
     case 'NoSubnets':
       return `${id} names no subnets and the reconciler has no default subnets, so it cannot be created. Set \`subnets\` in the spec, or DEFAULT_SUBNETS (with the CDK: -c subnets=...).`;
+    case 'AccessDenied':
+      return (
+        `IAM refuses the reconciler's call for ${id}: ${message}. ` +
+        "Nothing changes in ECS while it is refused; the reconciler retries with backoff, and at once on a spec change or ecsr reconcile. Give the reconciler's role that permission (with the CDK, the construct's props), or change the spec to what it may do."
+      );
+    case 'EcsRejected':
+    case 'CapacityProviderMissing':
+      return (
+        `ECS refuses the reconciler's call for ${id}: ${message}. ` +
+        'Nothing changes in ECS while it is refused; the reconciler retries with backoff, and at once on a spec change or ecsr reconcile. Fix what ECS names (in the spec, or in the account: the cluster, subnet or role it names) and apply again.'
+      );
     case 'RolloutFailed':
       return (
         `The rollout of ${id} failed, and the reconciler will not re-apply this spec until it changes. ` +
