@@ -38,7 +38,7 @@ describe('IAM in the simulator', () => {
   });
   beforeEach(async () => {
     sim.reset();
-    await admin.send(new CreateClusterCommand({ clusterName: 'c1' }));
+    await admin.send(new CreateClusterCommand({ clusterName: 'c1', capacityProviders: ['FARGATE', 'FARGATE_SPOT'] }));
     await admin.send(new RegisterTaskDefinitionCommand(aTaskDefinition()));
   });
 
