@@ -34,7 +34,7 @@ import { ENV } from '../lambda/config';
 import { DEFAULT_FLEET_SIZE, heapFlag, memoryForFleet } from './function-memory';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS, alarmDefinitions, lagPeriods, perServiceQuery, perTargetQuery, type AlarmDefinition, type AlarmId } from '../lambda/core/alarms';
 import { DEFAULT_METRICS_NAMESPACE, DIMENSION, METRIC } from '../lambda/core/metric-names';
-import { ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
+import { ALLOW_LIST, ALLOW_LIST_ENV } from '../lambda/core/allow-lists';
 import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { EVENT_RULES, type EventPattern } from '../lambda/core/events';
@@ -776,6 +776,9 @@ export class EcsReconciler extends Construct {
     // a spec naming another role gets a clear NotAllowed status instead of AccessDenied from ECS.
     environment[ENV.allowedTaskRoleArns] = allowedTaskRoleArns.length > 0 ? allowedTaskRoleArns.join(',') : 'NONE';
     for (const [name, entries] of allowListEnvironment(props)) environment[name] = entries;
+    for (const open of openAllowLists(props)) {
+      Annotations.of(this).addWarningV2(`ecs-reconciler:OpenAllowList:${open.prop}`, open.message);
+    }
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       description: 'ecs-reconciler: one level-triggered reconcile pass over the spec table',
@@ -1533,6 +1536,39 @@ function allowListEnvironment(props: EcsReconcilerProps): [string, string][] {
   put(ALLOW_LIST_ENV.efsFileSystems, props.allowedEfsFileSystems?.map((f) => (typeof f === 'string' ? f : f.fileSystemId)));
   put(ALLOW_LIST_ENV.imageRegistries, props.allowedImageRegistries);
   return out;
+}
+
+/**
+ * The `-c` key of the quick-start stack (`lib/reconciler-stack.ts` `CONTEXT_KEYS`) that sets each
+ * allow-list prop which is open (anything allowed) when unset. The task and execution role lists
+ * are closed when unset, and families have their own warning.
+ */
+const OPEN_WHEN_UNSET: Readonly<Record<string, string>> = {
+  allowedSubnets: 'allowedSubnets',
+  allowedSecurityGroups: 'allowedSecurityGroups',
+  allowPublicIp: 'allowPublicIp',
+  allowedTargetGroups: 'targetGroups',
+  allowedSecrets: 'secretPrefixes',
+  allowedImageRegistries: 'imageRegistries',
+  allowedEfsFileSystems: 'efsFileSystems',
+};
+
+/**
+ * The allow-lists left open (unset: a spec may name anything), each with the sentence synth
+ * warns: what a table writer may then name, and the prop and `-c` key that close it.
+ */
+export function openAllowLists(props: EcsReconcilerProps): { prop: string; message: string }[] {
+  return Object.values(ALLOW_LIST)
+    .filter((list) => Object.hasOwn(OPEN_WHEN_UNSET, list.prop) && (props as Record<string, unknown>)[list.prop] === undefined)
+    .map((list) => {
+      const key = OPEN_WHEN_UNSET[list.prop];
+      const how =
+        list.prop === 'allowPublicIp'
+          ? `Set allowPublicIp: false (-c ${key}=false) to refuse it, or true to say it is meant.`
+          : `Set ${list.prop} (-c ${key}=a,b-* with the quick-start stack; [] or NONE allows nothing).`;
+      const what = list.prop === 'allowPublicIp' ? 'may ask for a public IP (assignPublicIp: true)' : `may name any ${list.lists}`;
+      return { prop: list.prop, message: `${list.prop} is not set: a spec ${what}, and whoever can write the spec table chooses. ${how}` };
+    });
 }
 
 /**

@@ -22,6 +22,17 @@ const ACCOUNT_ROLE = 'arn:aws:iam::123456789012:role/app-task';
 const OTHER_EXEC_ROLE = 'arn:aws:iam::123456789012:role/app-exec';
 
 /** Props for a reconciler that manages two existing clusters. */
+/** Every allow-list that is open when unset, closed: no OpenAllowList warning. */
+const CLOSED_LISTS: Partial<EcsReconcilerProps> = {
+  allowedSubnets: ['subnet-0a1'],
+  allowedSecurityGroups: ['sg-0c3'],
+  allowPublicIp: false,
+  allowedTargetGroups: [],
+  allowedSecrets: [],
+  allowedImageRegistries: ['public.ecr.aws'],
+  allowedEfsFileSystems: [],
+};
+
 function someProps(overrides: Partial<EcsReconcilerProps> = {}): EcsReconcilerProps {
   return {
     clusters: ['web', 'jobs'],
@@ -622,7 +633,7 @@ describe('alarms', () => {
   it('warns at synth when the alarms notify nobody (no alarmEmail, no alarmTopic)', () => {
     const { stack } = aReconciler(someProps());
     Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('Neither alarmEmail nor alarmTopic'));
-    const withEmail = aReconciler(someProps({ alarmEmail: 'ops@example.com' }));
+    const withEmail = aReconciler(someProps({ alarmEmail: 'ops@example.com', ...CLOSED_LISTS }));
     expect(Annotations.fromStack(withEmail.stack).findWarning('*', Match.anyValue())).toEqual([]);
   });
 
@@ -757,7 +768,7 @@ describe('exposed resources', () => {
   });
 
   it('emits no errors and no warnings for a valid configuration', () => {
-    const { stack } = aReconciler(someProps({ alarmEmail: 'ops@example.com' }));
+    const { stack } = aReconciler(someProps({ alarmEmail: 'ops@example.com', ...CLOSED_LISTS }));
     const annotations = Annotations.fromStack(stack);
     expect(annotations.findError('*', Match.anyValue())).toEqual([]);
     expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
