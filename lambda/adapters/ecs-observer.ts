@@ -314,6 +314,12 @@ export function toObservedService(s: Service): ObservedService {
         : {}),
       ...(dc.alarms ? { alarms: { alarmNames: [...(dc.alarms.alarmNames ?? [])], enable: !!dc.alarms.enable, rollback: !!dc.alarms.rollback } } : {}),
     };
+    const { minimumHealthyPercent: _min, maximumPercent: _max, deploymentCircuitBreaker, alarms: _alarms, ...unmanaged } = dc as Record<string, unknown>;
+    if (Object.keys(unmanaged).length > 0) out.deploymentConfiguration.unmanaged = structuredClone(unmanaged);
+    if (deploymentCircuitBreaker && typeof deploymentCircuitBreaker === 'object') {
+      const { enable: _e, rollback: _r, ...breakerRest } = deploymentCircuitBreaker as Record<string, unknown>;
+      if (Object.keys(breakerRest).length > 0) out.deploymentConfiguration.unmanagedCircuitBreaker = structuredClone(breakerRest);
+    }
   }
   if (vpc) {
     out.networkConfiguration = {
@@ -329,6 +335,7 @@ export function toObservedService(s: Service): ObservedService {
       ...(lb.targetGroupArn ? { targetGroupArn: lb.targetGroupArn } : {}),
       ...(lb.containerName ? { containerName: lb.containerName } : {}),
       ...(lb.containerPort !== undefined ? { containerPort: lb.containerPort } : {}),
+      ...(lb.advancedConfiguration ? { advancedConfiguration: structuredClone(lb.advancedConfiguration) as Record<string, unknown> } : {}),
     }));
   }
   if (s.createdAt) out.createdAt = s.createdAt;

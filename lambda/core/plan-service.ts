@@ -356,8 +356,11 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
       (changes ??= []).push(...depChanges);
       (input ??= {}).deploymentConfiguration = rolling
         ? {
+            // The members the spec does not manage (strategy, bake time, hooks, the breaker's
+            // thresholds) go back as ECS answered them: sending the object must not strip them.
+            ...structuredClone(liveDep?.unmanaged ?? {}),
             ...wantDep,
-            deploymentCircuitBreaker: { ...wantDep.deploymentCircuitBreaker },
+            deploymentCircuitBreaker: { ...structuredClone(liveDep?.unmanagedCircuitBreaker ?? {}), ...wantDep.deploymentCircuitBreaker },
             // UpdateService replaces the whole object: alarms removed from the spec are switched off.
             ...(wantDep.alarms || live.deploymentConfiguration?.alarms
               ? { alarms: wantDep.alarms ? { ...wantDep.alarms, alarmNames: [...wantDep.alarms.alarmNames] } : NO_ALARMS }
@@ -371,7 +374,7 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   const wantLb = texts.loadBalancers;
   if (liveLb !== wantLb) {
     (changes ??= []).push({ field: 'loadBalancers', from: liveLb, to: wantLb });
-    (input ??= {}).loadBalancers = desired.loadBalancers.map((l) => ({ ...l }));
+    (input ??= {}).loadBalancers = desired.loadBalancers.map((l) => withLiveAdvancedConfiguration(l, live.loadBalancers));
   }
 
   // The declared service fields (./vocab/service.ts), one rule for all: the spec's value or the
@@ -408,6 +411,30 @@ export function diffService(desired: DesiredServiceConfig, live: ObservedService
   }
 
   return { changes: changes ?? NO_CHANGES, input: input ?? NO_INPUT, unsendable: unsendable ?? NO_UNSENDABLE };
+}
+
+/**
+ * A desired load balancer with the live `advancedConfiguration` (native blue/green: alternate target
+ * group, listener rules, role), which the spec does not manage, of the live entry for the same
+ * container and port whose target group is this one or its alternate (ECS swaps the two between
+ * deployments): resending loadBalancers must not strip it.
+ */
+function withLiveAdvancedConfiguration(
+  want: DesiredServiceConfig['loadBalancers'][number],
+  live: ObservedService['loadBalancers'],
+): NonNullable<ServiceDiff['input']['loadBalancers']>[number] {
+  const match = (live ?? []).find(
+    (l) =>
+      l.advancedConfiguration !== undefined &&
+      l.containerName === want.containerName &&
+      l.containerPort === want.containerPort &&
+      (l.targetGroupArn === want.targetGroupArn || own(l.advancedConfiguration, 'alternateTargetGroupArn') === want.targetGroupArn),
+  );
+  if (!match?.advancedConfiguration) return { ...want };
+  const advancedConfiguration = structuredClone(match.advancedConfiguration);
+  // After a swap the spec's target group is the live alternate: the live primary is the alternate now.
+  if (match.targetGroupArn !== want.targetGroupArn && match.targetGroupArn !== undefined) advancedConfiguration.alternateTargetGroupArn = match.targetGroupArn;
+  return { ...want, advancedConfiguration };
 }
 
 /** The shared results of a comparison that found nothing (frozen: a caller's push would throw, not leak). */

@@ -367,6 +367,15 @@ export interface ObservedService {
     maximumPercent?: number;
     deploymentCircuitBreaker?: { enable: boolean; rollback: boolean };
     alarms?: { alarmNames?: string[]; enable?: boolean; rollback?: boolean };
+    /**
+     * The members the spec does not manage (strategy, bakeTimeInMinutes, lifecycleHooks, linear
+     * and canary configuration, ...), as DescribeServices answered them, and those of the circuit
+     * breaker beyond enable and rollback (thresholdConfiguration, resetOnHealthyTask): an
+     * UpdateService that sends deploymentConfiguration carries them over, never strips them.
+     * Read only when an UpdateService is built.
+     */
+    unmanaged?: Record<string, unknown>;
+    unmanagedCircuitBreaker?: Record<string, unknown>;
   };
   /** Absent means ECS (the rolling deployment controller). */
   deploymentController?: { type?: string };
@@ -383,7 +392,8 @@ export interface ObservedService {
       assignPublicIp?: 'ENABLED' | 'DISABLED' | string;
     };
   };
-  loadBalancers?: { targetGroupArn?: string; containerName?: string; containerPort?: number }[];
+  /** `advancedConfiguration` (native blue/green) is not managed: carried over when loadBalancers are sent. */
+  loadBalancers?: { targetGroupArn?: string; containerName?: string; containerPort?: number; advancedConfiguration?: Record<string, unknown> }[];
   deployments: ObservedDeployment[];
   /** Newest first, as ECS returns them. */
   events: ObservedEvent[];
@@ -641,8 +651,12 @@ export interface UpdateServiceInput {
   networkConfiguration?: CreateServiceInput['networkConfiguration'];
   /** Without the circuit breaker for a service of the CODE_DEPLOY controller (ECS has it for ECS only). */
   deploymentConfiguration?: Omit<CreateServiceInput['deploymentConfiguration'], 'deploymentCircuitBreaker'> &
-    Partial<Pick<CreateServiceInput['deploymentConfiguration'], 'deploymentCircuitBreaker'>>;
-  loadBalancers?: CreateServiceInput['loadBalancers'];
+    Partial<Pick<CreateServiceInput['deploymentConfiguration'], 'deploymentCircuitBreaker'>> & {
+      /** Members the spec does not manage, carried over from the live service. */
+      readonly [unmanaged: string]: unknown;
+    };
+  /** With a live `advancedConfiguration` carried over. */
+  loadBalancers?: (NonNullable<CreateServiceInput['loadBalancers']>[number] & { advancedConfiguration?: Record<string, unknown> })[];
   platformVersion?: string;
   healthCheckGracePeriodSeconds?: number;
   enableExecuteCommand?: boolean;
