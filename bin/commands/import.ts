@@ -158,6 +158,11 @@ export function importCommand(): Command {
       const imported = results.filter((r): r is Extract<ImportResult, { ok: true }> => r.ok);
       const failed = results.filter((r): r is Extract<ImportResult, { ok: false }> => !r.ok);
       process.stdout.write(opts.output === 'json' ? `${JSON.stringify(imported.map((r) => r.item), null, 2)}\n` : importYaml(imported));
+      for (const r of imported) {
+        if (r.unmanaged.length > 0) {
+          process.stderr.write(`${serviceId(r.key)}: left unmanaged: ${r.unmanaged.join(', ')} (the spec does not express them; the reconciler never sends them, so ECS keeps them as they are)\n`);
+        }
+      }
       for (const r of failed) {
         process.stderr.write(
           r.ownedBy !== undefined

@@ -33,7 +33,17 @@ export interface ImportProblem {
 }
 
 export type ImportResult =
-  | { readonly ok: true; readonly key: ServiceKey; readonly spec: ServiceSpec; readonly item: Record<string, unknown> }
+  | {
+      readonly ok: true;
+      readonly key: ServiceKey;
+      readonly spec: ServiceSpec;
+      readonly item: Record<string, unknown>;
+      /**
+       * Live fields the spec does not manage and that hold a value (`vpcLatticeConfigurations`):
+       * left alone, which ECS keeps as they are, since no request of the reconciler names them.
+       */
+      readonly unmanaged: readonly string[];
+    }
   | {
       readonly ok: false;
       readonly key: ServiceKey;
@@ -94,6 +104,26 @@ const SERVICE_STATE_FIELDS = new Set([
   'currentServiceRevisions', 'resourceManagementType', ...SERVICE_FIELD_NAMES,
 ]);
 
+/**
+ * Service fields the spec does not manage, where DescribeServices reports them: import names those
+ * that hold a value as left unmanaged. The reconciler never sends them (UpdateService keeps what it
+ * does not name), so they stay as they are.
+ */
+export const UNMANAGED_SERVICE_FIELDS: Readonly<Record<string, 'service' | 'primaryDeployment'>> = {
+  // VPC Lattice target groups; DescribeServices reports them per deployment (Amazon ECS API
+  // Reference, Deployment and ServiceRevision; not a member of Service).
+  vpcLatticeConfigurations: 'primaryDeployment',
+};
+
+/** The live fields of {@link UNMANAGED_SERVICE_FIELDS} that hold a value, by name. */
+function unmanagedFields(raw: Record<string, unknown>): string[] {
+  const deployments = Array.isArray(raw.deployments) ? raw.deployments : [];
+  const primary = deployments.find((d): d is Record<string, unknown> => isRecord(d) && d.status === 'PRIMARY');
+  return Object.entries(UNMANAGED_SERVICE_FIELDS)
+    .filter(([field, where]) => nonEmpty(own(where === 'service' ? raw : (primary ?? {}), field)) || nonEmpty(own(raw, field)))
+    .map(([field]) => field);
+}
+
 /** The service-linked role ECS uses for awsvpc services (DescribeServices `roleArn`). */
 const SERVICE_LINKED_ROLE_RE = /^arn:aws(?:-[a-z]+)*:iam::\d{12}:role\/aws-service-role\/ecs\.amazonaws\.com\/AWSServiceRoleForECS$/;
 
@@ -151,7 +181,7 @@ export function importService(input: ImportInput): ImportResult {
   const out = specToItem(parsed.spec);
   const again = parseSpecItem(out);
   if (!again.ok) return { ok: false, key, problems: again.errors.map((e) => ({ path: `spec.${e.path}`, message: formatSpecError(e) })) };
-  return { ok: true, key, spec: parsed.spec, item: out };
+  return { ok: true, key, spec: parsed.spec, item: out, unmanaged: unmanagedFields(input.service) };
 }
 
 type Problem = (path: string, message: string) => void;

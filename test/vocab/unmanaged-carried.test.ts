@@ -75,3 +75,27 @@ describe('a correction carries over what the spec does not manage', () => {
     expect(d.input.loadBalancers).toEqual([{ ...blue, advancedConfiguration: { ...ADVANCED, alternateTargetGroupArn: TG_GREEN } }, admin]);
   });
 });
+
+describe('import names the live fields it leaves unmanaged', () => {
+  const LATTICE = [{ roleArn: 'arn:aws:iam::123456789012:role/ecsInfrastructureRoleForVpcLattice', targetGroupArn: 'arn:aws:vpc-lattice:us-east-1:123456789012:targetgroup/tg-0123456789abcdef0', portName: 'http' }];
+
+  it('vpcLatticeConfigurations, which DescribeServices reports on the PRIMARY deployment', () => {
+    const { raw } = imported();
+    const live = structuredClone(raw);
+    for (const d of live.deployments) if (d.status === 'PRIMARY') d.vpcLatticeConfigurations = LATTICE;
+    const td = asFargateRegistration(importCases().find((k) => k.name === 'devguide-fargate-webserver')?.register as unknown as Json) as unknown as Json;
+    const r = importService({ key: { cluster: 'c', service: live.serviceName }, service: live, observed: toObservedService(live as never), taskDefinition: td, defaults: DEFAULTS, ownerId: 'o' });
+    expect(r.ok ? r.unmanaged : r.problems).toEqual(['vpcLatticeConfigurations']);
+    // Nothing of it in the spec, and the comparison (which never sends it) finds nothing to do.
+    if (!r.ok) return;
+    expect(JSON.stringify(r.item)).not.toMatch(/vpcLattice/);
+    expect(diffService(desiredServiceConfig(r.spec, DEFAULTS), toObservedService(live as never)).input).toEqual({});
+  });
+
+  it('none for a service without them', () => {
+    const { raw } = imported();
+    const td = asFargateRegistration(importCases().find((k) => k.name === 'devguide-fargate-webserver')?.register as unknown as Json) as unknown as Json;
+    const r = importService({ key: { cluster: 'c', service: raw.serviceName }, service: raw, observed: toObservedService(raw as never), taskDefinition: td, defaults: DEFAULTS, ownerId: 'o' });
+    expect(r.ok && r.unmanaged).toEqual([]);
+  });
+});
