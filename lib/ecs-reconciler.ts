@@ -184,7 +184,11 @@ export interface EcsReconcilerProps {
    */
   readonly defaultLagGrace?: Duration | number;
   /**
-   * Topic the alarms notify (ALARM and OK). Give this or `alarmEmail`, not both.
+   * Topic the alarms notify (ALARM and OK). Give this or `alarmEmail`, not both. Its policy and
+   * subscriptions are left alone. When it is encrypted with a customer managed KMS key of this
+   * app (`masterKey`), that key's policy gets a statement letting CloudWatch use it (without it
+   * CloudWatch cannot publish); for an imported key or an imported topic, synth warns what the key
+   * policy must allow (`ecs-reconciler:AlarmTopicKeyNotGranted` / `AlarmTopicKeyUnknown`).
    * @default - a new topic (TLS-only), with `alarmEmail` subscribed when given
    */
   readonly alarmTopic?: sns.ITopic;
@@ -1048,8 +1052,9 @@ export class EcsReconciler extends Construct {
     // --- Alarms -----------------------------------------------------------------------------
     const createAlarms = props.createAlarms ?? true;
     if (props.alarmTopic) {
-      // The user's topic and its policy are theirs: nothing is added to it.
+      // The user's topic and its policy are theirs: nothing is added to them.
       this.topic = props.alarmTopic;
+      this.letCloudWatchUseTopicKey(props.alarmTopic);
     } else if (createAlarms) {
       const topic = new sns.Topic(this, 'AlarmTopic', { displayName: 'ecs-reconciler alarms', enforceSSL: true });
       // enforceSSL makes CDK write an AWS::SNS::TopicPolicy, which replaces the topic's default
@@ -1142,6 +1147,40 @@ export class EcsReconciler extends Construct {
 
     // --- Dashboard --------------------------------------------------------------------------
     if (props.createDashboard ?? true) this.dashboard = this.buildDashboard(settings.metricsNamespace, settings.scheduleMinutes * 60, settings.fanOut);
+  }
+
+  /**
+   * An alarm topic encrypted with a customer managed KMS key notifies nobody unless the key policy
+   * lets CloudWatch use it (Amazon SNS Developer Guide, "Enable compatibility between event
+   * sources from AWS services and encrypted topics"): for a key of this app, that statement is
+   * added to its policy (kms:Decrypt and kms:GenerateDataKey* for cloudwatch.amazonaws.com, on
+   * behalf of this account only); for an imported key, or a topic whose key is unknown (imported
+   * by ARN), synth warns what the key policy must allow.
+   */
+  private letCloudWatchUseTopicKey(topic: sns.ITopic): void {
+    const what =
+      'its key policy must allow the principal cloudwatch.amazonaws.com kms:Decrypt and kms:GenerateDataKey* (Amazon SNS Developer Guide, "Enable compatibility between event sources from AWS services and encrypted topics"), or every alarm notifies nobody; the AWS managed key alias/aws/sns cannot allow it.';
+    const key = topic.masterKey;
+    if (key) {
+      const added = key.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'CloudWatchAlarmsPublishToTheEncryptedAlarmTopic',
+          principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        }),
+        true,
+      );
+      if (!added.statementAdded) {
+        Annotations.of(this).addWarningV2('ecs-reconciler:AlarmTopicKeyNotGranted', `alarmTopic is encrypted with a KMS key this app does not manage (${key.keyArn}): ${what}`);
+      }
+    } else if (!(topic instanceof sns.Topic)) {
+      Annotations.of(this).addWarningV2(
+        'ecs-reconciler:AlarmTopicKeyUnknown',
+        `alarmTopic is imported, so synth cannot tell whether it is encrypted: if it uses a customer managed KMS key, ${what} Import it with sns.Topic.fromTopicAttributes({ topicArn, keyArn }) to have this checked, or acknowledge this warning.`,
+      );
+    }
   }
 
   /**
