@@ -21,6 +21,7 @@ import type {
   Service,
   Task,
   TaskDefinition,
+  VpcLatticeConfiguration,
   UpdateServiceRequest,
 } from '@aws-sdk/client-ecs';
 import { ECS_LIMITS } from '../../lambda/core/ecs-limits';
@@ -759,6 +760,7 @@ export class SimulatedEcs {
       ...(d.serviceConnectConfiguration ? { serviceConnectConfiguration: structuredClone(d.serviceConnectConfiguration) } : {}),
       ...(d.serviceConnectResources ? { serviceConnectResources: structuredClone(d.serviceConnectResources) } : {}),
       ...(d.volumeConfigurations ? { volumeConfigurations: structuredClone(d.volumeConfigurations) } : {}),
+      ...(d.vpcLatticeConfigurations ? { vpcLatticeConfigurations: structuredClone(d.vpcLatticeConfigurations) } : {}),
     };
   }
 
@@ -1113,6 +1115,7 @@ export class SimulatedEcs {
     const deploymentConfiguration = deploymentConfig(req.deploymentConfiguration, undefined);
     const serviceConnect = serviceConnectOf(req.serviceConnectConfiguration, td, cluster.serviceConnectNamespace, () => this.discoveryArn());
     const volumeConfigurations = volumeConfigurationsOf(req.volumeConfigurations, td);
+    const vpcLatticeConfigurations = vpcLatticeConfigurationsOf(req.vpcLatticeConfigurations);
     const propagateTags = propagateTagsOf(req.propagateTags);
     const availabilityZoneRebalancing = azRebalancingOf(req.availabilityZoneRebalancing);
     const tags = tagsInput(req.tags);
@@ -1130,6 +1133,7 @@ export class SimulatedEcs {
       loadBalancers,
       ...(serviceConnect ? { serviceConnectConfiguration: serviceConnect.configuration, serviceConnectResources: serviceConnect.resources } : {}),
       ...(volumeConfigurations ? { volumeConfigurations } : {}),
+      ...(vpcLatticeConfigurations ? { vpcLatticeConfigurations } : {}),
       deploymentConfiguration,
       serviceRegistries: structuredClone(req.serviceRegistries ?? []),
       healthCheckGracePeriodSeconds: req.healthCheckGracePeriodSeconds,
@@ -1308,6 +1312,12 @@ export class SimulatedEcs {
     } else if (volumeConfigurations && td.taskDefinitionArn !== svc.taskDefinition) {
       volumeConfigurationsOf(volumeConfigurations, td);
     }
+    let vpcLatticeConfigurations = svc.vpcLatticeConfigurations;
+    if (req.vpcLatticeConfigurations !== undefined) {
+      // Given, it replaces the service's ("This parameter triggers a new service deployment"); [] removes it.
+      vpcLatticeConfigurations = vpcLatticeConfigurationsOf(req.vpcLatticeConfigurations);
+      if (canonicalJson(vpcLatticeConfigurations ?? []) !== canonicalJson(svc.vpcLatticeConfigurations ?? [])) newDeployment = true;
+    }
     const propagateTags = propagateTagsOf(req.propagateTags, svc.propagateTags);
     const availabilityZoneRebalancing = azRebalancingOf(req.availabilityZoneRebalancing, svc.availabilityZoneRebalancing);
     // Validated before anything changes: a refused UpdateService leaves the service as it was.
@@ -1336,6 +1346,7 @@ export class SimulatedEcs {
     svc.serviceConnectConfiguration = serviceConnect?.configuration;
     svc.serviceConnectResources = serviceConnect?.resources;
     svc.volumeConfigurations = volumeConfigurations;
+    svc.vpcLatticeConfigurations = vpcLatticeConfigurations;
     if (newDeployment) this.scheduler.startDeployment(svc, templateOf(svc));
     else {
       svc.steady = svc.steady && req.desiredCount === undefined;
@@ -1532,6 +1543,7 @@ export class SimulatedEcs {
         loadBalancers: structuredClone(t.loadBalancers),
         ...(t.serviceConnectConfiguration ? { serviceConnectConfiguration: structuredClone(t.serviceConnectConfiguration) } : {}),
         ...(t.volumeConfigurations ? { volumeConfigurations: structuredClone(t.volumeConfigurations) } : {}),
+        ...(t.vpcLatticeConfigurations ? { vpcLatticeConfigurations: structuredClone(t.vpcLatticeConfigurations) } : {}),
         createdAt: new Date(rev.createdAt),
       });
     }
@@ -1844,7 +1856,25 @@ function templateOf(svc: SimService): DeploymentTemplate {
     serviceConnectConfiguration: svc.serviceConnectConfiguration,
     serviceConnectResources: svc.serviceConnectResources,
     volumeConfigurations: svc.volumeConfigurations,
+    vpcLatticeConfigurations: svc.vpcLatticeConfigurations,
   };
+}
+
+/**
+ * VPC Lattice configurations as stored: each names a role, a Lattice target group and a port name
+ * (Amazon ECS API Reference, VpcLatticeConfiguration: all three required); `[]` is none.
+ * @throws InvalidParameterException for a malformed entry.
+ */
+function vpcLatticeConfigurationsOf(given: unknown): VpcLatticeConfiguration[] | undefined {
+  if (given === undefined) return undefined;
+  if (!Array.isArray(given)) throw invalidParameter('vpcLatticeConfigurations must be a list.');
+  for (const c of given) {
+    for (const member of ['roleArn', 'targetGroupArn', 'portName']) {
+      const v = c && typeof c === 'object' ? own(c as Record<string, unknown>, member) : undefined;
+      if (typeof v !== 'string' || v === '') throw invalidParameter(`vpcLatticeConfigurations.${member} can not be blank.`);
+    }
+  }
+  return given.length > 0 ? structuredClone(given as VpcLatticeConfiguration[]) : undefined;
 }
 
 /** launchType or capacityProviderStrategy, and for Fargate the platform fields. */

@@ -638,6 +638,7 @@ export class Scheduler {
         serviceConnectConfiguration: target.serviceConnectConfiguration,
         serviceConnectResources: target.serviceConnectResources,
         volumeConfigurations: target.volumeConfigurations,
+        vpcLatticeConfigurations: target.vpcLatticeConfigurations,
       };
       const copy = structuredClone(template);
       svc.taskDefinition = copy.taskDefinition;
@@ -646,6 +647,7 @@ export class Scheduler {
       svc.platformVersion = copy.platformVersion;
       svc.networkConfiguration = copy.networkConfiguration;
       svc.loadBalancers = copy.loadBalancers;
+      svc.vpcLatticeConfigurations = copy.vpcLatticeConfigurations;
       this.startDeployment(svc, template, rolloutReason.rollback(target.id), { of: d, revisionArn: target.serviceRevisionArn });
     }
   }

@@ -13,6 +13,7 @@ import type {
   ServiceRegistry,
   ServiceVolumeConfiguration,
   TaskDefinition,
+  VpcLatticeConfiguration,
 } from '@aws-sdk/client-ecs';
 import type { TimerHandle } from './clock';
 import type { FailureRule } from './failure-modes';
@@ -133,6 +134,8 @@ export interface DeploymentTemplate {
   serviceConnectResources?: ServiceConnectServiceResource[];
   /** Managed EBS volumes, answered per deployment like ECS. */
   volumeConfigurations?: ServiceVolumeConfiguration[];
+  /** VPC Lattice target groups, answered per deployment and revision like ECS (not on the service). */
+  vpcLatticeConfigurations?: VpcLatticeConfiguration[];
 }
 
 export interface SimDeployment extends DeploymentTemplate {

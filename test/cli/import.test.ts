@@ -5,7 +5,7 @@
  * pass after it writes nothing.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CreateServiceCommand, DescribeServicesCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
+import { CreateServiceCommand, DescribeServicesCommand, ECSClient, RegisterTaskDefinitionCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
 import { parse as parseYaml } from 'yaml';
 import type { LocalStack } from '../../local/stack';
 import { LOCAL_DEFAULTS } from '../../local/stack';
@@ -86,6 +86,40 @@ describe('ecsr import against the ECS simulator', () => {
       expect(second.actions).toEqual([]);
     },
   );
+
+  it('names vpcLatticeConfigurations as left unmanaged, writes only the owner tag, and a later correction keeps the Lattice target group', async () => {
+    // Prepare: a live service with a VPC Lattice target group (reported on its deployments).
+    const lattice = [{ roleArn: 'arn:aws:iam::123456789012:role/ecsInfrastructureRoleForVpcLattice', targetGroupArn: 'arn:aws:vpc-lattice:us-east-1:123456789012:targetgroup/tg-0123456789abcdef0', portName: 'http' }];
+    const k = cases.find((x) => x.name === 'devguide-fargate-webserver') as ImportCase;
+    const c = await harness.aCase();
+    const ecs = new ECSClient(stack.ecsClientConfig);
+    try {
+      await ecs.send(new RegisterTaskDefinitionCommand(structuredClone(k.register)));
+      await ecs.send(new CreateServiceCommand({ ...k.createService(c.cluster, 'svc', NETWORK), vpcLatticeConfigurations: lattice }));
+
+      // Act: import, a pass, a hand edit of desiredCount, a pass that corrects it.
+      const r = await ecsr(['import', `${c.cluster}/svc`, '--apply'], { env: c.env });
+      const first = await c.pass();
+      const before = (await ecs.send(new DescribeServicesCommand({ cluster: c.cluster, services: ['svc'] }))).services?.[0];
+      await ecs.send(new UpdateServiceCommand({ cluster: c.cluster, service: 'svc', desiredCount: (before?.desiredCount ?? 0) + 2 }));
+      const corrected = await c.pass();
+      const after = (await ecs.send(new DescribeServicesCommand({ cluster: c.cluster, services: ['svc'] }))).services?.[0];
+
+      // Assess
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe(
+        `${c.cluster}/svc: left unmanaged: vpcLatticeConfigurations (the spec does not express them; the reconciler never sends them, so ECS keeps them as they are)\n` +
+          `${c.cluster}/svc written to table ${c.table}\n`,
+      );
+      expect(r.stdout).not.toMatch(/vpcLattice/);
+      expect(first.actions.map((a) => a.type)).toEqual(['TagResource']);
+      expect(corrected.actions.map((a) => [a.type, a.outcome])).toEqual([['UpdateService', 'applied']]);
+      expect(after?.desiredCount).toBe(before?.desiredCount);
+      expect(after?.deployments?.find((d) => d.status === 'PRIMARY')?.vpcLatticeConfigurations).toEqual(lattice);
+    } finally {
+      ecs.destroy();
+    }
+  });
 
   async function refusedCase(k: ImportCase, edit?: (r: ImportCase['register']) => ImportCase['register']) {
     const c = await harness.aCase();
