@@ -9,6 +9,12 @@
  * throttled, an item that is not one of ours) leaves the reconciler describing what it lacks, as
  * it would without the table, and never throws.
  *
+ * Trusted for nothing alone: an entry is well formed when its checksum matches and its body names
+ * the revision of its key ({@link claimsItsKey}), but anyone who can write the table can write a
+ * well-formed entry, so the observer marks what it loads as not confirmed by ECS and the pass has
+ * ECS confirm a description before it decides an action or a failed rollout by it, and the rest a
+ * few a pass (`../core/pass.ts`, docs/operations.md "The task definition cache").
+ *
  * Items: `arn` (partition key), `v` ({@link CACHE_FORMAT_VERSION}), `body` (the description as
  * gzipped JSON), `sha` (SHA-256 hex of that JSON), `seenOn` (UTC day the revision was last in use),
  * `expiresAt` (epoch seconds, the table's TTL attribute: {@link CACHE_TTL_DAYS} after `seenOn`).
@@ -87,6 +93,17 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/**
+ * Whether a description is the one its key names: its `taskDefinitionArn` is the key, and its
+ * `family` and `revision` are those the ARN ends with (`task-definition/<family>:<revision>`). An
+ * entry whose body describes another revision than its key is not an entry of this revision.
+ */
+export function claimsItsKey(td: TaskDefinition, arn: string): boolean {
+  if (td.taskDefinitionArn !== arn) return false;
+  const m = /:task-definition\/([A-Za-z0-9_-]{1,255}):([1-9][0-9]*)$/.exec(arn);
+  return m !== null && td.family === m[1] && td.revision === Number(m[2]);
+}
+
 /** The description an item holds, when it is a well-formed entry of this format; else undefined. */
 function decodeEntry(item: Record<string, AttributeValue>): { td: TaskDefinition; seenOn: string } | undefined {
   const arn = item[CACHE_KEY]?.S;
@@ -99,7 +116,7 @@ function decodeEntry(item: Record<string, AttributeValue>): { td: TaskDefinition
     if (sha256(text) !== sha) return undefined;
     const td = JSON.parse(text) as unknown;
     if (typeof td !== 'object' || td === null || Array.isArray(td)) return undefined;
-    if ((td as TaskDefinition).taskDefinitionArn !== arn) return undefined;
+    if (!claimsItsKey(td as TaskDefinition, arn)) return undefined;
     return { td: td as TaskDefinition, seenOn };
   } catch {
     return undefined;

@@ -42,6 +42,7 @@ import type {
   ServiceDescriptions,
   ServiceListing,
   ServiceReadOptions,
+  TaskDefinitionConfirmation,
 } from '../core/ports';
 import type {
   ObservedCluster,
@@ -137,6 +138,15 @@ class DescriptionCache<T> {
 const taskDefinitionCache = new DescriptionCache<TaskDefinition>();
 
 /**
+ * ARNs whose description in {@link taskDefinitionCache} came from the durable cache and for which
+ * ECS has not answered in this process. Such a description decides nothing alone: whoever can write
+ * the cache table can write any well-formed entry, so the pass has ECS confirm it
+ * (`confirmTaskDefinitions`) before it acts on it or judges a rollout by it, and confirms the
+ * others a few a pass (`../core/pass.ts`).
+ */
+const unconfirmed = new Set<string>();
+
+/**
  * Each service revision described so far, while in use (a service revision is immutable: Amazon ECS
  * Developer Guide, "Amazon ECS service revisions").
  */
@@ -153,6 +163,7 @@ const DESCRIBE_SERVICE_REVISIONS_BATCH = 20;
 /** Empties the process-wide caches (tests and the local run's "cold start"). */
 export function clearTaskDefinitionCache(): void {
   taskDefinitionCache.clear();
+  unconfirmed.clear();
   serviceRevisionCache.clear();
 }
 
@@ -162,7 +173,9 @@ export function clearTaskDefinitionCache(): void {
  * container that registered a revision never describes it. Ignored without an ARN.
  */
 export function rememberTaskDefinition(td: TaskDefinition): void {
-  if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td, cacheNowMs);
+  if (!td.taskDefinitionArn) return;
+  taskDefinitionCache.set(td.taskDefinitionArn, td, cacheNowMs);
+  unconfirmed.delete(td.taskDefinitionArn);
 }
 
 /**
@@ -402,7 +415,11 @@ export class EcsObserver implements EcsReader {
     if (!this.durable) return undefined;
     this.warm ??= this.durable.load().then(({ descriptions, result }) => {
       // Marked used now: one that no pass asks for is dropped once idle for TASK_DEFINITION_CACHE_IDLE_SECONDS.
-      for (const [arn, td] of descriptions) if (!taskDefinitionCache.has(arn)) taskDefinitionCache.set(arn, td, this.now());
+      for (const [arn, td] of descriptions) {
+        if (taskDefinitionCache.has(arn)) continue;
+        taskDefinitionCache.set(arn, td, this.now());
+        unconfirmed.add(arn);
+      }
       if (result.error) this.loadWarning = `read: ${result.error}`;
       return result;
     });
@@ -438,7 +455,8 @@ export class EcsObserver implements EcsReader {
     const inUse: [string, TaskDefinition][] = [];
     for (const arn of arns) {
       const td = taskDefinitionCache.get(arn, now);
-      if (td) inUse.push([arn, td]);
+      // An entry ECS has not confirmed is not refreshed: writing it back would only extend it.
+      if (td && !unconfirmed.has(arn)) inUse.push([arn, td]);
     }
     this.durable.keep(inUse);
     const errorsBefore = this.durable.errors;
@@ -638,7 +656,11 @@ export class EcsObserver implements EcsReader {
       if (!td) return;
       const at = this.now();
       taskDefinitionCache.set(arn, td, at);
-      if (td.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td, at);
+      unconfirmed.delete(arn);
+      if (td.taskDefinitionArn) {
+        taskDefinitionCache.set(td.taskDefinitionArn, td, at);
+        unconfirmed.delete(td.taskDefinitionArn);
+      }
       out[arn] = td;
     });
     for (const r of results) if (r.status === 'rejected' && isProgrammingError(r.reason)) throw r.reason;
@@ -654,7 +676,10 @@ export class EcsObserver implements EcsReader {
   async latestActiveTaskDefinition(family: string): Promise<TaskDefinition | undefined> {
     try {
       const td = await this.describeOne(family);
-      if (td?.taskDefinitionArn) taskDefinitionCache.set(td.taskDefinitionArn, td, this.now());
+      if (td?.taskDefinitionArn) {
+        taskDefinitionCache.set(td.taskDefinitionArn, td, this.now());
+        unconfirmed.delete(td.taskDefinitionArn);
+      }
       return td && td.status !== 'INACTIVE' ? td : undefined;
     } catch (err) {
       // ECS answers ClientException "Unable to describe task definition." for an unknown family.
@@ -664,6 +689,60 @@ export class EcsObserver implements EcsReader {
       }
       throw new AwsCallError(`ECS DescribeTaskDefinition ${family}`, err);
     }
+  }
+
+  /** Those of `arns` whose description is held only from the durable cache (not confirmed by ECS in this process). */
+  unconfirmedTaskDefinitions(arns: readonly string[]): string[] {
+    return arns.filter((a) => unconfirmed.has(a) && taskDefinitionCache.has(a));
+  }
+
+  /**
+   * DescribeTaskDefinition of each of `arns` (with tags), at most `concurrency` at once, each only
+   * while `options.shouldDescribe(arn)` holds, whatever the caches hold. ECS's answer is confirmed
+   * for the life of the process; when it differs from the cached description (a durable cache
+   * entry that is not what ECS says), it replaces it in memory and, with `options.repair`, in the
+   * durable cache (written at once).
+   * @throws only programming errors.
+   */
+  async confirmTaskDefinitions(
+    arns: readonly string[],
+    options: { readonly shouldDescribe?: (arn: string) => boolean; readonly repair?: boolean } = {},
+  ): Promise<TaskDefinitionConfirmation> {
+    await this.warmUp();
+    const replaced: Record<string, TaskDefinition> = dict();
+    const confirmed: string[] = [];
+    const failed: string[] = [];
+    let error: string | undefined;
+    const shouldDescribe = options.shouldDescribe ?? (() => true);
+    const results = await mapSettledLimit([...new Set(arns.filter((a) => a.length > 0))], this.concurrency, async (arn) => {
+      if (!shouldDescribe(arn)) return;
+      let td: TaskDefinition | undefined;
+      try {
+        td = await this.describeOne(arn);
+      } catch (err) {
+        if (isProgrammingError(err)) throw err;
+        failed.push(arn);
+        error ??= failureMessage(`ECS DescribeTaskDefinition ${arn}`, err);
+        return;
+      }
+      if (!td) {
+        failed.push(arn);
+        error ??= `ECS DescribeTaskDefinition ${arn}: no task definition in the answer`;
+        return;
+      }
+      const now = this.now();
+      const cached = taskDefinitionCache.get(arn, now);
+      unconfirmed.delete(arn);
+      confirmed.push(arn);
+      // The same content keeps the cached object (the comparison memos know it by identity).
+      if (cached !== undefined && JSON.stringify(cached) === JSON.stringify(td)) return;
+      taskDefinitionCache.set(arn, td, now);
+      replaced[arn] = td;
+      if (options.repair) this.durable?.put(td);
+    });
+    for (const r of results) if (r.status === 'rejected' && isProgrammingError(r.reason)) throw r.reason;
+    if (options.repair && this.durable && Object.keys(replaced).length > 0) await this.durable.flush();
+    return { replaced, confirmed, failed, ...(error !== undefined ? { error } : {}) };
   }
 
   /** ECS's clock minus the reconciler's (ms), when the observer was given the reconciler's clock. */

@@ -294,12 +294,28 @@ export interface PassSummary {
   readonly pruneHolds?: PruneHeld[];
   /** Holds this pass released: every owned service has a spec again (`restored`), or a person confirmed. */
   readonly pruneHoldsReleased?: PruneHolds['cleared'];
+  /** Descriptions from the durable task definition cache that ECS confirmed this pass (absent: none). */
+  readonly taskDefinitionCache?: TaskDefinitionCacheSummary;
   readonly actions: PassAction[];
   /** The planned actions, in a dry run only. */
   readonly plan?: Action[];
   readonly statuses: Record<ServiceId, ServiceStatus>;
   /** Failures met (spec read, observations, status writes, lease). */
   readonly errors: string[];
+}
+
+/** The durable task definition cache in a pass's summary ({@link confirmCachedDescriptions}). */
+export interface TaskDefinitionCacheSummary {
+  /** Cached descriptions ECS confirmed this pass (DescribeTaskDefinition calls that answered). */
+  readonly confirmed: number;
+  /** ARNs whose cached description was not what ECS describes: replaced (in the table too, unless dry run). */
+  readonly replaced: string[];
+  /**
+   * ARNs whose cached description the plan needed but ECS could not confirm this pass (a failed
+   * call, or no time left): their services' task definitions were left alone
+   * (`TaskDefinitionNotDescribed`).
+   */
+  readonly unconfirmed: string[];
 }
 
 /** The event queue in a pass's summary. */
@@ -539,6 +555,7 @@ async function reconcile(
     return !oc.exists || oc.refused !== undefined || (observation.read.get(key.cluster)?.has(key.service) ?? false);
   };
   const planned = read.specs.filter((s) => inScope(s.key));
+  let taskDefinitionCacheSummary: TaskDefinitionCacheSummary | undefined;
 
   // 3. Plan. Services whose spec renders another task definition than the one they run get their
   //    deployment history read from ECS, then the pass plans again: a rollback ECS made is known
@@ -554,11 +571,43 @@ async function reconcile(
     pruneConfirmedClusters: (read.pruneConfirmations ?? []).filter((c) => c.expiresAt > now).map((c) => c.cluster),
     pruneHolds: read.pruneHolds ?? [],
   };
-  let plan = planActions(planInput);
-  if (plan.deploymentHistoryWanted && ports.reader.readServiceDeployments) {
-    const withHistory = await readDeploymentHistory(ports.reader, observed, plan.deploymentHistoryWanted, errors, leaseAwareContinue(options, ports, now));
-    plan = planActions({ ...planInput, observed: withHistory });
+  const planFrom = async (from: ObservedState): Promise<{ plan: ReturnType<typeof planActions>; observed: ObservedState }> => {
+    const first = planActions({ ...planInput, observed: from });
+    if (!first.deploymentHistoryWanted || !ports.reader.readServiceDeployments) return { plan: first, observed: from };
+    const withHistory = await readDeploymentHistory(ports.reader, from, first.deploymentHistoryWanted, errors, leaseAwareContinue(options, ports, now));
+    return { plan: planActions({ ...planInput, observed: withHistory }), observed: withHistory };
+  };
+  let planned0 = await planFrom(observed);
+  // ECS, not the durable cache, decides: descriptions read from the cache that this plan acts or
+  // judges by, or of revisions the service did not run at its last status, are confirmed with
+  // ECS first, and a few others a pass; the plan is made again when ECS says otherwise.
+  // A plan made again may decide by other revisions (a history read since): at most a few rounds.
+  const asked = new Set<string>();
+  for (let round = 0; round < CACHE_CONFIRMATION_ROUNDS && !unreachable; round++) {
+    const checked = await confirmCachedDescriptions(ports.reader, planned0.plan, planned0.observed, queue.inUse, remembered, now, {
+      mustBefore: leaseAwareContinue(options, ports, now),
+      sweepWhile: round === 0 ? deadlines.observing : () => false,
+      repair: !options.dryRun,
+      asked,
+    });
+    if (checked.summary) {
+      const before = taskDefinitionCacheSummary;
+      taskDefinitionCacheSummary = before
+        ? {
+            confirmed: before.confirmed + checked.summary.confirmed,
+            replaced: [...before.replaced, ...checked.summary.replaced],
+            unconfirmed: [...before.unconfirmed, ...checked.summary.unconfirmed],
+          }
+        : checked.summary;
+      if (checked.summary.replaced.length > 0) {
+        log.warn('task definition cache: entries that were not what ECS describes were replaced by ECS\'s descriptions', { replaced: checked.summary.replaced });
+      }
+    }
+    if (checked.error) errors.push(`task definition cache: ${checked.error}`);
+    if (!checked.observed) break;
+    planned0 = await planFrom(checked.observed);
   }
+  let plan = planned0.plan;
 
   // The prune holds the planner set or released are stored before any action: a hold must outlive
   // this pass even when the pass is cut, or the next pass of a half-restored table prunes.
@@ -681,6 +730,7 @@ async function reconcile(
     ...(eventsSummary ? { events: eventsSummary } : {}),
     ...(plan.pruneHolds && plan.pruneHolds.held.length > 0 ? { pruneHolds: plan.pruneHolds.held } : {}),
     ...(plan.pruneHolds && plan.pruneHolds.cleared.length > 0 ? { pruneHoldsReleased: plan.pruneHolds.cleared } : {}),
+    ...(taskDefinitionCacheSummary ? { taskDefinitionCache: taskDefinitionCacheSummary } : {}),
     errors,
   };
   log.info(options.dryRun ? 'dry run completed' : 'pass completed', {
@@ -722,6 +772,160 @@ async function storePruneHolds(ports: PassPorts, holds: PruneHolds, errors: stri
       errors.push(`prune hold ${c.cluster}: ${messageOf(err)}`);
     }
   }
+}
+
+/**
+ * Descriptions from the durable task definition cache that ECS confirms in a pass besides those
+ * the plan needs (the sweep of {@link confirmCachedDescriptions}). 20 fit in the reconciler's share
+ * of ECS's task definition read burst at the default budget fraction (25 of 50), so the sweep does
+ * not wait for tokens by itself, and cost 20 of the 600 calls a minute that share refills.
+ */
+export const CACHE_CONFIRMATIONS_PER_PASS = 20;
+
+/** Times a pass confirms cached descriptions and plans again, at most ({@link confirmCachedDescriptions}). */
+const CACHE_CONFIRMATION_ROUNDS = 3;
+
+/** The sweep's window moves on by {@link CACHE_CONFIRMATIONS_PER_PASS} revisions every this many ms (the default schedule). */
+const CACHE_SWEEP_STEP_MS = 60_000;
+
+/** Reasons a status gives from comparing task definitions without an action: judged by ECS's descriptions only. */
+const JUDGED_BY_TASK_DEFINITION: ReadonlySet<string> = new Set([Reason.RolloutFailed, Reason.NotUpdatable]);
+
+/**
+ * A well-formed entry of the durable task definition cache is not proof of what ECS holds: anyone
+ * who can write the table can write one. So, before any action:
+ * - the cached descriptions the plan decides by (the revisions of a service with a
+ *   RegisterTaskDefinition or UpdateService action, or a RolloutFailed or NotUpdatable status:
+ *   its live revision, its PRIMARY and ACTIVE deployments' and its deployment history's targets),
+ *   and those of services that run another revision than their status remembers (a hand edit is
+ *   caught at the first pass that sees it, however the cache describes the new revision), are
+ *   described from ECS, until the action deadline; one ECS could not confirm is left out, so that
+ *   service's task definition is left alone this pass (`TaskDefinitionNotDescribed`);
+ * - {@link CACHE_CONFIRMATIONS_PER_PASS} other cached descriptions in use are confirmed while the
+ *   observation's share of time lasts, from a window over the revisions in use (by ARN) that moves
+ *   on with the clock: with a pass a minute, every revision in use read from the cache is
+ *   confirmed within ceil(n / 20) minutes (n revisions in use), whatever containers come and go.
+ * A reader that holds only what ECS answered (no durable cache) needs none of this.
+ * @returns the observed state with ECS's descriptions, when one differed from the cache or could
+ *   not be confirmed (the caller plans again); what was confirmed, for the summary.
+ */
+async function confirmCachedDescriptions(
+  reader: EcsReader,
+  plan: { readonly actions: readonly Action[]; readonly statuses: Readonly<Record<ServiceId, ServiceStatus>> },
+  observed: ObservedState,
+  inUse: readonly string[],
+  remembered: Readonly<Record<ServiceId, ServiceStatus>>,
+  now: Date,
+  opts: {
+    readonly mustBefore: () => boolean;
+    readonly sweepWhile: () => boolean;
+    readonly repair: boolean;
+    /** ARNs asked of ECS by earlier rounds of this pass (not asked again); this round's are added. */
+    readonly asked: Set<string>;
+  },
+): Promise<{ observed?: ObservedState; summary?: TaskDefinitionCacheSummary; error?: string }> {
+  if (!reader.unconfirmedTaskDefinitions || !reader.confirmTaskDefinitions) return {};
+  const decisive = new Set<ServiceId>();
+  for (const a of plan.actions) if (a.type === 'RegisterTaskDefinition' || a.type === 'UpdateService') decisive.add(serviceId(a));
+  for (const id in plan.statuses) {
+    const st = own(plan.statuses, id) as ServiceStatus;
+    if (st.conditions.some((c) => JUDGED_BY_TASK_DEFINITION.has(c.reason))) decisive.add(id);
+  }
+  const must: string[] = [];
+  for (const cluster in observed.clusters) {
+    const oc = own(observed.clusters, cluster) as ObservedCluster;
+    for (const name in oc.services) {
+      const svc = own(oc.services, name) as ObservedService;
+      const id = serviceId({ cluster: oc.cluster, service: svc.serviceName });
+      if (!hasOwnKey(plan.statuses, id)) continue;
+      const known = own(remembered, id)?.taskDefinitionArn;
+      // Deciding: every revision the plan may have compared. Otherwise: the revisions the last status did not see.
+      const wanted = decisive.has(id) ? (arn: string) => arn.length > 0 : (arn: string) => arn.length > 0 && arn !== known;
+      if (!decisive.has(id) && known === svc.taskDefinition) continue;
+      if (wanted(svc.taskDefinition)) must.push(svc.taskDefinition);
+      for (const d of svc.deployments) if ((d.status === 'PRIMARY' || d.status === 'ACTIVE') && wanted(d.taskDefinition ?? '')) must.push(d.taskDefinition);
+      if (!decisive.has(id)) continue;
+      for (const sd of svc.serviceDeployments ?? []) if (sd.targetTaskDefinition) must.push(sd.targetTaskDefinition);
+    }
+  }
+  const unconfirmed = new Set(reader.unconfirmedTaskDefinitions([...new Set([...must, ...inUse])]));
+  if (unconfirmed.size === 0) return {};
+  const needed = new Set(must.filter((arn) => unconfirmed.has(arn) && !opts.asked.has(arn)));
+  const sweep = opts.sweepWhile() ? sweepWindow(inUse, unconfirmed, new Set([...needed, ...opts.asked]), now) : [];
+  if (needed.size === 0 && sweep.length === 0) return {};
+  for (const arn of [...needed, ...sweep]) opts.asked.add(arn);
+  const result = await reader.confirmTaskDefinitions([...needed, ...sweep], {
+    shouldDescribe: (arn) => (needed.has(arn) ? opts.mustBefore() : opts.sweepWhile()),
+    repair: opts.repair,
+  });
+  const confirmed = new Set(result.confirmed);
+  const left = [...needed].filter((arn) => !confirmed.has(arn));
+  const replaced = Object.keys(result.replaced).sort();
+  const summary: TaskDefinitionCacheSummary = { confirmed: result.confirmed.length, replaced, unconfirmed: left };
+  const failedNeeded = left.filter((arn) => result.failed.includes(arn));
+  const error =
+    failedNeeded.length > 0
+      ? `${failedNeeded.length} cached description(s) the plan needed could not be confirmed with ECS, their services are left alone this pass: ${result.error ?? 'no answer'}`
+      : undefined;
+  if (summary.confirmed === 0 && left.length === 0) return {};
+  if (replaced.length === 0 && left.length === 0) return { summary };
+  const taskDefinitions = dictOf(observed.taskDefinitions);
+  for (const arn of replaced) taskDefinitions[arn] = own(result.replaced, arn) as TaskDefinition;
+  for (const arn of left) delete taskDefinitions[arn];
+  const notReached = left.filter((arn) => !result.failed.includes(arn));
+  const next: ObservedState = {
+    ...observed,
+    taskDefinitions,
+    ...(notReached.length > 0 ? { taskDefinitionsPending: [...(observed.taskDefinitionsPending ?? []), ...notReached] } : {}),
+  };
+  return { observed: next, summary, ...(error !== undefined ? { error } : {}) };
+}
+
+/**
+ * Up to {@link CACHE_CONFIRMATIONS_PER_PASS} of `unconfirmed` (less `skip`), the first met on the
+ * revisions in use sorted by ARN, starting at a position that moves on by that many every
+ * {@link CACHE_SWEEP_STEP_MS} of `now`: consecutive minutes cover the whole ring, so no revision
+ * waits longer than ceil(n / 20) minutes, and a new container does not start over from the first.
+ */
+export function sweepWindow(inUse: readonly string[], unconfirmed: ReadonlySet<string>, skip: ReadonlySet<string>, now: Date): string[] {
+  let any = false;
+  for (const arn of unconfirmed) if (!skip.has(arn)) any = true;
+  if (!any) return [];
+  const ring = ringOf(inUse);
+  const n = ring.length;
+  if (n === 0) return [];
+  const start = (Math.floor(now.getTime() / CACHE_SWEEP_STEP_MS) * CACHE_CONFIRMATIONS_PER_PASS) % n;
+  const out: string[] = [];
+  for (let i = 0; i < n && out.length < CACHE_CONFIRMATIONS_PER_PASS; i++) {
+    const arn = ring[(start + i) % n];
+    if (unconfirmed.has(arn) && !skip.has(arn)) out.push(arn);
+  }
+  return out;
+}
+
+/** The last ring {@link ringOf} sorted, with its members: a fleet's revisions in use rarely change between passes. */
+let lastRing: { readonly members: ReadonlySet<string>; readonly ring: readonly string[] } | undefined;
+
+/**
+ * `inUse` without repeats, sorted: the sweep's ring. The previous pass's ring when it has the same
+ * members (checked by lookups; sorting 20,000 ARNs every pass would cost tens of milliseconds).
+ */
+function ringOf(inUse: readonly string[]): readonly string[] {
+  const unique = new Set(inUse);
+  const last = lastRing;
+  if (last !== undefined && last.members.size === unique.size) {
+    let same = true;
+    for (const arn of unique) {
+      if (!last.members.has(arn)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return last.ring;
+  }
+  const ring = [...unique].sort();
+  lastRing = { members: unique, ring };
+  return ring;
 }
 
 /** The observation of an account that cannot be reached: every cluster refused, nothing read. */

@@ -296,6 +296,35 @@ export interface EcsReader {
    * @returns a warning when the cache could not be read or written this pass.
    */
   keepDescriptions?(arns: readonly string[]): Promise<{ warning?: string }>;
+  /**
+   * Optional, with {@link confirmTaskDefinitions}: those of `arns` whose description this reader
+   * holds only from the durable description cache, which ECS has not confirmed in this process.
+   * A reader without them holds only what ECS answered.
+   */
+  unconfirmedTaskDefinitions?(arns: readonly string[]): string[];
+  /**
+   * Describes `arns` from ECS (DescribeTaskDefinition), whatever is cached, each only while
+   * `options.shouldDescribe(arn)` holds; every answer counts as confirmed for the life of the
+   * process. A description that differs from the cached one replaces it in memory and, with
+   * `options.repair`, in the durable cache. Never throws for an AWS failure.
+   * @returns `replaced`: ECS's description of each ARN whose cached one differed; `failed`: ARNs
+   *   whose call failed; ARNs in neither list were confirmed unchanged, or not described (deferred).
+   */
+  confirmTaskDefinitions?(
+    arns: readonly string[],
+    options?: { readonly shouldDescribe?: (arn: string) => boolean; readonly repair?: boolean },
+  ): Promise<TaskDefinitionConfirmation>;
+}
+
+/** What {@link EcsReader.confirmTaskDefinitions} found. */
+export interface TaskDefinitionConfirmation {
+  /** ECS's descriptions that differ from the cached ones they replace, by ARN. */
+  readonly replaced: Record<string, TaskDefinition>;
+  /** ARNs confirmed (unchanged or replaced). */
+  readonly confirmed: readonly string[];
+  /** ARNs whose DescribeTaskDefinition failed, with the first failure's message. */
+  readonly failed: readonly string[];
+  readonly error?: string;
 }
 
 /** Outcome of applying one action. */

@@ -105,6 +105,14 @@ describe('DynamoTaskDefinitionCache', () => {
     { case: 'a body that is not JSON', item: { ...validItem(), body: { B: gzipSync('{not json') } } },
     { case: 'a checksum that does not match', item: { ...validItem(), sha: { S: '0'.repeat(64) } } },
     { case: 'a body of another revision', item: { ...validItem(aDescription(2)), arn: { S: aDescription(1).taskDefinitionArn! } } },
+    {
+      case: 'a body whose ARN is its key but whose revision is another',
+      item: validItem({ ...aDescription(2), taskDefinitionArn: aDescription(1).taskDefinitionArn }),
+    },
+    {
+      case: 'a body whose ARN is its key but whose family is another',
+      item: validItem({ ...aDescription(1), family: 'apps-other' }),
+    },
     { case: 'a body that is a list', item: itemOf('[1,2]', 'arn:x') },
     { case: 'a number where the day should be', item: { ...validItem(), seenOn: { N: '5' } } },
   ] as { case: string; item: Record<string, AttributeValue> }[])('a corrupt item ($case) is ignored, the others load', async ({ item }) => {
