@@ -39,14 +39,16 @@ export function useCliStack(prefix: string) {
   /**
    * A fresh table and cluster, the environment that points the CLI at them, and helpers.
    * @param opts.reconcilerEnv extra reconciler variables of the case's passes (e.g. allow-lists).
+   * @param opts.alsoManaged clusters the reconciler's role may use beside the case's own, given that
+   *   cluster's name (the local run evaluates the construct's ECS policy, as AWS would).
    */
-  async function aCase(opts: { reconcilerEnv?: Record<string, string> } = {}) {
+  async function aCase(opts: { reconcilerEnv?: Record<string, string>; alsoManaged?: (cluster: string) => string[] } = {}) {
     const n = ++cases;
     const table = `${prefix}-specs-${n}`;
     const cluster = `${prefix}${n}`;
     await createSpecsTable(stack, table);
     await createCluster(stack, cluster);
-    const reconciler = localReconcilerEnv({ table, region: stack.region, clusters: [cluster] }, opts.reconcilerEnv);
+    const reconciler = localReconcilerEnv({ table, region: stack.region, clusters: [cluster, ...(opts.alsoManaged?.(cluster) ?? [])] }, opts.reconcilerEnv);
     const env = baseEnv({ ...stack.env, ...reconciler });
     const runtime = createLocalRuntime(stack, { env: reconciler, table, metrics: new InMemoryMetricsSink(), log: new RecordingLog() });
     const file = (name: string, text: string) => {

@@ -36,8 +36,8 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
   }, SLOW);
 
   it('apply --wait on a missing cluster says so, and what to do', async () => {
-    // Prepare
-    const c = await aCase();
+    // Prepare: a cluster the reconciler may manage (its role names it) that does not exist yet
+    const c = await aCase({ alsoManaged: (cluster) => [`${cluster}x`] });
     const stop = c.passLoop();
     const missing = `${c.cluster}x`;
 
