@@ -1,5 +1,5 @@
 /**
- * What a fleet of healthy services costs per month, measured (issue 11 part 5): the reconciler's
+ * What a fleet of healthy services costs per month, measured: the reconciler's
  * steady passes run against the ECS simulator and dynalite with the Lambda's own sinks (Powertools
  * Metrics writing CloudWatch Embedded Metric Format to stdout, Powertools Logger writing JSON
  * lines), stdout is captured as CloudWatch Logs would take it, and the bill is computed from what

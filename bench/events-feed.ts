@@ -1,5 +1,5 @@
 /**
- * Events on (issue 12 part 4): the simulator's events reach the reconciler as in AWS and as in the
+ * Events on: the simulator's events reach the reconciler as in AWS and as in the
  * local run (`local/stack.ts`): a local EventBridge bus with the construct's own rule patterns
  * (`EVENT_RULES`) delivers what matches into a local SQS queue, which the worker reads through the
  * Lambda's unmodified `SqsEventFeed`; the heartbeat rule's `Scheduled Event` goes in just before

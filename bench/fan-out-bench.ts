@@ -1,5 +1,5 @@
 /**
- * The fan-out benchmark (issue 13 part 3): T targets x S services, each target an account of its
+ * The fan-out benchmark: T targets x S services, each target an account of its
  * own (one ECS simulator each, ECS's throttling on, its own rate limiter at the budget), one spec
  * table on dynalite; side by side with one target alone with the same S services.
  *

@@ -1,5 +1,5 @@
 /**
- * The fast path's edit-to-first-call latency (issue 13 part 1), in real time.
+ * The fast path's edit-to-first-call latency, in real time.
  *
  * moto stands for DynamoDB because it has DynamoDB Streams (dynalite has none); the ECS simulator
  * for ECS. A poller stands for Lambda's event source mapping: it reads each shard with GetRecords

@@ -10,7 +10,7 @@
  * sent to the workers.
  */
 
-/** Clusters of the fleet: `bench-0` .. `bench-19` (services are dealt round-robin; issue 12's 20 clusters). */
+/** Clusters of the fleet: `bench-0` .. `bench-19` (services are dealt round-robin over 20 clusters). */
 export const BENCH_CLUSTER_COUNT = 20;
 
 /** The largest fleet the bench builds (service names have five digits). */

@@ -481,7 +481,7 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
     for (let i = 1; i <= opts.steadyPasses; i++) steady.push((await c.pass('steady', i)).measured);
     scenarios.push(one('steady', steady));
 
-    // A handful of hand edits on a fleet at rest (issue 12: "a hand edit in ECS is corrected
+    // A handful of hand edits on a fleet at rest ("a hand edit in ECS is corrected
     // within two passes": the handful of edits people make; drift of 10% is the case below).
     // Hand edits at `offset` (targets spread over 10 clusters), followed, then undone by hand
     // where not corrected yet (events off: the rotation reaches them later).
@@ -549,7 +549,7 @@ async function runMode(fleet: SeededFleet, mode: EventsMode, opts: PassBenchOpti
       if (measured.result.actionsPlanned === 0 && measured.result.statusesWritten === 0) settledAfter = i;
     }
 
-    // The resync floor (issue 12: "every service is fully re-read at least every RESYNC_MINUTES even
+    // The resync floor ("every service is fully re-read at least every RESYNC_MINUTES even
     // if every event is lost"): passes until every service was described since the mark, at most
     // RESYNC_MAX_PASSES. Events off: the mark is the container's first pass (no event is ever read,
     // the passes above count); events on: the mark is now, and from now every ECS event is lost on

@@ -29,7 +29,7 @@ export function plannerTable(timing: PlannerCaseResult[], alloc: PlannerCaseResu
   return t.toString();
 }
 
-/** Issue 12's bound of the planner: a steady plan of {@link PLANNER_BOUND_SERVICES} services in at most this many milliseconds. */
+/** The planner's bound: a steady plan of {@link PLANNER_BOUND_SERVICES} services in at most this many milliseconds. */
 export const PLANNER_BOUND_MS = 100;
 export const PLANNER_BOUND_SERVICES = 10_000;
 
@@ -37,11 +37,11 @@ export const PLANNER_BOUND_SERVICES = 10_000;
 export function plannerBoundLine(timing: PlannerCaseResult[]): string {
   const at = (c: PlannerCaseResult['case']) => timing.find((r) => r.services === PLANNER_BOUND_SERVICES && r.case === c);
   const steady = at('steady');
-  if (steady?.medianMs === undefined) return `   bound (issue 12): steady plan of ${PLANNER_BOUND_SERVICES} services at most ${PLANNER_BOUND_MS} ms: not measured (add ${PLANNER_BOUND_SERVICES} to --sizes)`;
+  if (steady?.medianMs === undefined) return `   bound: steady plan of ${PLANNER_BOUND_SERVICES} services at most ${PLANNER_BOUND_MS} ms: not measured (add ${PLANNER_BOUND_SERVICES} to --sizes)`;
   const fresh = at('steady, new observation');
   const against = (m: number) => `${ms(m)} ms, ${(m / PLANNER_BOUND_MS).toFixed(2)}x`;
   return (
-    `   bound (issue 12): steady plan of ${PLANNER_BOUND_SERVICES} services at most ${PLANNER_BOUND_MS} ms: median ${against(steady.medianMs)}` +
+    `   bound: steady plan of ${PLANNER_BOUND_SERVICES} services at most ${PLANNER_BOUND_MS} ms: median ${against(steady.medianMs)}` +
     (fresh?.medianMs !== undefined ? `; with a new observation each call: median ${against(fresh.medianMs)}` : '') +
     `\n   (a pass plans only the services it read that pass, at most the "services read" of section 2, not the whole fleet)`
   );
@@ -271,7 +271,7 @@ export function passFindings(sizes: SizeResult[]): string[] {
 }
 
 /**
- * The resync floor (issue 12): per size and events mode, services described at least once since
+ * The resync floor: per size and events mode, services described at least once since
  * the mark after each pass, and the passes (a simulated minute apart) until every service was,
  * against `RESYNC_MINUTES` passes.
  */

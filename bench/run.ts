@@ -84,7 +84,7 @@ interface BenchOptions {
 
 const program = new Command('bench')
   .description('Speed and memory of the planner and of full passes (simulator + dynalite). Prints tables and writes them to bench/RESULTS.md.')
-  .option('--sizes <list>', 'fleet sizes (services) of the planner benchmark (issue 12: the steady plan at 10,000)', sizeList, [10, 100, 1000, 10000])
+  .option('--sizes <list>', 'fleet sizes (services) of the planner benchmark (the steady plan at 10,000)', sizeList, [10, 100, 1000, 10000])
   .option('--pass-sizes <list>', 'fleet sizes of the pass benchmark', sizeList, [1000, 5000, 20000])
   .option('--steady-passes <n>', 'steady passes measured per size and events mode', count, 1)
   .option('--spec-edits <n>', 'spec items edited in the spec-edit scenario', count, DEFAULT_SPEC_EDITS)
@@ -101,11 +101,11 @@ const program = new Command('bench')
   .option('--fast-path-edits <n>', 'edits measured by the fast-path latency benchmark', count, 100)
   .option('--no-fast-path', 'skip the fast-path latency benchmark (moto DynamoDB Streams + simulator)')
   .option('--fan-out-targets <n>', 'targets (accounts) of the fan-out benchmark', count, 4)
-  .option('--fan-out-services <n>', 'services per target of the fan-out benchmark (issue 13: 5000)', count, 5000)
+  .option('--fan-out-services <n>', 'services per target of the fan-out benchmark (5000)', count, 5000)
   .option('--no-fan-out', 'skip the fan-out benchmark')
   .option('--no-results', `print only; do not write ${'bench/RESULTS.md'}`);
 
-/** Where the run's tables are written as well (issue 12 part 6), unless `--no-results`. */
+/** Where the run's tables are written as well, unless `--no-results`. */
 const RESULTS_FILE = 'bench/RESULTS.md';
 
 /** Everything printed to stdout, to write {@link RESULTS_FILE} at the end. */

@@ -23,7 +23,7 @@ import { localReconcilerEnv, startLocalStack, type LocalStack } from '../local/s
 import { BENCH_OWNER_ID, BENCH_START_TIME, BENCH_TABLE, benchClusters, benchSpecItems } from './fixtures';
 import { applyInProcess, BenchSetupError, benchSpecs, observeInProcess } from './planner-setup';
 
-/** The durable task definition cache's table (issue 12 part 1), as the construct creates it. */
+/** The durable task definition cache's table, as the construct creates it. */
 export const BENCH_CACHE_TABLE = `${BENCH_TABLE}-td-cache`;
 /** Simulated seconds between applying the first plan and observing: every task is RUNNING by then. */
 const SETTLE_SECONDS = 600;

@@ -191,7 +191,7 @@ const envSchema = z.object({
 export interface ReconcilerConfig {
   readonly specsTable: string;
   /**
-   * The durable task definition description cache's table (issue 12 part 1); undefined: the
+   * The durable task definition description cache's table; undefined: the
    * descriptions are cached in each container's memory only, and a new container describes again.
    */
   readonly taskDefinitionCacheTable?: string;
@@ -201,13 +201,13 @@ export interface ReconcilerConfig {
   readonly metricsNamespace: string;
   readonly plan: PlanOptions;
   /**
-   * The resync floor in every mode (issue 12): every service with a spec is re-read within
+   * The resync floor in every mode: every service with a spec is re-read within
    * `resyncSeconds` (`RESYNC_MINUTES`, seconds here), one pass every `passIntervalSeconds`
    * (`SCHEDULE_MINUTES`, seconds). Optional for callers that build a config by hand.
    */
   readonly resync?: { readonly resyncSeconds: number; readonly passIntervalSeconds: number };
   /**
-   * Events mode (issue 12 part 2): the SQS queue the EventBridge rules feed, the resync interval
+   * Events mode: the SQS queue the EventBridge rules feed, the resync interval
    * (`RESYNC_MINUTES`, seconds here), the schedule's interval and the principals whose calls are
    * not hints. Undefined (no `EVENTS_QUEUE_URL`, or `EVENTS=false`): every pass polls.
    */
@@ -223,7 +223,7 @@ export interface ReconcilerConfig {
    */
   readonly eventsIgnorePrincipals?: readonly string[];
   /**
-   * Fan-out mode (issue 13 part 2): the SQS queue with one message per target per tick, the
+   * Fan-out mode: the SQS queue with one message per target per tick, the
    * targets the construct declared (`TARGETS`), and the schedule's interval (seconds; older
    * scheduled messages are dropped). Undefined: one target, the reconciler's own account.
    */

@@ -1,5 +1,5 @@
 /**
- * The Lambda handler: a thin shell (STYLE §7). Configuration is parsed once at cold start
+ * The Lambda handler: a thin shell. Configuration is parsed once at cold start
  * (`loadConfig`, a bad variable throws a ConfigError naming it); clients, logger and metrics live at
  * module scope; each invocation runs one pass and returns its summary.
  *
@@ -52,7 +52,7 @@ const runtime = createRuntime(config, {
 tracer.captureAWSv3Client(runtime.ecs);
 tracer.captureAWSv3Client(runtime.doc);
 /**
- * Fan-out mode (`FANOUT_QUEUE_URL`, issue 13 part 2): the schedule dispatches one message per
+ * Fan-out mode (`FANOUT_QUEUE_URL`): the schedule dispatches one message per
  * target, and each message's invocation reconciles its target (`lambda/adapters/fan-out.ts`).
  */
 /** Which services named by ECS's events have a spec item (the events fast path's first read). */
@@ -127,14 +127,14 @@ export interface NothingToReconcile {
  * Runs one reconcile pass. Two kinds of event:
  * - the EventBridge schedule (any event that is not a stream batch; its content is not used: the
  *   pass is level-triggered): the scheduled pass over the whole fleet;
- * - a batch of the specs table's DynamoDB stream records (the fast path, issue 13), or a batch of
+ * - a batch of the specs table's DynamoDB stream records (the fast path), or a batch of
  *   the events fast path queue (ECS's events and CloudTrail writes, `keysOfEvents`; only services
  *   with a spec are read): a pass restricted to the services they name, through the same code,
  *   waiting at most a third of the invocation's time (and {@link FAST_PATH_LEASE_WAIT_MS}) for a
  *   lease another pass holds (`lambda/core/fast-path.ts`). It never throws for a held lease: the
  *   batch is done, and the scheduled pass reads the edited services first.
  *
- * Fan-out mode (`FANOUT_QUEUE_URL`, issue 13 part 2, docs/multi-account.md) routes differently:
+ * Fan-out mode (`FANOUT_QUEUE_URL`, docs/multi-account.md) routes differently:
  * - the schedule: dispatches one fan-out message per target (`dispatchTargets`) and returns its
  *   {@link DispatchSummary};
  * - a batch of the fan-out queue's messages (the event source mapping, batch size 1): runs each

@@ -4,7 +4,7 @@
  * alarms and a dashboard. `EcsReconcilerStack` (./reconciler-stack) wraps it for `cdk deploy`;
  * people embed the construct in their own apps the same way.
  *
- * Alarm thresholds and periods come from `lambda/core/alarms.ts` (one source of truth, STYLE §9);
+ * Alarm thresholds and periods come from `lambda/core/alarms.ts` (one source of truth);
  * environment variable names from `lambda/config.ts` (`ENV`), so construct and parser cannot drift.
  */
 import { fileURLToPath } from 'node:url';
@@ -162,7 +162,7 @@ export interface EcsReconcilerProps {
    */
   readonly schedule?: Duration;
   /**
-   * Events mode (issue 12, docs/events.md): EventBridge rules deliver ECS's service, deployment and
+   * Events mode (docs/events.md): EventBridge rules deliver ECS's service, deployment and
    * stopped-task events and the CloudTrail events of ECS writes by others into an SQS queue (with a
    * dead-letter queue), and each pass re-reads the services they name plus its share of the fleet
    * (`resyncMinutes`) instead of the whole fleet. False: every pass reads the whole fleet (polling).
@@ -359,7 +359,7 @@ export interface EcsReconcilerProps {
    */
   readonly handlerEntry?: string;
   /**
-   * The fast path (issue 13): the spec table's DynamoDB stream (NEW_AND_OLD_IMAGES) triggers a
+   * The fast path: the spec table's DynamoDB stream (NEW_AND_OLD_IMAGES) triggers a
    * pass restricted to the edited services within seconds; the schedule stays and repairs lost
    * records. With `existingTable`, the table must have a stream (NEW_AND_OLD_IMAGES) and give its
    * `tableStreamArn`.
@@ -367,7 +367,7 @@ export interface EcsReconcilerProps {
    */
   readonly fastPath?: boolean;
   /**
-   * The events fast path (issue 13): in events mode, the rules for ECS's events and ECS writes also
+   * The events fast path: in events mode, the rules for ECS's events and ECS writes also
    * deliver into a second queue, whose event source mapping runs a pass restricted to the services
    * named (those with a spec) within seconds, so a stopped task, a failed deployment or a hand
    * edit shows in the status item while people look. The scheduled pass keeps its own queue and
@@ -376,8 +376,8 @@ export interface EcsReconcilerProps {
    */
   readonly eventsFastPath?: boolean;
   /**
-   * Other accounts and Regions this reconciler serves from the same spec table (issue 13 part 2,
-   * docs/multi-account.md). Each target's specs have partition key `<name>/<cluster>`; the
+   * Other accounts and Regions this reconciler serves from the same spec table
+   * (docs/multi-account.md). Each target's specs have partition key `<name>/<cluster>`; the
    * reconciler's own account keeps plain cluster names (the `default` target). Each target account
    * deploys a `ReconcilerTargetRole` trusting this function's role; `roleArn` defaults to
    * `arn:aws:iam::<account>:role/ecs-reconciler-target`. Giving targets turns `fanOut` on.
@@ -489,7 +489,7 @@ export class EcsReconciler extends Construct {
   /** The spec table (created, or `existingTable`). */
   public readonly table: dynamodb.ITable;
   /**
-   * The durable task definition description cache (issue 12): one item per revision in use, read
+   * The durable task definition description cache: one item per revision in use, read
    * in bulk by a new container. Only a cache: destroyed with the stack, entries expire by TTL.
    */
   public readonly taskDefinitionCacheTable: dynamodb.Table;
@@ -1968,7 +1968,7 @@ export function taskDefinitionFamilyArns(stack: Stack, clusterNames: readonly st
 
 /**
  * The ECS statements of the reconciler's least-privilege policy: the function's own role and every
- * `ReconcilerTargetRole` carry exactly these (issue 13 part 2), so a target account grants the
+ * `ReconcilerTargetRole` carry exactly these, so a target account grants the
  * reconciler nothing more than its own account does. Written once as IAM JSON in
  * `ecsPolicyStatements` (lambda/core/ecs-policy.ts, which says what each statement backs), which
  * the local run's simulator evaluates against every call.

@@ -1,5 +1,5 @@
 /**
- * `ReconcilerTargetEvents` (issue 13): the target account's half of "ECS events from every
+ * `ReconcilerTargetEvents`: the target account's half of "ECS events from every
  * target". ECS's events happen on the target account's default event bus, in the target's Region;
  * these rules forward them to the reconciler account's default bus, where the reconciler's own rules
  * deliver them to its events fast path queue and the function routes each one to the target of its

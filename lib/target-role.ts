@@ -1,5 +1,5 @@
 /**
- * `ReconcilerTargetRole` (issue 13 part 2): what a target account needs so that a reconciler in
+ * `ReconcilerTargetRole`: what a target account needs so that a reconciler in
  * another account can converge its ECS services. One IAM role, deployed in the target account
  * (and used for every Region of it), that:
  * - trusts only the reconciler's function role (its ARN, exactly; no account root, no wildcard),

@@ -15,7 +15,7 @@ let nativeCrc32: boolean | undefined;
 /**
  * dynalite checksums every answer for its `x-amz-crc32` header (which the SDK's DynamoDB client
  * verifies) with buffer-crc32, a CRC-32 in JavaScript over the whole body: at 20,000 spec items
- * the Scans of the benchmark spent about 18 s of its process there (issue 12 part 6). Node's
+ * the Scans of the benchmark spent about 18 s of its process there. Node's
  * `zlib.crc32` (Node 20.15 and later) computes the same CRC-32 (IEEE 802.3, the one buffer-crc32
  * and the header use) natively, so dynalite's module is pointed at it once; on a Node without it
  * nothing changes. Strings are read as UTF-8 by both. Exported for its test.

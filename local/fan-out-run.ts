@@ -1,5 +1,5 @@
 /**
- * `ecsr local --targets N` (issue 13 part 2): the fan-out against N simulators standing for N
+ * `ecsr local --targets N`: the fan-out against N simulators standing for N
  * accounts. One spec table on dynalite holds the specs of every target: the default target's under
  * their plain cluster names, target `account-2`'s (and so on) under `account-2/<cluster>`, declared
  * as a `#target` item as a platform team would. Every simulated minute the dispatcher

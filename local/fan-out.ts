@@ -1,5 +1,5 @@
 /**
- * The fan-out in the local run and the bench (issue 13 part 2): what SQS and Lambda's event source
+ * The fan-out in the local run and the bench: what SQS and Lambda's event source
  * mapping do in AWS, in process. {@link InMemoryFanOutQueue} takes the dispatcher's messages as the
  * SQS queue does; {@link deliver} hands them to the function's code (`TargetRunner.run`) at most
  * `maximumConcurrency` at a time, as the mapping's `ScalingConfig.MaximumConcurrency` does, and

@@ -1,5 +1,5 @@
 /**
- * Allow-lists (issue 11 part 3): which values of a spec each list governs (with the spec path),
+ * Allow-lists: which values of a spec each list governs (with the spec path),
  * the matching rules (exact, trailing `*` prefix, registry host / repository prefix), and the
  * planner's NotAllowed status naming the path, the value and the list, with no action.
  */

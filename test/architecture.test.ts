@@ -65,7 +65,7 @@ describe('architecture', () => {
 });
 
 /**
- * Issue 9: maps keyed by names users or AWS choose are `Map`s or null-prototype objects, and
+ * Maps keyed by names users or AWS choose are `Map`s or null-prototype objects, and
  * lookups in objects of unknown origin go through `own()` (lambda/core/dict.ts). The fixture is
  * checked in the same program: the first bug found (`cl.services[key.service]` in the planner,
  * which made a service named `constructor` stop every pass) and its relatives must be reported.

@@ -5,6 +5,8 @@
  * punctuation other than `-` and `_` dropped, spaces become `-`); and no page sends the reader to
  * the team's workspace notes (ECS-FACTS, ARCHITECTURE.md, STACK.md...), which a clone does not have.
  * The same holds for source comments: they cite `docs/ecs-facts.md §N`, and that section exists.
+ * Neither pages nor source comments nor test names tell history (issue numbers, citations of the
+ * team's style notes): they say why, and git keeps when.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -52,6 +54,12 @@ function citedFactSections(text: string): number[] {
  */
 const OUTSIDE = /ECS-FACTS|\bARCHITECTURE\.md|\bSTACK\.md|\bSTYLE\.md|DESIGN-ROUND\d|shared\/docs|\/work\//;
 
+/**
+ * History in a comment or a test name: an issue number or a citation of the team's style notes
+ * says when a line was written, not why it is so (git keeps history; a comment says why).
+ */
+const HISTORY = /\b[Ii]ssues? \d+\b|\bSTYLE §\d|\bARCHITECTURE: /;
+
 /** GitHub's anchor of a heading text. */
 function slug(heading: string): string {
   return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
@@ -92,6 +100,14 @@ describe('documentation links', () => {
     expect(broken).toEqual([]);
   });
 
+  it.each(PAGES)('%s: tells no history (issue numbers)', (page) => {
+    const history = readFileSync(join(ROOT, page), 'utf8')
+      .split('\n')
+      .map((line, i) => `${page}:${i + 1}: ${line.trim()}`)
+      .filter((line) => HISTORY.test(line.slice(line.indexOf(': ') + 2)));
+    expect(history).toEqual([]);
+  });
+
   it.each(PAGES)('%s: names no file outside the repository', (page) => {
     const outside = readFileSync(join(ROOT, page), 'utf8')
       .split('\n')
@@ -110,6 +126,15 @@ describe('documentation links', () => {
     expect(outside).toEqual([]);
   });
 
+  it('source comments and test names tell no history (issue numbers, style-note citations)', () => {
+    const history = SOURCES.flatMap((file) =>
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (HISTORY.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(history).toEqual([]);
+  });
+
   it('every docs/ecs-facts.md §N a source comment cites is a section of that page', () => {
     const sections = new Set([...readFileSync(join(ROOT, 'docs/ecs-facts.md'), 'utf8').matchAll(/^## §(\d+)\./gm)].map((m) => Number(m[1])));
     expect(sections.size).toBeGreaterThan(5);
@@ -123,5 +148,10 @@ describe('documentation links', () => {
     expect(OUTSIDE.test('see ECS-FACTS §10')).toBe(true);
     expect(OUTSIDE.test('[arch](../shared/docs/ARCHITECTURE.md)')).toBe(true);
     expect(OUTSIDE.test('the architecture test (test/architecture.test.ts)')).toBe(false);
+    expect(HISTORY.test(' * The fast path (issue 13 part 1): a pass restricted to')).toBe(true);
+    expect(HISTORY.test("it('Issue 9, part 2: names of built-ins')")).toBe(true);
+    expect(HISTORY.test('// the thin shell (STYLE §7)')).toBe(true);
+    expect(HISTORY.test('the same stripping broke aws-actions/amazon-ecs-deploy-task-definition #163')).toBe(false);
+    expect(HISTORY.test('issues the reconciler finds in a spec')).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Routing ECS's events to their targets by the event's `account` and `region` (issue 13): the
+ * Routing ECS's events to their targets by the event's `account` and `region`: the
  * events of a target account reach that target only (whatever the cluster), an event of an
  * undeclared account or Region is dropped and counted, a duplicated event names its service once, and the reconciler's own
  * calls in a target account (its target role) are not hints.

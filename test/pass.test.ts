@@ -1,5 +1,5 @@
 /**
- * The pass over in-memory ports (STYLE §11: fakes for the core). The real planner runs; ECS and
+ * The pass over in-memory ports (fakes for the core). The real planner runs; ECS and
  * DynamoDB are fakes that record what the pass asked of them.
  */
 import { describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Hash-first comparison (issue 12 part 5): a service whose spec hash and live task definition are
+ * Hash-first comparison: a service whose spec hash and live task definition are
  * unchanged since its last comparison is not canonicalized again, and everything that did change
  * (the spec, the live revision, the service by hand) is still compared and found.
  * Speed is measured in `npm run bench`, never here: these tests count digests computed.
@@ -137,7 +137,7 @@ describe('hash-first planner', () => {
 });
 
 /**
- * The steady path (issue 12: a converged service costs a few small objects a pass): once a fleet
+ * The steady path (a converged service costs a few small objects a pass): once a fleet
  * is planned steady, each change below, made to one service as a new observation (a new object,
  * as every pass reads ECS afresh), must still reach the full comparison and the status. Each case
  * fails if a shortcut of the steady path (comparison allocated only on a difference, set texts

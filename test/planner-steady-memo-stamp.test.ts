@@ -1,5 +1,5 @@
 /**
- * Stamps (issue 12, the planner at 10,000 services): the observer stamps each service it maps with
+ * Stamps (the planner at 10,000 services): the observer stamps each service it maps with
  * its print (`observedAndStamped`, `stampObservedService`), and the steady comparison memo then
  * compares two stamps instead of walking the service when it plans. These tests prove that with
  * stamps every plan is still the full comparison's (memo off), that every member the comparison

@@ -1,5 +1,5 @@
 /**
- * The steady comparison memo (issue 12): a service whose spec hash, rendering options, live task
+ * The steady comparison memo: a service whose spec hash, rendering options, live task
  * definition and live service print are those of its last comparison, and that comparison found
  * nothing to do, gets what that comparison found; its status is still assembled from the
  * remembered status of this pass. These tests prove that the plan is always the one the full

@@ -194,7 +194,7 @@ describe('parseSpecsYaml', () => {
     ]);
   });
 
-  // Issue 14 part 5: the line where the mistake is, in the user's words; one sentence per document.
+  // The line where the mistake is, in the user's words; one sentence per document.
   it.each([
     {
       case: 'an unclosed flow sequence (yaml notices it on the next line)',

@@ -1,5 +1,5 @@
 /**
- * Targets (issue 13 part 2): declarations, the key scheme, merging the prop's and the table's
+ * Targets: declarations, the key scheme, merging the prop's and the table's
  * targets, the fan-out message and its staleness, and TARGETS in the configuration.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * DynamoDB attribute values decoded by this code rather than by util-dynamodb's `unmarshall`
- * (issue 9): `unmarshall` builds maps by assignment into `{}`, so a map key or a top-level
+ *: `unmarshall` builds maps by assignment into `{}`, so a map key or a top-level
  * attribute named `__proto__` replaces the object's prototype (a string value simply vanishes),
  * and a number beyond 2^53 that is not an integer makes it throw for the whole Scan page. The SDK's
  * own JSON protocol keeps `__proto__` keys of raw `AttributeValue` maps, so the raw commands of

@@ -38,7 +38,7 @@ export function createEcsClient(options: EcsClientOptions = {}): { ecs: ECSClien
  * A DynamoDB document client with standard retries; `undefined` fields of statuses are dropped
  * when marshalled (`removeUndefinedValues`). `convertClassInstanceToMap`: util-dynamodb tells a
  * map from other objects by `value.constructor.name`, so without it a map with a key named
- * `constructor` (an environment variable, a tag) cannot be written at all (issue 9).
+ * `constructor` (an environment variable, a tag) cannot be written at all.
  */
 export function createDocumentClient(clientConfig: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(new DynamoDBClient({ ...SDK_RETRY, ...clientConfig }), {

@@ -103,7 +103,7 @@ export const RESERVED_PARTITIONS: readonly string[] = [
   CURSOR_KEY.cluster,
   PRUNE_CONFIRMATION_PARTITION,
   PRUNE_HOLD_PARTITION,
-  // Fan-out mode (issue 13 part 2): every completed target pass writes its heartbeat item.
+  // Fan-out mode: every completed target pass writes its heartbeat item.
   HEARTBEAT_PARTITION,
   TARGET_PARTITION,
 ];
@@ -171,7 +171,7 @@ export interface DynamoSpecStoreOptions {
   /** Items per Scan page (DynamoDB `Limit`); default: DynamoDB's 1 MB pages. */
   readonly pageSize?: number;
   /**
-   * The target whose specs this store reads and writes (issue 13 part 2, `lambda/core/targets.ts`):
+   * The target whose specs this store reads and writes (`lambda/core/targets.ts`):
    * its items only (partition key `<target>/<cluster>`, or no `/` for the default target), its
    * own lease and cursor. Undefined: the default target.
    */

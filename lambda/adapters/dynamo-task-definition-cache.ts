@@ -1,5 +1,5 @@
 /**
- * The durable description cache (issue 12 part 1): task definition revisions as
+ * The durable description cache: task definition revisions as
  * DescribeTaskDefinition returned them, kept in a DynamoDB table of their own, one item per
  * revision ARN, so that a new container reads them all at the start of its first pass (a few
  * parallel Scans) and compares every service at once instead of describing each revision again.

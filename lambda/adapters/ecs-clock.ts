@@ -3,7 +3,7 @@
  * own time (RFC 9110 §6.6.1), and the offset between that and the reconciler's clock is what
  * lets the core read ECS's timestamps (a deployment's `createdAt`, a task's `stoppedAt`) in the
  * reconciler's time, so that a reconciler clock minutes off neither starts nor hides a lag
- * (issue 9, part 5).
+ *.
  */
 import type { ECSClient } from '@aws-sdk/client-ecs';
 import type { Clock } from '../core/ports';

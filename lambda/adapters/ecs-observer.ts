@@ -203,7 +203,7 @@ export interface EcsObserverOptions {
   /** Stopped tasks kept per lagging service, newest first (default 10). */
   readonly maxStoppedTasks?: number;
   /**
-   * The durable description cache (issue 12 part 1): read in bulk before the first description
+   * The durable description cache: read in bulk before the first description
    * this observer serves, written by {@link EcsObserver.keepDescriptions}. None: descriptions are
    * cached in memory only.
    */

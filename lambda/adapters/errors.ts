@@ -1,5 +1,5 @@
 /**
- * Errors at the edge (STYLE §6): the adapters translate AWS SDK exceptions into four classes, each
+ * Errors at the edge: the adapters translate AWS SDK exceptions into four classes, each
  * decided by a small pure predicate on the error's `name`, `$metadata.httpStatusCode`,
  * `$retryable` and, for Node network failures, `code`.
  *
@@ -156,7 +156,7 @@ export function isConditionalCheckFailed(err: unknown): boolean {
 
 /**
  * True for errors that are bugs in this program, not answers from AWS: a TypeError or
- * ReferenceError without SDK metadata. The pass lets these escape (STYLE §6).
+ * ReferenceError without SDK metadata. The pass lets these escape.
  */
 export function isProgrammingError(err: unknown): boolean {
   const e = asErrorLike(err);

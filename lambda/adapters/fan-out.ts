@@ -1,5 +1,5 @@
 /**
- * The fan-out on AWS (issue 13 part 2): the `#target` / `#heartbeat` items in the spec table, the
+ * The fan-out on AWS: the `#target` / `#heartbeat` items in the spec table, the
  * SQS queue with one message per target, the assumed role of a target account, and
  * {@link TargetRunner}, which reconciles one target per message with its own runtime.
  *

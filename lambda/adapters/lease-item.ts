@@ -1,5 +1,5 @@
 /**
- * The pass lease item read without trusting it (issue 9): anyone who can write the specs table can
+ * The pass lease item read without trusting it: anyone who can write the specs table can
  * write this item, with any attributes of any type. {@link readLeaseItem} never throws; an item it
  * cannot read as a lease counts as expired, and the store takes it over with a condition on its
  * exact current content ({@link exactContentCondition}).

@@ -138,7 +138,7 @@ export type DimensionedMetricsSink = MetricsSink & {
 };
 
 /**
- * The metrics of one target's pass in fan-out mode (issue 13 part 2): every per-pass metric is
+ * The metrics of one target's pass in fan-out mode: every per-pass metric is
  * emitted twice, without dimensions (the sum over targets, as a single-target reconciler emits it)
  * and with `Target` = the target's name; `TaskLag`'s `Cluster` is the item's partition key
  * (`staging/web` for target staging), so two targets' services of the same names stay apart.

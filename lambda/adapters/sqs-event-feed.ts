@@ -1,5 +1,5 @@
 /**
- * The event queue on SQS (issue 12 part 2): EventBridge rules put ECS's events and the CloudTrail
+ * The event queue on SQS: EventBridge rules put ECS's events and the CloudTrail
  * events of ECS writes into it; each pass receives what is there and deletes what it handled.
  *
  * ReceiveMessage takes at most 10 messages a call and returns none, not an error, for an empty

@@ -1,5 +1,5 @@
 /**
- * The specs table's DynamoDB stream read as keys to reconcile (the fast path, issue 13 part 1).
+ * The specs table's DynamoDB stream read as keys to reconcile (the fast path).
  *
  * A record is only a hint: it names a service whose spec may have changed, and the fast path
  * reconciles that service from the table's current content (a consistent read), never from the

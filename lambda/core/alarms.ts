@@ -1,7 +1,7 @@
 /**
  * The alarm definitions of the reconciler, and a small pure evaluator of them.
  *
- * One source of truth (STYLE §9): the CDK construct (`lib/ecs-reconciler.ts`) deploys exactly these
+ * One source of truth: the CDK construct (`lib/ecs-reconciler.ts`) deploys exactly these
  * thresholds, periods, statistics, queries and missing-data treatments as CloudWatch alarms, and
  * the local run (`npm start`) evaluates the same definitions over the datapoints it collected, so
  * that an alarm going to ALARM locally is the alarm that would page in AWS.
@@ -114,7 +114,7 @@ export interface AlarmSettings {
    */
   readonly functionTimeoutSeconds?: number;
   /**
-   * Fan-out mode (issue 13 part 2): adds `TargetPassesStopped`, one contributor per target.
+   * Fan-out mode: adds `TargetPassesStopped`, one contributor per target.
    * @default false
    */
   readonly fanOut?: boolean;

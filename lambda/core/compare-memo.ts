@@ -1,5 +1,5 @@
 /**
- * Hash-first comparison (issue 12 part 5): canonical digests remembered across passes, so that a
+ * Hash-first comparison: canonical digests remembered across passes, so that a
  * service whose spec hash and live task definition did not change since its last comparison is
  * compared by two lookups and one string comparison, without rendering or canonicalizing anything.
  * Beyond the task definition, the whole comparison of a steady service is remembered

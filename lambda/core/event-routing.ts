@@ -1,5 +1,5 @@
 /**
- * Routing ECS's events to their targets (issue 13): each target account forwards its ECS events to
+ * Routing ECS's events to their targets: each target account forwards its ECS events to
  * the reconciler account's default event bus (docs/multi-account.md, "ECS events from every
  * target"), so one batch of the events fast path queue can hold events of several accounts and
  * Regions. Every event carries the account and Region it happened in (the EventBridge envelope's

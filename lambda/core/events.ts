@@ -1,5 +1,5 @@
 /**
- * Events as hints (issue 12 part 2): what an EventBridge event delivered to the reconciler's queue
+ * Events as hints: what an EventBridge event delivered to the reconciler's queue
  * says about which service to re-read. Nothing else is taken from an event: the pass re-reads the
  * service from ECS and plans from what it reads (level-triggered), so a duplicated, late, reordered
  * or lost event is harmless.

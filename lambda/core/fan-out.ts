@@ -1,5 +1,5 @@
 /**
- * The fan-out (issue 13 part 2): every schedule tick, the dispatcher sends one SQS message per
+ * The fan-out: every schedule tick, the dispatcher sends one SQS message per
  * target; the queue's event source mapping runs one invocation per message, at most
  * `maximumConcurrency` at once, and each invocation reconciles its target alone (own credentials,
  * lease, API budget and metrics dimension). The engine that runs the targets side by side, retries

@@ -1,5 +1,5 @@
 /**
- * The fast path (issue 13 part 1): a pass restricted to the services a spec edit named, run as
+ * The fast path: a pass restricted to the services a spec edit named, run as
  * soon as the table's stream delivers the edit, through the very same pass code ({@link runPass}
  * with `keys`).
  *

@@ -8,7 +8,7 @@ export const DIMENSION = {
   cluster: 'Cluster',
   service: 'Service',
   /**
-   * The target of a per-pass metric in fan-out mode (issue 13 part 2), beside the same metric
+   * The target of a per-pass metric in fan-out mode, beside the same metric
    * without dimensions (the sum over targets, which the single-target alarms watch).
    */
   target: 'Target',

@@ -1,5 +1,5 @@
 /**
- * The print of a live service (issue 12): every value of an `ObservedService` that the planner's
+ * The print of a live service: every value of an `ObservedService` that the planner's
  * comparison of a steady service reads, as a flat list of primitives with markers of structure,
  * recorded once and checked on later passes by `===`, value by value, without building anything.
  * Two services with the same print are the same to that comparison, so its result can be

@@ -14,7 +14,7 @@
  * {@link STATUS_WRITE_RESERVE_MS} before the invocation ends. Whatever is cut is recomputed by the
  * next pass (level-triggered).
  *
- * Pure orchestration (ARCHITECTURE: "one pass, three callers"): no SDK, no simulator; the Lambda
+ * Pure orchestration (docs/architecture.md: "one pass, three callers"): no SDK, no simulator; the Lambda
  * handler, `ecsr reconcile` and the local run build the ports differently and call
  * {@link runPass}. A failed AWS call inside the pass is reported in the summary, never thrown;
  * only programming errors escape.
@@ -77,7 +77,7 @@ export interface PassPorts {
    */
   readonly monotonicMs?: () => number;
   /**
-   * The event queue (issue 12 part 2). With it and {@link PassOptions.events}, a pass re-reads the
+   * The event queue. With it and {@link PassOptions.events}, a pass re-reads the
    * services events name plus the rotation's share of the fleet; without it (or when the queue
    * cannot be read or is not fed) the pass polls the whole fleet.
    */
@@ -388,7 +388,7 @@ export async function runPass(ports: PassPorts, options: PassOptions): Promise<P
       return summary;
     }
     if (!lease.acquired) {
-      // A store that returns an invalid time must not make the pass throw (issue 9).
+      // A store that returns an invalid time must not make the pass throw.
       const until = lease.expiresAt instanceof Date && !Number.isNaN(lease.expiresAt.getTime()) ? lease.expiresAt.toISOString() : String(lease.expiresAt);
       const held = { holder: String(lease.holder), expiresAt: until };
       log.info('pass skipped: another pass holds the lease', { holder: options.holder, leaseHolder: held.holder, leaseExpiresAt: held.expiresAt });
@@ -435,7 +435,7 @@ async function reconcile(
   const invalid = read.specs.filter((s) => !s.ok).length;
   // Why an item is refused (Invalid, or too large to leave room for its status) goes to the logs
   // and the summary too, not only to its status: a status that cannot be written (an item at the
-  // size limit, DynamoDB failing, an item without a usable key) must not hide it (issue 9). The
+  // size limit, DynamoDB failing, an item without a usable key) must not hide it. The
   // pass still tries the small Invalid status. Bounded like the status: the first
   // MAX_INVALID_REPORTED items, each with its first errors, the rest counted.
   let reported = 0;
@@ -462,7 +462,7 @@ async function reconcile(
   //    observation's time is spent (lambda/core/observe.ts); only what was read is planned.
   const specs = validSpecsById(read);
   const polled = observationRequest(read, specs, options);
-  // Events mode (issue 12 part 2): the services events name are read first with the others that
+  // Events mode: the services events name are read first with the others that
   // may need a change, and the rotation reads only its share of the fleet; with no readable, fed
   // queue the pass polls as before. Events are hints: what the pass plans is what it reads.
   const drained = options.unreachable ? undefined : await drainEvents(ports.events, options, read, deadlines, now);
@@ -501,7 +501,7 @@ async function reconcile(
       return o;
     });
   if (ports.reader.keepDescriptions && !options.dryRun) {
-    // The durable description cache (issue 12 part 1): what a new container reads first.
+    // The durable description cache: what a new container reads first.
     const kept = await ports.reader.keepDescriptions(queue.inUse);
     if (kept.warning) log.warn('task definition cache: only a cache, the pass goes on without it', { warning: kept.warning });
   }
@@ -559,7 +559,7 @@ async function reconcile(
 
   // 3. Plan. Services whose spec renders another task definition than the one they run get their
   //    deployment history read from ECS, then the pass plans again: a rollback ECS made is known
-  //    from ECS itself, even when the status that recorded it could not be written (issue 9).
+  //    from ECS itself, even when the status that recorded it could not be written.
   const remembered = read.statuses;
   const planInput = {
     specs: planned,
@@ -1522,7 +1522,7 @@ async function describingWhile<T>(reader: EcsReader, queue: DescribeQueue, deadl
  * `drift`) moved after all others, each service's actions in plan order. A spec edit, a creation or
  * a delete is what a person asked for; drift corrections share ECS's UpdateService budget (2.5 a
  * second at the default fraction) and, after a hand edit of hundreds of services, would otherwise
- * hold a spec edit back for passes (issue 12: "a spec edit is acted on by the next pass").
+ * hold a spec edit back for passes ("a spec edit is acted on by the next pass").
  */
 export function specChangesFirst(actions: readonly Action[]): Action[] {
   const driftOnly = new Map<ServiceId, boolean>();

@@ -456,7 +456,7 @@ const SERVICE_CONTEXT = { networkMode: 'awsvpc' };
 /**
  * Canonical forms of a desired configuration's declared fields (in `SERVICE_FIELD_NAMES` order),
  * computed once per configuration object: the planner keeps one configuration per spec hash across
- * passes (hash-first, issue 12).
+ * passes (hash-first).
  */
 const canonicalWantsMemo = new WeakMap<DesiredServiceConfig, readonly (CanonicalValue | undefined)[]>();
 

@@ -2,7 +2,7 @@
  * The pure planner: from every spec read, the observed ECS state, the status remembered from the
  * previous pass, the options and `now`, it computes the ordered list of actions of this pass and
  * the status of every service it knows of. It reads no clock, calls no API and throws only on a
- * programming error; the same input always gives the same plan (STYLE §1, §2).
+ * programming error; the same input always gives the same plan.
  *
  * Safety rules, each with a table-driven test in `test/planner.test.ts`:
  * - only services carrying `OWNER_TAG_KEY = options.ownerId` are updated or deleted, unless the
@@ -467,7 +467,7 @@ class Planner {
 
   /**
    * Changes of the live task definition against the one rendered for the spec of `specHash`,
-   * hashes first (issue 12 part 5): equal canonical digests are no change, found without
+   * hashes first: equal canonical digests are no change, found without
    * rendering or canonicalizing once both digests are remembered; only different ones are diffed.
    */
   private taskDefinitionChanges(specHash: string, rendered: () => TaskDefinition & { family: string }, live: TaskDefinition): FieldChange[] {

@@ -23,7 +23,7 @@ export function isOwnedBy(svc: ObservedService, ownerId: string): boolean {
   return svc.tags[OWNER_TAG_KEY] === ownerId;
 }
 
-/** Injected time (STYLE §5): never read the wall clock in the core. */
+/** Injected time: never read the wall clock in the core. */
 export interface Clock {
   now(): Date;
 }
@@ -107,7 +107,7 @@ export interface ReceivedMessages {
 }
 
 /**
- * The event queue (issue 12 part 2): EventBridge rules deliver ECS's events and the CloudTrail
+ * The event queue: EventBridge rules deliver ECS's events and the CloudTrail
  * events of ECS writes into it. Only hints: a pass re-reads the services they name and still
  * re-reads the whole fleet within the resync interval.
  */

@@ -1,5 +1,5 @@
 /**
- * The resync floor of events mode (issue 12 part 2): how much of the fleet the rotation reads in
+ * The resync floor of events mode: how much of the fleet the rotation reads in
  * one pass so that every service is re-read within `RESYNC_MINUTES` even if every event is lost.
  *
  * State: the rotation's cursor in the specs table (`ObserveCursor`) carries `resyncAt`, the time up

@@ -404,7 +404,7 @@ const cpuSchema = z
   .meta({ enum: [...FARGATE_CPU_VALUES] });
 
 /**
- * The attributes that speak ECS (issue 10), each derived from its declaration in `./vocab/`:
+ * The attributes that speak ECS, each derived from its declaration in `./vocab/`:
  * ECS's own names and shapes, as `aws ecs describe-task-definition` and `describe-services`
  * print them.
  */
@@ -1015,7 +1015,7 @@ export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
       if (name === STATUS_ATTRIBUTE) continue;
       input[name] = value instanceof Set && SET_AS_LIST.includes(name) ? [...value] : value;
     }
-    // An item that leaves no room for its status could never show one (issue 9): refused whole.
+    // An item that leaves no room for its status could never show one: refused whole.
     const size = attributesSize(input);
     if (size > MAX_SPEC_ATTRIBUTES_BYTES) return { ok: false, key, errors: [oversizeError(size)] };
     const parsed = serviceSpecSchema.safeParse(input, { reportInput: true, error: genericMessage });

@@ -1,5 +1,5 @@
 /**
- * Targets (issue 13 part 2): the accounts and Regions one reconciler serves from one spec table.
+ * Targets: the accounts and Regions one reconciler serves from one spec table.
  *
  * A target is declared by a construct prop (`targets`, passed to the function as the `TARGETS`
  * variable) or by an item of the spec table (partition key {@link TARGET_PARTITION}, sort key =

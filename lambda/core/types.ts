@@ -79,7 +79,7 @@ export interface CapacityProviderStrategyItem {
 }
 
 /**
- * The parts of a spec that speak ECS directly (issue 10): ECS's own field names and shapes, as
+ * The parts of a spec that speak ECS directly: ECS's own field names and shapes, as
  * `aws ecs describe-task-definition` / `describe-services` print them, declared in
  * `lambda/core/vocab/`. All optional: a spec without them is the shorthand alone.
  */

@@ -47,7 +47,7 @@ describe('DynamoSpecStore on dynalite', () => {
   const get = async (cluster: string, service: string) =>
     (await doc.send(new GetCommand({ TableName: table, Key: { cluster, service }, ConsistentRead: true }))).Item;
 
-  it('targets (issue 13 part 2): each store reads its own items under ECS names, writes its own keys, keeps its own lease and cursor; an undeclared target is invalid and never written', async () => {
+  it('targets: each store reads its own items under ECS names, writes its own keys, keeps its own lease and cursor; an undeclared target is invalid and never written', async () => {
     // Prepare
     await put(aSpecItem({ service: 'web' }));
     await put(aSpecItem({ cluster: 'staging/apps', service: 'web', desiredCount: 5 }));
@@ -269,7 +269,7 @@ describe('DynamoSpecStore when a Scan page fails (aws-sdk-client-mock: no server
     // Prepare
     const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ ...LOCAL, endpoint: 'http://127.0.0.1:9' }));
     const mock = mockClient(doc);
-    // The store scans with raw attribute values (issue 9: it decodes them itself).
+    // The store scans with raw attribute values (it decodes them itself).
     const page1 = { Items: [marshall(aSpecItem({ service: 'a' }))], LastEvaluatedKey: { cluster: { S: 'apps' }, service: { S: 'a' } } };
     const throttled = Object.assign(new Error('Throughput exceeds the current capacity'), {
       name: 'ProvisionedThroughputExceededException',

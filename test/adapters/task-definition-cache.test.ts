@@ -1,5 +1,5 @@
 /**
- * The durable description cache (issue 12 part 1) against dynalite: a round trip, and a cache that
+ * The durable description cache against dynalite: a round trip, and a cache that
  * is empty, missing, stale (expired, another format) or corrupt (garbage items) never throws and
  * never yields a description that is not the one ECS answered.
  */

@@ -1,5 +1,5 @@
 /**
- * The cost measurement of `npm run cost` (issue 11 part 5): it counts custom metric series and
+ * The cost measurement of `npm run cost`: it counts custom metric series and
  * datapoints correctly from the EMF the Lambda's own sink (Powertools Metrics) writes, and a
  * measured healthy fleet (ECS simulator + dynalite) has no per-service series at all.
  */

@@ -1,5 +1,5 @@
 /**
- * The pass benchmark's hand-edit targets (issue 12 part 6): spread over the fleet and over the 20
+ * The pass benchmark's hand-edit targets: spread over the fleet and over the 20
  * clusters (services are dealt round-robin, so a service's cluster is its index mod 20), and never
  * a drift or spec-edit target, whose corrections would be counted as theirs.
  */

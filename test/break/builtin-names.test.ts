@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 2: names that are also members of JavaScript's built-in prototypes. A spec item
+ * Names that are also members of JavaScript's built-in prototypes. A spec item
  * `c1/constructor` used to stop every pass (`cl.services[key.service]` found
  * `Object.prototype.constructor`). Full passes over HTTP (ECS simulator + dynalite): clusters,
  * services, tag keys and environment names are drawn from every own property name of
@@ -23,13 +23,13 @@ const ECS_NAME = /^[A-Za-z0-9_-]{1,255}$/;
 
 /**
  * Names a DynamoDB map attribute can carry through lib-dynamodb today: `__proto__` as a map key is
- * lost by its unmarshall (issue 9 part 4, tested in dynamo-raw-attributes.test.ts).
+ * lost by its unmarshall (tested in dynamo-raw-attributes.test.ts).
  */
 const MAP_KEYS = BUILTIN_NAMES.filter((n) => n !== '__proto__');
 
 const SENTINEL = { cluster: 'apps', service: 'sentinel' };
 
-describe('names of JavaScript built-ins (issue 9, part 2)', () => {
+describe('names of JavaScript built-ins', () => {
   const h = useSimHarness({ resetEach: false });
 
   it('draws from every built-in name', () => {

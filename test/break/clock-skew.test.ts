@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 5: the reconciler's clock minutes off from ECS's. When the status does not
+ * The reconciler's clock minutes off from ECS's. When the status does not
  * remember when a lag began, its start comes from ECS's own timestamps (a task's `stoppedAt`);
  * those are ECS's clock, so the pass reads them through the offset between ECS's clock (every ECS
  * response's `Date` header, the simulator's virtual clock here) and its own. A reconciler ten

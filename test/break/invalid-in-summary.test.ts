@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 1: a refused spec item's error is "status-free": it is in the logs and the pass
+ * A refused spec item's error is "status-free": it is in the logs and the pass
  * summary (what the handler returns and logs), not only in a status write that may fail. Every
  * invalid item, not only the oversized ones: one whose status cannot be written (DynamoDB
  * answering 500, as for an item at the size limit) or one without a usable key (no status at all)

@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 3: a lease item anyone with write access to the specs table can edit. A lease with
+ * A lease item anyone with write access to the specs table can edit. A lease with
  * no `expiresAt`, or `expiresAt: "1"`, used to report `lease-held` "until 1970-01-01" on every
  * pass, forever; `expiresAt: "soon"` made the handler throw `RangeError: Invalid time value`.
  * Now any lease item that cannot be read as a lease counts as expired and is taken over, with a
@@ -37,7 +37,7 @@ const MALFORMED: { case: string; item: Record<string, AttributeValue>; problem: 
 ];
 const RAW_KEY = { cluster: S(LEASE_KEY.cluster), service: S(LEASE_KEY.service) };
 
-describe('malformed lease items on dynalite (issue 9, part 3)', () => {
+describe('malformed lease items on dynalite', () => {
   let db: EmbeddedDynamoDb;
   let doc: DynamoDBDocumentClient;
   let table = '';
@@ -104,7 +104,7 @@ describe('malformed lease items on dynalite (issue 9, part 3)', () => {
   });
 });
 
-describe('a full pass meets a malformed lease (issue 9, part 3)', () => {
+describe('a full pass meets a malformed lease', () => {
   const h = useSimHarness();
 
   it.each([

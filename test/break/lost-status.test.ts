@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 1: what a pass knows about a failed rollout must not depend on its status write.
+ * What a pass knows about a failed rollout must not depend on its status write.
  * A spec whose status can never be written (UpdateItem answers 500, as DynamoDB does for an item
  * too large or an internal error) with an image that cannot be pulled: ECS's circuit breaker
  * rolls the deployment back, and the next passes read that from ECS's deployment history

@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 1: a spec item that leaves no room for its status is invalid. Its own attributes
+ * A spec item that leaves no room for its status is invalid. Its own attributes
  * (everything but `status`) may take at most 368 KiB (DynamoDB's 400 KB item limit less 32 KiB for
  * the status): beyond, the item is refused with an error that needs no status write (logs and the
  * pass summary), every other service is reconciled, and `ecsr validate` says so.

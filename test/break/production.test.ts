@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 5: what a production reconciler meets, against the ECS simulator and dynalite on
+ * What a production reconciler meets, against the ECS simulator and dynalite on
  * a virtual clock: its clock minutes off from ECS's, a managed cluster deleted under it and
  * re-created, a service DRAINING for an hour, a family with more than 100 revisions, a spec
  * flipped between two images every pass, and a Lambda timeout in the middle of the status writes.

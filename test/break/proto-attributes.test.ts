@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 4: `__proto__` in a spec item. lib-dynamodb's unmarshall builds maps by
+ * `__proto__` in a spec item. lib-dynamodb's unmarshall builds maps by
  * assignment, so a top-level `__proto__` attribute or `environment: {"__proto__": "x", "OK": "1"}`
  * vanished before the validator saw it (the item got only "desiredCount: is required", or was
  * accepted with the variable lost). The store now reads raw attribute values and decodes them
@@ -34,7 +34,7 @@ const CASES = [
   { case: 'secrets.__proto__', service: 'sec', extra: ', "secrets": {"M": {"__proto__": {"S": "arn:aws:ssm:us-east-1:123456789012:parameter/x"}}}', path: 'secrets.__proto__' },
 ];
 
-describe('__proto__ keys are never lost (issue 9, part 4)', () => {
+describe('__proto__ keys are never lost', () => {
   it.each(CASES)('decoder: $case stays a key and is rejected by name', ({ service, extra, path }) => {
     // Prepare
     const raw = rawItem(service, extra);

@@ -1,5 +1,5 @@
 /**
- * Issue 9, part 1, for a spec change of service settings alone (subnets, security groups: not the
+ * A failed rollout remembered without a status write, for a spec change of service settings alone (subnets, security groups: not the
  * task definition). ECS's circuit breaker rolls such a deployment back like any other, to the old
  * settings; the next passes must read that from ECS's deployment history (the rolled-back service
  * deployment's target service revision carries the failed settings), and not correct the

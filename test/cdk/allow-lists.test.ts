@@ -1,5 +1,5 @@
 /**
- * Allow-lists in the template (issue 11 part 3): each construct prop sets its environment variable
+ * Allow-lists in the template: each construct prop sets its environment variable
  * (the names `lambda/config.ts` reads, from `lambda/core/allow-lists.ts`), CDK objects become their
  * ids/ARNs, `[]` becomes NONE, an unset prop sets nothing; the CDK context keys map to the props;
  * and what the template sets parses back into the planner's lists.

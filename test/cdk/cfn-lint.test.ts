@@ -72,7 +72,7 @@ describe('cfn-lint on the synthesized templates', needs('cfn-lint'), () => {
     alarmOverrides: { ActionsFailing: { evaluationPeriods: 10, datapointsToAlarm: 8 } },
     alarmEmail: 'ops@example.com',
   });
-  // Fan-out to two accounts (issue 13 part 2), and the role stack of a target account.
+  // Fan-out to two accounts, and the role stack of a target account.
   new EcsReconcilerStack(app, 'FanOut', {
     reconciler: {
       clusters: ['web'],

@@ -1,5 +1,5 @@
 /**
- * Events mode in the construct (issue 12 part 2): the queue and its dead-letter queue, the rules
+ * Events mode in the construct: the queue and its dead-letter queue, the rules
  * that feed it (their patterns checked against the AWS documents' example events), the heartbeat,
  * the function's variables and its least-privilege access to the queue; `events: false` removes
  * all of it.
@@ -121,7 +121,7 @@ describe('events mode (default)', () => {
   });
 });
 
-describe('the events fast path (issue 13 part 1: ECS events update the status within seconds)', () => {
+describe('the events fast path (ECS events update the status within seconds)', () => {
   const ids = (reconciler: EcsReconciler) => {
     const stack = Stack.of(reconciler);
     return {

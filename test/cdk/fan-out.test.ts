@@ -1,5 +1,5 @@
 /**
- * The construct's fan-out (issue 13 part 2): the queue, its dead-letter queue and the event source
+ * The construct's fan-out: the queue, its dead-letter queue and the event source
  * mapping (one target per invocation, bounded concurrency), the targets handed to the function,
  * the grants, the per-target alarm and dashboard; and `ReconcilerTargetRole`, whose ECS statements
  * are the function's own and whose trust names the function's role only.

@@ -1,5 +1,5 @@
 /**
- * The construct's fast path (issue 13 part 1): the spec table's stream (NEW_AND_OLD_IMAGES) and
+ * The construct's fast path: the spec table's stream (NEW_AND_OLD_IMAGES) and
  * the event source mapping that runs the function on it; off with `fastPath: false`; an existing
  * table without a stream is refused when the fast path is asked for.
  */

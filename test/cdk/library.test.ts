@@ -1,5 +1,5 @@
 /**
- * The construct as a library (issue 11 parts 4 and 6), one requirement per test: opt-in
+ * The construct as a library, one requirement per test: opt-in
  * concurrency reservation, X-Ray tracing on by default with one switch, log groups that do not
  * collide between two reconcilers on one cluster, an existing table or table props, an existing
  * execution role, Lambda overrides, optional alarms and dashboard with overrides, grant and metric

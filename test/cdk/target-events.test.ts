@@ -1,5 +1,5 @@
 /**
- * ECS events from every target (issue 13), the construct's two halves: the target account's
+ * ECS events from every target, the construct's two halves: the target account's
  * `ReconcilerTargetStack` forwards the events the reconciler listens for (the very `EVENT_RULES`
  * patterns) to the reconciler account's default bus through a role allowed `events:PutEvents` on
  * that bus only, in the reconciler's Region even when it is another; the reconciler's construct

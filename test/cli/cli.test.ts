@@ -68,7 +68,7 @@ describe('ecsr against dynalite and the ECS simulator', () => {
       detail: (path: string) => new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+: YAML syntax error`),
     },
     {
-      // Issue 9: a map key JavaScript cannot keep as data is refused by name, never dropped on write.
+      // A map key JavaScript cannot keep as data is refused by name, never dropped on write.
       case: 'a __proto__ key in a container map (dockerLabels)',
       text: (cl: string) =>
         `cluster: ${cl}\nservice: web\ndesiredCount: 1\nsubnets: [subnet-0123456789abcdef0]\ncontainers:\n  - name: app\n    image: public.ecr.aws/nginx/nginx:1.27\n    dockerLabels:\n      __proto__: x\n      OK: "1"\n`,

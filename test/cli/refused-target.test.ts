@@ -1,5 +1,5 @@
 /**
- * `ecsr --target` and a `#target` item the reconciler refuses (issue 13; a breaker's finding):
+ * `ecsr --target` and a `#target` item the reconciler refuses (a breaker's finding):
  * `ecsr` reads `#target` items as the dispatcher does, so an item the dispatcher refuses (here: no
  * region, no roleArn) declares no target, and `apply --target` to it is refused with the item's
  * problems, writing nothing (before the fix it wrote `qa/<cluster>` specs no pass would reconcile).

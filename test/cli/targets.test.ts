@@ -1,5 +1,5 @@
 /**
- * `ecsr --target NAME` (issue 13): the CLI in a child process against dynalite. Keys of a target
+ * `ecsr --target NAME`: the CLI in a child process against dynalite. Keys of a target
  * other than `default` are `<target>/<cluster>` in the table, as the reconciler reads them; `get`
  * shows a TARGET column when several targets are listed (`--all-targets`) and names the other
  * targets under a one-target listing; an unknown target is refused with the ones that exist.

@@ -87,7 +87,7 @@ describe('ecsr without AWS', () => {
     else expect(r.stderr).toMatch(stderr);
   });
 
-  // Issue 14 part 5: a YAML syntax error names the line of the mistake (where the quote or bracket
+  // A YAML syntax error names the line of the mistake (where the quote or bracket
   // was opened, not where the parser noticed it), in one sentence, with no stack trace.
   it.each([
     {

@@ -103,7 +103,7 @@ describe('LocalAlarms', () => {
     expect(h.alarms.state('ServiceLagBeyondGrace', 'shop/web')).toBe('OK');
   });
 
-  it('TaskLag only while lagging (issue 11 part 5): silent while healthy stays OK, lag fires after the grace, the one recovery 0 returns to OK, silence after it stays OK', () => {
+  it('TaskLag only while lagging: silent while healthy stays OK, lag fires after the grace, the one recovery 0 returns to OK, silence after it stays OK', () => {
     // Prepare: what the pass emits (shouldEmitTaskLag): nothing while healthy, the lag every pass, one 0.
     const h = harness();
     const emitted: (number | undefined)[] = [

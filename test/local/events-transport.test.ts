@@ -1,5 +1,5 @@
 /**
- * The local run's event transport (issue 12 part 4): the local EventBridge bus matches events as
+ * The local run's event transport: the local EventBridge bus matches events as
  * EventBridge's content filtering does, with the construct's own rules (`EVENT_RULES`), and the
  * local SQS server answers the calls of the reconciler's unmodified `SqsEventFeed` (the Lambda's
  * adapter) with SQS's visibility timeout, dead-letter queue and error semantics.

@@ -1,5 +1,5 @@
 /**
- * `ecsr local --targets 2` (issue 13 part 2): the fan-out against two simulators standing for two
+ * `ecsr local --targets 2`: the fan-out against two simulators standing for two
  * accounts, through the dispatcher and `TargetRunner` (the function's code), with the example shop
  * in each account under its own key.
  */

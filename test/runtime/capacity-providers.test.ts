@@ -1,5 +1,5 @@
 /**
- * Clusters without the FARGATE / FARGATE_SPOT capacity providers (issue 11 part 4), against the
+ * Clusters without the FARGATE / FARGATE_SPOT capacity providers, against the
  * ECS simulator (which refuses such a strategy with ECS's own InvalidParameterException): the
  * status names the missing provider and the fix instead of ECS's raw error, and the service is
  * created (or updated) by the first pass after the provider is associated. CreateService and

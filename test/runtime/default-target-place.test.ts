@@ -1,5 +1,5 @@
 /**
- * The target `default` stays the reconciler's own account, Region and role (issue 13; a breaker's
+ * The target `default` stays the reconciler's own account, Region and role (a breaker's
  * finding): its specs are today's plain-keyed items, so a declaration naming it may give it
  * clusters and defaults, never another account's role. Before the fix, a `#target` item `default`
  * (anyone who may write the table) or a prop entry could move every plain-keyed spec into another

@@ -1,5 +1,5 @@
 /**
- * The events fast path (issue 13 part 1, ECS's own events): the Lambda handler, configured only by
+ * The events fast path (ECS's own events): the Lambda handler, configured only by
  * environment variables, gets batches of the second queue the construct's ECS event rules feed
  * (as Lambda's SQS event source mapping hands them over) and runs a pass restricted to the
  * services they name, so the status item shows what ECS did within seconds, not at the next

@@ -1,5 +1,5 @@
 /**
- * One slow target never delays another (issue 13, from a breaker's finding): in fan-out mode a
+ * One slow target never delays another (from a breaker's finding): in fan-out mode a
  * fast-path message (a spec edit's keys, or a target's ECS events) whose target's lease is held
  * does not wait for it inside its invocation, which would hold one of the event source mapping's
  * `maximumConcurrency` slots: it tries once and goes back to the fan-out queue with a delay

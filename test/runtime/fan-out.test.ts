@@ -1,5 +1,5 @@
 /**
- * The fan-out (issue 13 part 2) over real protocol servers: one spec table on dynalite, one ECS
+ * The fan-out over real protocol servers: one spec table on dynalite, one ECS
  * simulator per target account and Region, moto for SQS (the fan-out queue) and STS (the target
  * roles). moto runs with IAM authorization on (`INITIAL_NO_AUTH_ACTION_COUNT`): the reconciler's
  * user may assume the good roles only, so AssumeRole of the broken target's role is refused by

@@ -1,5 +1,5 @@
 /**
- * The fast path (issue 13 part 1): stream records of the specs table, turned into keys
+ * The fast path: stream records of the specs table, turned into keys
  * (`keysOfStreamRecords`), reconciled by a pass restricted to them (`runtime.runFastPath`) against
  * dynalite and the ECS simulator. Records are built as DynamoDB Streams delivers them
  * (NEW_AND_OLD_IMAGES); the simulator's virtual clock stands for time.

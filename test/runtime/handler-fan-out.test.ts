@@ -1,5 +1,5 @@
 /**
- * The handler in fan-out mode (issue 13 part 2), configured only through its environment
+ * The handler in fan-out mode, configured only through its environment
  * (`FANOUT_QUEUE_URL`, `TARGETS`) as the construct configures it: the schedule dispatches one SQS
  * message per target (moto's SQS), each message's invocation reconciles its target (the
  * simulator; moto's STS for the target role), and a stream batch is sent to its targets as keys.

@@ -1,5 +1,5 @@
 /**
- * Prune protection against the ECS simulator and dynalite (issue 11 part 4): a table that holds no
+ * Prune protection against the ECS simulator and dynalite: a table that holds no
  * spec at all for a cluster where the reconciler owns services (emptied, replaced, restored into a
  * new table) deletes nothing there until a person confirms with an item in the table; the
  * confirmation holds until it expires, and `maxDeletesPerPass` still applies.

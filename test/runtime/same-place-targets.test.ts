@@ -1,5 +1,5 @@
 /**
- * One target per account and Region (issue 13; a breaker's finding). Two targets in the same
+ * One target per account and Region (a breaker's finding). Two targets in the same
  * account and Region with a cluster in common would each see the other's services as owned
  * services without a spec (one owner tag per reconciler) and prune them, and the other would
  * create them again, forever. The dispatcher refuses the second declaration, names why, and never

@@ -1,5 +1,5 @@
 /**
- * A target's `clusters` means one thing for its passes and its events (issue 13, from a breaker's
+ * A target's `clusters` means one thing for its passes and its events (from a breaker's
  * finding): the clusters listed every pass (for prune and drift) besides every cluster its specs
  * name, as MANAGED_CLUSTERS is for the reconciler's own account. A spec of the target in a cluster
  * not listed is reconciled by its passes, so that service's ECS events reach the target's fast path

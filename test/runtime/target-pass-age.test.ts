@@ -1,5 +1,5 @@
 /**
- * `TargetPassAge` in events mode (issue 13; a breaker's finding). In events mode (the construct's
+ * `TargetPassAge` in events mode (a breaker's finding). In events mode (the construct's
  * default) a pass reads its share of the fleet by design, so `readsComplete` is false on every
  * pass of a fleet spread over more clusters than a share. The heartbeat once needed
  * `readsComplete`: the default target's TargetPassAge stayed 1,000,000 and TargetPassesStopped

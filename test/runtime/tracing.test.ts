@@ -1,5 +1,5 @@
 /**
- * Tracing is really emitted (issue 11 part 4): the Lambda handler, imported as a Lambda container
+ * Tracing is really emitted: the Lambda handler, imported as a Lambda container
  * does (`LAMBDA_TASK_ROOT`, `AWS_EXECUTION_ENV`, a sampled `_X_AMZN_TRACE_ID`), sends X-Ray
  * subsegments over UDP to `AWS_XRAY_DAEMON_ADDRESS`; a listener on loopback plays the X-Ray daemon
  * (AWS X-Ray Developer Guide, "Sending segment documents to the X-Ray daemon": a JSON header line,

@@ -234,7 +234,7 @@ describe('a new container over several clusters', () => {
   });
 });
 
-describe('the in-memory description cache is bounded (issue 12: peak RSS)', () => {
+describe('the in-memory description cache is bounded (peak RSS)', () => {
   const h = useSimHarness({ resetEach: false });
   const FEW = 12;
 

@@ -51,7 +51,7 @@ describe('creating a fleet over several bounded passes', () => {
   });
 });
 
-describe('a spec edit is not held back by a mass of hand edits (issue 12: acted on by the next pass)', () => {
+describe('a spec edit is not held back by a mass of hand edits (acted on by the next pass)', () => {
   const h = useSimHarness({ resetEach: false });
   const FEW = 30;
 

@@ -1,5 +1,5 @@
 /**
- * The durable description cache in a pass (issue 12 part 1), against the ECS simulator with ECS's
+ * The durable description cache in a pass, against the ECS simulator with ECS's
  * throttling and dynalite: a new container whose lease leaves time to describe only part of the
  * fleet (`cold-start.test.ts` shows it deferring without the cache) reads the cache in bulk and
  * compares every service on its first pass; a cache that is empty, corrupt or missing leaves it

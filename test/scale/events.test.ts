@@ -1,5 +1,5 @@
 /**
- * Observation driven by events, resync as the floor (issue 12 part 2), over in-memory ports and a
+ * Observation driven by events, resync as the floor, over in-memory ports and a
  * pass clock moved by hand (one pass a minute): events name services to re-read; the rotation
  * reads its share of the fleet so that every service is re-read within the resync interval with
  * no event at all; a queue that cannot be read or is not fed makes the pass poll; duplicated,

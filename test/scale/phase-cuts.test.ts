@@ -1,5 +1,5 @@
 /**
- * A pass cut at every phase (issue 12 part 3): the deadline falls at the Nth port call of a pass,
+ * A pass cut at every phase: the deadline falls at the Nth port call of a pass,
  * for every N from the first call (the event queue) to the last (the cursor), through listing,
  * describing, actions and status writes. Whatever N, the pass completes, creates nothing it did not
  * read as absent, deletes nothing, never makes a status worse than the truth, and the passes after

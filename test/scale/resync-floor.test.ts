@@ -1,6 +1,6 @@
 /**
  * The resync floor holds when the spec table's Scan and the priority reads take most of the
- * observation window (issue 12: "every service is fully re-read at least every RESYNC_MINUTES";
+ * observation window ("every service is fully re-read at least every RESYNC_MINUTES";
  * found by the bench at 20,000 services, where a 4-9 s Scan left 1,300-1,900 reads a pass for a
  * share of 2,000). The rotation may read past OBSERVATION_TIME_SHARE, up to
  * OBSERVATION_FLOOR_TIME_SHARE, while it has not read its share; the pass still plans and acts on

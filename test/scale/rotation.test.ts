@@ -1,5 +1,5 @@
 /**
- * Every phase of a pass is bounded (issue 12): listing and describing services stop at the
+ * Every phase of a pass is bounded: listing and describing services stop at the
  * observation deadline, the pass plans and acts with what it read (never pruning or creating from
  * a partial read), writes a cursor, and the next pass goes on from there, so that every service is
  * read within a few passes however large the fleet. Over in-memory ports whose every ECS call

@@ -1,5 +1,5 @@
 /**
- * In-memory ports for the scale tests of the pass (STYLE §11: fakes for the core): a spec store
+ * In-memory ports for the scale tests of the pass (fakes for the core): a spec store
  * that records when and how many status writes run, and a clock a test moves by hand.
  */
 import { DEFAULT_PLAN_OPTIONS } from '../../lambda/core/options';

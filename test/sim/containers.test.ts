@@ -1,5 +1,5 @@
 /**
- * Multi-container tasks at run time in the simulator (issue 10 part 6): containers start in their
+ * Multi-container tasks at run time in the simulator: containers start in their
  * dependsOn order (START, COMPLETE, SUCCESS, HEALTHY), the task is RUNNING once its essential
  * containers run, an essential container's exit stops the task while a non-essential one's does
  * not, a dependency that is never met fails the task after the container's startTimeout, and a

@@ -334,7 +334,7 @@ for (const impl of IMPLS) describe(`ECS contract: ${impl}`, impl === 'moto' ? ne
     });
   });
 
-  describe('the multi-container and service vocabulary (issue 10)', () => {
+  describe('the multi-container and service vocabulary', () => {
     it('describes back a task with sidecars, dependsOn, named ports, FireLens and an EFS volume as registered', async () => {
       const family = unique('multi');
       const containers = [

@@ -1,5 +1,5 @@
 /**
- * The simulator emits ECS's events (issue 12 part 4): the EventBridge envelope and the detail of
+ * The simulator emits ECS's events: the EventBridge envelope and the detail of
  * `ECS Service Action`, `ECS Deployment State Change`, `ECS Task State Change` and
  * `AWS API Call via CloudTrail`, with the same keys and JSON types as the AWS documents' examples
  * kept in test/fixtures/events/ (each with its source URL in the README there), and the caller's

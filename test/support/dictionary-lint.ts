@@ -1,5 +1,5 @@
 /**
- * The dictionary rule (issue 9, docs/DECISIONS.md): a lookup or store by a key whose type is
+ * The dictionary rule (docs/DECISIONS.md): a lookup or store by a key whose type is
  * `string` (a name someone chose) must not reach `Object.prototype`. Flagged, with the TypeScript
  * type checker:
  * - `o[k]` (read or write; `delete o[k]` is harmless) where `k` is typed `string` and `o` is not an array, a string or a

@@ -1,6 +1,6 @@
 /**
  * The canonical comparison at full breadth, table-driven over the real payloads of
- * `test/fixtures/real/` (issue 10 part 3):
+ * `test/fixtures/real/`:
  *
  * - zero false differences: each real task definition, as published, against the form the ECS
  *   simulator describes it in (ECS's defaults filled in, empty lists added, hostPort set, numbers

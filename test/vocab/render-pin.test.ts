@@ -1,7 +1,7 @@
 /**
  * Existing specs render the same RegisterTaskDefinition and CreateService inputs, byte for byte,
  * and keep their hash: `test/fixtures/render-pin.json` was written by the code as it stood before
- * the vocabulary moved onto `lambda/core/vocab/` (issue 10), from the items of `./pin-items` and
+ * the vocabulary moved onto `lambda/core/vocab/`, from the items of `./pin-items` and
  * the example files, each with two sets of reconciler defaults.
  */
 import { readFileSync } from 'node:fs';

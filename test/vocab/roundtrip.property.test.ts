@@ -1,5 +1,5 @@
 /**
- * The property of issue 10 part 3 at full breadth: a task definition rendered from any valid spec
+ * The round-trip property at full breadth: a task definition rendered from any valid spec
  * (the shorthand, a `containers` list of sidecars, or both; volumes, health checks, dependsOn,
  * named ports, log configuration, ulimits, labels, ephemeral storage...) registered with the ECS
  * simulator and with moto, and described back, compares equal to what was rendered (zero

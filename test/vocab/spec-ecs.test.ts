@@ -1,5 +1,5 @@
 /**
- * The spec that speaks ECS (issue 10, parts 1 and 2): containers, task fields and service fields
+ * The spec that speaks ECS: containers, task fields and service fields
  * parse with paths in their errors, render into the task definition and the service, and every
  * declared service field is managed (drift corrected), except what the deployment controller
  * does not let UpdateService change.
