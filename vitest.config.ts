@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { buildCli, isStale } from './scripts/build-cli.mjs';
 import { detectTools, MissingToolsReporter, TOOL_TAGS } from './test/support/tools-setup';
@@ -10,6 +11,13 @@ import { detectTools, MissingToolsReporter, TOOL_TAGS } from './test/support/too
 export default defineConfig(async () => {
   const [tools] = await Promise.all([detectTools(), isStale() ? buildCli() : undefined]);
   return {
+    // The package's own name, as lib/app.ts imports it: the sources, as tsconfig.json's `paths` says.
+    resolve: {
+      alias: [
+        { find: /^ecs-reconciler$/, replacement: fileURLToPath(new URL('./lib/index.ts', import.meta.url)) },
+        { find: /^ecs-reconciler\/spec$/, replacement: fileURLToPath(new URL('./lib/spec.ts', import.meta.url)) },
+      ],
+    },
     test: {
       include: ['test/**/*.test.ts'],
       testTimeout: 60_000,

@@ -5,8 +5,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { buildReconcilerApp } from '../lib/app';
-import { EcsReconcilerPropsError } from '../lib/ecs-reconciler';
-import { ContextError } from '../lib/reconciler-stack';
+import { ContextError, EcsReconcilerPropsError } from 'ecs-reconciler';
 
 const app = new App();
 try {

@@ -5,7 +5,9 @@
  */
 import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { CONTEXT_KEYS, EcsReconcilerStack, reconcilerPropsFromContext } from './reconciler-stack';
+// The package's own entry, as an app that installed it imports it (tsconfig.json's `paths` points it
+// at lib/index.ts inside this repository).
+import { CONTEXT_KEYS, EcsReconcilerStack, reconcilerPropsFromContext } from 'ecs-reconciler';
 
 /** Default stack name; `-c stackName=...` overrides it. */
 export const DEFAULT_STACK_NAME = 'EcsReconciler';

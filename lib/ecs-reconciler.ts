@@ -7,6 +7,8 @@
  * Alarm thresholds and periods come from `lambda/core/alarms.ts` (one source of truth);
  * environment variable names from `lambda/config.ts` (`ENV`), so construct and parser cannot drift.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Annotations, ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, TokenComparison, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -56,6 +58,39 @@ export const DEFAULT_LOG_GROUP_PREFIX = '/ecs-reconciler/';
 
 /** The Lambda entry point (`lambda/handler.ts`, export `handler`). */
 export const HANDLER_ENTRY = fileURLToPath(new URL('../lambda/handler.ts', import.meta.url));
+
+/**
+ * How the construct bundles the handler at synth (esbuild, through `NodejsFunction`).
+ * scripts/build-package.mjs prebuilds the published package's handler with the same options.
+ */
+export const HANDLER_BUNDLING: nodejs.BundlingOptions = {
+  forceDockerBundling: false,
+  format: nodejs.OutputFormat.ESM,
+  mainFields: ['module', 'main'],
+  // ESM bundles still meet CommonJS `require` inside dependencies: the banner gives them one (a bundled ESM module has no `require` of its own).
+  banner: "import { createRequire as __ecsrCreateRequire } from 'node:module'; const require = __ecsrCreateRequire(import.meta.url);",
+  minify: true,
+  sourceMap: true,
+  // Line mapping only: stack traces stay readable without shipping the sources twice.
+  sourcesContent: false,
+  // Runs on the Lambda runtime (Node 24) and on Node 20 locally.
+  target: 'node20',
+  // Ship the SDK versions the tests ran against, not whatever the runtime carries.
+  bundleAwsSDK: true,
+};
+
+/**
+ * The handler prebuilt by scripts/build-package.mjs, beside the built construct in the published
+ * package (`dist/lib/handler/index.mjs`, export `handler`): with it, a consumer's synth needs no
+ * bundler. From the repository's sources it does not exist, and the construct bundles
+ * {@link HANDLER_ENTRY} with esbuild at synth instead.
+ */
+export const PREBUILT_HANDLER_DIR = fileURLToPath(new URL('./handler', import.meta.url));
+
+/** Whether `dir` holds a prebuilt handler (`index.mjs`). */
+export function hasPrebuiltHandler(dir: string = PREBUILT_HANDLER_DIR): boolean {
+  return existsSync(join(dir, 'index.mjs'));
+}
 
 /** Props of {@link EcsReconciler}. Everything the function needs is set as environment (ENV names). */
 export interface EcsReconcilerProps {
@@ -353,9 +388,11 @@ export interface EcsReconcilerProps {
    */
   readonly createDashboard?: boolean;
   /**
-   * TypeScript/JavaScript file exporting `handler`, bundled with esbuild. For wrapping the stock
-   * handler (e.g. extra middleware); it must keep the stock handler's configuration contract.
-   * @default - this package's `lambda/handler.ts`
+   * TypeScript/JavaScript file exporting `handler`, bundled with esbuild at synth (the app then
+   * needs `esbuild` installed). For wrapping the stock handler (e.g. extra middleware); it must
+   * keep the stock handler's configuration contract.
+   * @default - the published package's prebuilt handler (no bundler at synth); from the
+   * repository's sources, `lambda/handler.ts` bundled at synth
    */
   readonly handlerEntry?: string;
   /**
@@ -784,10 +821,8 @@ export class EcsReconciler extends Construct {
       Annotations.of(this).addWarningV2(`ecs-reconciler:OpenAllowList:${open.prop}`, open.message);
     }
 
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
+    const functionProps = {
       description: 'ecs-reconciler: one level-triggered reconcile pass over the spec table',
-      entry: props.handlerEntry ?? HANDLER_ENTRY,
-      handler: 'handler',
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: settings.memorySize,
@@ -802,22 +837,17 @@ export class EcsReconciler extends Construct {
       role: this.role,
       logGroup: functionLogs,
       environment,
-      bundling: {
-        forceDockerBundling: false,
-        format: nodejs.OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        // ESM bundles still meet CommonJS `require` inside dependencies: the banner gives them one (a bundled ESM module has no `require` of its own).
-        banner: "import { createRequire as __ecsrCreateRequire } from 'node:module'; const require = __ecsrCreateRequire(import.meta.url);",
-        minify: true,
-        sourceMap: true,
-        // Line mapping only: stack traces stay readable without shipping the sources twice.
-        sourcesContent: false,
-        // Runs on the Lambda runtime (Node 24) and on Node 20 locally.
-        target: 'node20',
-        // Ship the SDK versions the tests ran against, not whatever the runtime carries.
-        bundleAwsSDK: true,
-      },
-    });
+    } satisfies Omit<lambda.FunctionProps, 'code' | 'handler'>;
+    this.function =
+      props.handlerEntry === undefined && hasPrebuiltHandler()
+        ? // The published package: the bundle scripts/build-package.mjs made with HANDLER_BUNDLING.
+          new lambda.Function(this, 'Function', { ...functionProps, code: lambda.Code.fromAsset(PREBUILT_HANDLER_DIR), handler: 'index.handler' })
+        : new nodejs.NodejsFunction(this, 'Function', {
+            ...functionProps,
+            entry: props.handlerEntry ?? HANDLER_ENTRY,
+            handler: 'handler',
+            bundling: HANDLER_BUNDLING,
+          });
     const tableKey = props.existingTable ? props.existingTable.encryptionKey : props.tableProps?.encryptionKey ?? props.tableEncryptionKey;
     if (tableKey) {
       // What DynamoDB needs to use a customer managed table key on the caller's behalf, and only
