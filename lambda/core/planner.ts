@@ -1750,6 +1750,10 @@ class Planner {
       actions: [],
       status: this.status({ ...base, phase: 'Pending', conditions: unknownDrafts(reason, message) }),
     });
+    const blocked = (reason: Reason, message: string): ServicePlan => ({
+      actions: [],
+      status: this.status({ ...base, phase: 'Blocked', conditions: drafts('Blocked', reason, message, { blocked: { reason, message } }) }),
+    });
     if (!this.input.specsComplete) {
       return pending(Reason.SpecsIncomplete, 'owned service without a spec, but the spec table was read only in part: not pruned');
     }
@@ -1764,37 +1768,16 @@ class Planner {
         '(an empty, replaced or restored table?). Nothing is pruned there until a person confirms: restore the specs, ' +
         `or run \`ecsr prune --confirm ${key.cluster}\` to let passes delete the owned services without a spec for an hour. ` +
         `The hold stays while specs come back: ${this.releaseText(key.cluster)}`;
-      return {
-        actions: [],
-        status: this.status({
-          ...base,
-          phase: 'Blocked',
-          conditions: drafts('Blocked', Reason.PruneBlocked, message, { blocked: { reason: Reason.PruneBlocked, message } }),
-        }),
-      };
+      return blocked(Reason.PruneBlocked, message);
     }
     const held = this.options.prune ? this.holdOf(key.cluster) : undefined;
     if (held) {
       const message = this.heldMessage(held);
-      return {
-        actions: [],
-        status: this.status({
-          ...base,
-          phase: 'Blocked',
-          conditions: drafts('Blocked', Reason.PruneBlocked, message, { blocked: { reason: Reason.PruneBlocked, message } }),
-        }),
-      };
+      return blocked(Reason.PruneBlocked, message);
     }
     if (!this.options.prune) {
       const message = 'owned service without a spec; prune is disabled (PRUNE=false), so it is kept';
-      return {
-        actions: [],
-        status: this.status({
-          ...base,
-          phase: 'Blocked',
-          conditions: drafts('Blocked', Reason.PruneDisabled, message, { blocked: { reason: Reason.PruneDisabled, message } }),
-        }),
-      };
+      return blocked(Reason.PruneDisabled, message);
     }
     return {
       actions: [],
