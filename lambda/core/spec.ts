@@ -36,6 +36,23 @@ import {
 } from './vocab/service';
 import { CONTAINER, EPHEMERAL_STORAGE, HEALTH_CHECK, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
 import { own } from './dict';
+import {
+  ENV_NAME_RE,
+  IMAGE_ALLOWED,
+  IMAGE_RE,
+  NAME_RE,
+  ROLE_ARN_ALLOWED,
+  ROLE_ARN_RE,
+  SECRET_REF_ALLOWED,
+  SECRETS_MANAGER_ARN_RE,
+  SECURITY_GROUP_RE,
+  SSM_ARN_RE,
+  SSM_NAME_RE,
+  SUBNET_RE,
+  TAG_CHARS_RE,
+  TARGET_GROUP_ARN_ALLOWED,
+  TARGET_GROUP_ARN_RE,
+} from './vocab/patterns';
 import { MAX_SPEC_ATTRIBUTES_BYTES, attributesSize } from './item-size';
 import { ECS_QUOTAS } from './ecs-limits';
 import { renderTaskDefinition } from './taskdef';
@@ -128,33 +145,6 @@ export const SPEC_LIMITS = Object.freeze({
   minimumHealthyPercent: [0, 100] as const,
   maximumPercent: [100, 200] as const,
 });
-
-// ---------------------------------------------------------------------------------------------
-// Shapes of identifiers and ARNs
-// ---------------------------------------------------------------------------------------------
-
-const PARTITION = 'aws(?:-[a-z]+)*';
-const REGION = '[a-z]{2}(?:-[a-z]+)+-\\d{1,2}';
-const ACCOUNT = '\\d{12}';
-
-const NAME_RE = /^[A-Za-z0-9_-]{1,255}$/;
-/** REPOSITORY[:TAG] (255 characters at most) or REPOSITORY@sha256:DIGEST (255 before the @). */
-const IMAGE_RE = /^[A-Za-z0-9][A-Za-z0-9._\-/:#]{0,254}(?:@sha256:[A-Fa-f0-9]{64})?$/;
-const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const ROLE_ARN_RE = new RegExp(`^arn:${PARTITION}:iam::${ACCOUNT}:role/(?:[\\w+=,.@-]+/)*[\\w+=,.@-]{1,64}$`);
-const SSM_NAME_RE = /^\/?[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*$/;
-const SSM_ARN_RE = new RegExp(`^arn:${PARTITION}:ssm:${REGION}:${ACCOUNT}:parameter/[A-Za-z0-9_./-]+$`);
-/** Secret ARN, optionally with ECS's `:json-key:version-stage:version-id` suffix. */
-const SECRETS_MANAGER_ARN_RE = new RegExp(
-  `^arn:${PARTITION}:secretsmanager:${REGION}:${ACCOUNT}:secret:[A-Za-z0-9/_+=.@-]+(?::[^:]*){0,3}$`,
-);
-const TARGET_GROUP_ARN_RE = new RegExp(
-  `^arn:${PARTITION}:elasticloadbalancing:${REGION}:${ACCOUNT}:targetgroup/[A-Za-z0-9-]{1,32}/[0-9a-f]{16}$`,
-);
-const SUBNET_RE = /^subnet-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
-const SECURITY_GROUP_RE = /^sg-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
-/** ECS tag keys and values: letters, numbers, spaces, and `+ - = . _ : / @`. */
-const TAG_CHARS_RE = /^[\p{L}\p{Z}\p{N}+\-=._:/@]*$/u;
 
 // ---------------------------------------------------------------------------------------------
 // Messages
@@ -296,17 +286,14 @@ const envName = z
 const roleArn = (which: string) =>
   z
     .string()
-    .regex(ROLE_ARN_RE, fail('must be an IAM role ARN (arn:aws:iam::123456789012:role/NAME)'))
+    .regex(ROLE_ARN_RE, fail(ROLE_ARN_ALLOWED))
     .describe(which);
 
 const secretRef = z
   .string()
   .refine(
     (s) => SSM_NAME_RE.test(s) || SSM_ARN_RE.test(s) || SECRETS_MANAGER_ARN_RE.test(s),
-    fail(
-      'must be an SSM parameter name (/app/db-password) or ARN (arn:aws:ssm:REGION:ACCOUNT:parameter/NAME), ' +
-        'or a Secrets Manager secret ARN (arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME)',
-    ),
+    fail(SECRET_REF_ALLOWED),
   )
   .meta({
     anyOf: [{ pattern: SSM_NAME_RE.source }, { pattern: SSM_ARN_RE.source }, { pattern: SECRETS_MANAGER_ARN_RE.source }],
@@ -356,10 +343,7 @@ const loadBalancerSchema = z
   .strictObject({
     targetGroupArn: z
       .string()
-      .regex(
-        TARGET_GROUP_ARN_RE,
-        fail('must be a target group ARN (arn:aws:elasticloadbalancing:REGION:ACCOUNT:targetgroup/NAME/ID)'),
-      ),
+      .regex(TARGET_GROUP_ARN_RE, fail(TARGET_GROUP_ARN_ALLOWED)),
     containerPort: wholeNumber(1, 65535, ' (TCP port)').describe('Port of the container the target group sends to.'),
   })
   .describe('Register the tasks in an Elastic Load Balancing target group.');
@@ -464,13 +448,7 @@ const specObject = z.strictObject({
   service: ecsName('service'),
   image: z
     .string()
-    .regex(
-      IMAGE_RE,
-      fail(
-        'must be an image reference, REPOSITORY[:TAG] or REPOSITORY@sha256:DIGEST, of letters, numbers and - _ . : / # ' +
-          '(ECS: at most 255 characters before any @)',
-      ),
-    )
+    .regex(IMAGE_RE, fail(IMAGE_ALLOWED))
     .optional()
     .describe('Container image reference. Required unless state is absent.'),
   desiredCount: wholeNumber(0, undefined, ' (tasks)')

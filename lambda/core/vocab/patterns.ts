@@ -35,6 +35,14 @@ export const TARGET_GROUP_ARN_ALLOWED =
   'must be a target group ARN (arn:aws:elasticloadbalancing:REGION:ACCOUNT:targetgroup/NAME/ID)';
 export const SUBNET_RE = /^subnet-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
 export const SECURITY_GROUP_RE = /^sg-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+/** ECS tag keys and values: letters, numbers, spaces, and `+ - = . _ : / @`. */
+export const TAG_CHARS_RE = /^[\p{L}\p{Z}\p{N}+\-=._:/@]*$/u;
+/** `LATEST` or a Fargate platform version (`1.4.0`). */
+export const PLATFORM_VERSION_RE = /^(?:LATEST|\d+\.\d+\.\d+)$/;
+/** ECS port mapping name (Service Connect refers to it). */
+export const PORT_NAME_RE = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+/** A port range `FROM-TO`. */
+export const PORT_RANGE_RE = /^\d{1,5}-\d{1,5}$/;
 /** S3 object ARN (`environmentFiles`). */
 export const S3_OBJECT_ARN_RE = new RegExp(`^arn:${PARTITION}:s3:::[a-z0-9.-]{3,63}/.+$`);
 /** EFS file system id. */

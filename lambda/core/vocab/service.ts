@@ -12,7 +12,17 @@
  * (`platformVersion 1.4.0 -> LATEST`).
  */
 import { type Field, bool, int, list, map, obj, oneOf, str } from './decl';
-import { ALARM_NAME_RE, ANY_ARN_RE, CLOUD_MAP_ARN_RE, NAME_RE, ROLE_ARN_ALLOWED, ROLE_ARN_RE } from './patterns';
+import {
+  ALARM_NAME_RE,
+  ANY_ARN_RE,
+  CLOUD_MAP_ARN_RE,
+  NAME_RE,
+  PLATFORM_VERSION_RE,
+  ROLE_ARN_ALLOWED,
+  ROLE_ARN_RE,
+  TARGET_GROUP_ARN_ALLOWED,
+  TARGET_GROUP_ARN_RE,
+} from './patterns';
 
 /** ECS deployment controllers (Service.deploymentController.type; absent means ECS). */
 export type DeploymentControllerType = 'ECS' | 'CODE_DEPLOY' | 'EXTERNAL';
@@ -49,7 +59,7 @@ const containerName = str({ pattern: NAME_RE, allowed: 'must be 1-255 letters, n
 /** ECS LoadBalancer of a service (target group, container and port). */
 export const LOAD_BALANCER = obj({
   targetGroupArn: {
-    type: str({ pattern: /^arn:aws(?:-[a-z]+)*:elasticloadbalancing:[a-z]{2}(?:-[a-z]+)+-\d{1,2}:\d{12}:targetgroup\/[A-Za-z0-9-]{1,32}\/[0-9a-f]{16}$/, allowed: 'must be a target group ARN (arn:aws:elasticloadbalancing:REGION:ACCOUNT:targetgroup/NAME/ID)' }),
+    type: str({ pattern: TARGET_GROUP_ARN_RE, allowed: TARGET_GROUP_ARN_ALLOWED }),
     required: true,
   },
   containerName: { type: containerName, required: true },
@@ -147,7 +157,7 @@ export const CAPACITY_PROVIDER_STRATEGY_ITEM = obj({
 export const SERVICE_FIELDS = {
   platformVersion: {
     field: {
-      type: str({ pattern: /^(?:LATEST|\d+\.\d+\.\d+)$/, allowed: 'must be LATEST or a Fargate platform version such as 1.4.0' }),
+      type: str({ pattern: PLATFORM_VERSION_RE, allowed: 'must be LATEST or a Fargate platform version such as 1.4.0' }),
       default: 'LATEST',
       doc: 'Fargate platform version (ECS default LATEST).',
     },

@@ -31,6 +31,8 @@ import {
   IMAGE_ALLOWED,
   IMAGE_RE,
   NAME_RE,
+  PORT_NAME_RE,
+  PORT_RANGE_RE,
   ROLE_ARN_ALLOWED,
   ROLE_ARN_RE,
   S3_OBJECT_ARN_RE,
@@ -71,12 +73,12 @@ export const PORT_MAPPING = obj(
     hostPort: { type: int({ min: 0, max: 65535 }), ecsFills: true, doc: 'awsvpc: equals containerPort (ECS fills it in).' },
     protocol: { type: oneOf(['tcp', 'udp']), default: 'tcp', ecsFills: true },
     name: {
-      type: str({ pattern: /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, allowed: 'must be 1-64 lower-case letters, digits and hyphens, not starting or ending with a hyphen (ECS port name)' }),
+      type: str({ pattern: PORT_NAME_RE, allowed: 'must be 1-64 lower-case letters, digits and hyphens, not starting or ending with a hyphen (ECS port name)' }),
       doc: 'Port name, used by Service Connect.',
     },
     appProtocol: { type: oneOf(['http', 'http2', 'grpc']), doc: 'Application protocol, for Service Connect.' },
     containerPortRange: {
-      type: str({ pattern: /^\d{1,5}-\d{1,5}$/, allowed: 'must be a port range FROM-TO (e.g. 8000-8010)' }),
+      type: str({ pattern: PORT_RANGE_RE, allowed: 'must be a port range FROM-TO (e.g. 8000-8010)' }),
       doc: 'A range of ports, instead of containerPort.',
     },
   },
