@@ -44,7 +44,7 @@ import {
   resolveConditions,
   isoTime,
 } from './status';
-import { diffTaskDefinitions, renderTaskDefinition, taskDefinitionFamily } from './taskdef';
+import { diffTaskDefinitions, renderTaskDefinition } from './taskdef';
 import { desiredConfigOf, rememberSteadyComparison, renderingKey, sameByDigest, steadyComparisonOf, sweepSteadyComparisons } from './compare-memo';
 import { eventReasonOf } from './observed-print';
 import { lagOf, type LagOrCrashLoop } from './crash-loop';
@@ -79,31 +79,11 @@ import {
   serviceId,
 } from './types';
 import { dict, own, putOwn } from './dict';
+import { clusterOf, fleetFacts } from './reconcile/fleet';
+import { familyCollisionMessage, familyHolderOf } from './reconcile/family';
+import type { FleetFacts, KeyedSpec, PlanInput } from './reconcile/types';
 
-/** Everything the planner looks at; nothing else. */
-export interface PlanInput {
-  /** Every item read (valid or not). Items without a usable key cannot get a status. */
-  readonly specs: SpecParseResult[];
-  /** False when the spec read failed or was partial: then nothing is deleted. */
-  readonly specsComplete: boolean;
-  /** Per managed cluster (each with complete/exists) + described task definitions by ARN. */
-  readonly observed: ObservedState;
-  /** Status from the previous pass (the planner's memory), by `cluster/service`. */
-  readonly remembered: Record<ServiceId, ServiceStatus>;
-  readonly options: PlanOptions;
-  readonly now: Date;
-  /**
-   * Clusters whose prune a person confirmed (`ecsr prune --confirm CLUSTER`, still valid at
-   * `now`): there the planner prunes even when the table holds no spec at all for the cluster, or
-   * when more than half of its owned services lost their spec. `maxDeletesPerPass` still applies.
-   */
-  readonly pruneConfirmedClusters?: readonly string[];
-  /**
-   * Prune holds earlier passes set (read back from the spec table), by cluster: their clusters'
-   * orphans are not pruned ({@link PruneHold}). The plan says which to keep, set and clear.
-   */
-  readonly pruneHolds?: readonly PruneHold[];
-}
+export type { PlanInput, FleetFacts, FamilyClaim, FamilyClaims } from './reconcile/types';
 
 /**
  * Idempotency token for CreateService (docs/ecs-facts.md §3: at most 36 ASCII characters, codes 33..126):
@@ -265,28 +245,6 @@ function startsDeployment(input: Omit<UpdateServiceInput, 'cluster' | 'service'>
   );
 }
 
-/**
- * Positions of the specs (`indexSpecs`) sorted by cluster, then service (`compareKeys`'s order):
- * the clusters' names sorted, then each cluster's service names, so that a comparison reads one
- * string of each side and sorts a cluster's few hundred names rather than the whole fleet. A
- * DynamoDB Scan returns a partition's items in sort-key order, so each cluster's names usually
- * come sorted already (one run for the sort to find).
- * @param specNames per cluster, each service name and its position.
- */
-function specOrder(specNames: ReadonlyMap<string, ReadonlyMap<string, number>>): number[] {
-  const order: number[] = [];
-  const byName = (a: [string, number], b: [string, number]): number => compareStrings(a[0], b[0]);
-  for (const cluster of [...specNames.keys()].sort(compareStrings)) {
-    const entries = [...(specNames.get(cluster) as ReadonlyMap<string, number>)].sort(byName);
-    for (const [, position] of entries) order.push(position);
-  }
-  return order;
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function compareKeys(a: ServiceKey, b: ServiceKey): number {
   if (a.cluster !== b.cluster) return a.cluster < b.cluster ? -1 : 1;
   if (a.service !== b.service) return a.service < b.service ? -1 : 1;
@@ -300,9 +258,6 @@ const ACTION_RANK: Record<Action['type'], number> = {
   UpdateService: 3,
   DeleteService: 4,
 };
-
-/** A spec parse result with a usable key. */
-type KeyedSpec = SpecParseResult & { key: ServiceKey };
 
 /** Shared empty results of the steady path (frozen: a push would throw instead of leaking into the next service). */
 const NO_CHANGES = Object.freeze([]) as unknown as FieldChange[];
@@ -431,6 +386,7 @@ class Planner {
     this.pendingTaskDefinitions = new Set(input.observed.taskDefinitionsPending ?? []);
     this.renderKey = renderingKey({ defaults: this.options.defaults, ownerId: this.options.ownerId });
     this.allowListsSet = anyAllowList(this.options.allow);
+    this.fleet = fleetFacts(input);
   }
 
   /** Whether any allow-list is set (else no spec needs checking against them). */
@@ -478,26 +434,24 @@ class Planner {
   /** Services whose deployment history would tell whether their spec was rolled back. */
   private readonly historyWanted: ServiceKey[] = [];
 
-  /** Specs refused because another spec holds their task definition family, with the holder. */
-  private familyCollisions: ReadonlyMap<ServiceId, FamilyHolder> = new Map();
-
-  /** Clusters that at least one spec item (valid or not) names. */
-  private clustersWithSpecs: ReadonlySet<string> = new Set();
+  /** What spans services, computed once for the pass. */
+  private readonly fleet: FleetFacts;
 
   /** Whether a person confirmed pruning `cluster` (`ecsr prune --confirm`, unexpired at `now`). */
   private pruneConfirmed(cluster: string): boolean {
-    return (this.input.pruneConfirmedClusters ?? []).includes(cluster);
+    return this.fleet.pruneConfirmed.has(cluster);
   }
 
   /** The holds earlier passes set, by cluster (the first of a cluster's wins). */
-  private readonly heldBefore = new Map<string, PruneHold>();
+  private get heldBefore(): ReadonlyMap<string, PruneHold> {
+    return this.fleet.heldBefore;
+  }
   /** Holds this pass sets, by cluster. */
   private readonly heldNow = new Map<string, PruneHold>();
-  /**
-   * Per cluster read to the end (with the whole spec table read): its owned services without a spec
-   * item that a prune could delete (ACTIVE, not DRAINING). Zero releases the cluster's hold.
-   */
-  private readonly orphanCounts = new Map<string, number>();
+  /** Per cluster read to the end, its orphans a prune could delete ({@link FleetFacts.orphanCounts}). */
+  private get orphanCounts(): ReadonlyMap<string, number> {
+    return this.fleet.orphanCounts;
+  }
 
   /** The hold of `cluster` in force for this pass (an earlier pass's, or one this pass set), unless confirmed. */
   private holdOf(cluster: string): PruneHold | undefined {
@@ -554,11 +508,8 @@ class Planner {
   }
 
   run(): Plan {
-    const { ids, results, specNames } = this.indexSpecs();
-    this.clustersWithSpecs = new Set(specNames.keys());
-    for (const h of this.input.pruneHolds ?? []) if (!this.heldBefore.has(h.cluster)) this.heldBefore.set(h.cluster, h);
-    this.familyCollisions = this.findFamilyCollisions(results);
-    const clusters = this.managedClusters();
+    const fleet = this.fleet;
+    const clusters = fleet.managedClusters;
     const actions: Action[] = [];
     const statuses: Record<ServiceId, ServiceStatus> = dict();
     const candidates: DeleteCandidate[] = [];
@@ -569,12 +520,11 @@ class Planner {
       if (p.deleteCandidate) candidates.push(p.deleteCandidate);
     };
 
-    const order = specOrder(specNames);
     let clusterName: string | undefined;
     let cl: ObservedCluster | undefined;
-    for (const i of order) {
-      const id = ids[i];
-      const r = results[i];
+    for (let i = 0; i < fleet.specIds.length; i++) {
+      const id = fleet.specIds[i];
+      const r = fleet.specResults[i];
       // In this order a cluster's services come together: its observation is looked up once.
       if (cl === undefined || r.key.cluster !== clusterName) {
         clusterName = r.key.cluster;
@@ -582,24 +532,9 @@ class Planner {
       }
       collect(id, r.ok ? this.planSpec(id, r, cl) : this.planInvalid(r.key, r.errors, cl));
     }
-    for (const cluster of clusters) {
+    for (const { cluster, names } of fleet.orphans) {
       const cl = this.cluster(cluster);
-      // Only services without a spec are planned here: find them, then sort those.
-      const orphans: string[] = [];
-      const named = specNames.get(cluster);
-      for (const name in cl.services) {
-        if (Object.hasOwn(cl.services, name) && !named?.has(name)) orphans.push(name);
-      }
-      orphans.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      if (this.input.specsComplete && cl.complete) {
-        let prunable = 0;
-        for (const name of orphans) {
-          const svc = own(cl.services, name) as ObservedService;
-          if (!isGone(svc) && isOwned(svc, this.options) && svc.status !== 'DRAINING') prunable += 1;
-        }
-        this.orphanCounts.set(cluster, prunable);
-      }
-      for (const name of orphans) {
+      for (const name of names) {
         collect(serviceId({ cluster, service: name }), this.planOrphan({ cluster, service: name }, own(cl.services, name) as ObservedService, cl));
       }
     }
@@ -621,118 +556,9 @@ class Planner {
   // Inputs
   // -------------------------------------------------------------------------------------------
 
-  /**
-   * One spec per service id, in the order first seen: `ids[i]` and `results[i]`; an invalid result
-   * wins over a valid one for the same key (safer). `specNames`: per cluster, the service names
-   * that have a spec and their position (to find duplicates and orphans without a map keyed by
-   * `cluster/service`).
-   */
-  private indexSpecs(): { ids: ServiceId[]; results: KeyedSpec[]; specNames: Map<string, Map<string, number>> } {
-    const ids: ServiceId[] = [];
-    const results: KeyedSpec[] = [];
-    const specNames = new Map<string, Map<string, number>>();
-    let lastCluster: string | undefined;
-    let lastNames: Map<string, number> | undefined;
-    for (const r of this.input.specs) {
-      if (!r.key) continue;
-      const { cluster, service } = r.key;
-      // Specs of one cluster tend to come together: its names are kept at hand.
-      let names = cluster === lastCluster ? lastNames : specNames.get(cluster);
-      if (names === undefined) {
-        names = new Map();
-        specNames.set(cluster, names);
-      }
-      lastCluster = cluster;
-      lastNames = names;
-      const at = names.get(service);
-      if (at === undefined) {
-        names.set(service, ids.length);
-        ids.push(serviceId(r.key));
-        results.push(r as KeyedSpec);
-      } else if (results[at].ok && !r.ok) {
-        results[at] = r as KeyedSpec;
-      }
-    }
-    return { ids, results, specNames };
-  }
-
-  /**
-   * Valid `present` specs whose effective task definition family (`family` when the spec names
-   * one, else `<cluster>-<service>`) another one also renders: two specs naming the same `family`,
-   * a `family` that is another spec's default (`family: prod-web` beside `prod`/`web`), or two
-   * defaults that join alike (`a-b`/`c` and `a`/`b-c`). Per family, the spec whose service already
-   * runs a revision of that family (owned by us, or adopted by the spec) keeps it; otherwise the
-   * first by cluster, then service. Every other one is refused: two services sharing a family
-   * would overwrite each other's revisions.
-   * @returns refused service id -> the family and the key of the spec that keeps it.
-   */
-  private findFamilyCollisions(results: readonly KeyedSpec[]): Map<ServiceId, FamilyHolder> {
-    // Two default families are equal only if one cluster's name is another's followed by '-'
-    // (`a-b`/`c` and `a`/`b-c`): within one cluster, different services have different defaults.
-    // With no such pair of cluster names and no spec naming a family (the usual fleet), no family
-    // string need be made at all.
-    const defaultsMayCollide = anyClusterExtendsAnother(this.clustersWithSpecs);
-    let named = false;
-    for (const r of results) {
-      if (r.ok && r.spec.family !== undefined) {
-        named = true;
-        break;
-      }
-    }
-    if (!defaultsMayCollide && !named) return new Map();
-    // The first key per family, and a list only for the (rare) families named more than once.
-    const first = new Map<string, ServiceKey>();
-    const shared = new Map<string, ServiceKey[]>();
-    for (const r of results) {
-      if (!r.ok || r.spec.state !== 'present') continue;
-      const family = r.spec.family ?? taskDefinitionFamily(r.key);
-      const holder = first.get(family);
-      if (holder === undefined) first.set(family, r.key);
-      else {
-        const keys = shared.get(family);
-        if (keys) keys.push(r.key);
-        else shared.set(family, [holder, r.key]);
-      }
-    }
-    const refused = new Map<ServiceId, FamilyHolder>();
-    const adopts = new Set<ServiceId>();
-    for (const r of results) if (r.ok && r.spec.adopt) adopts.add(serviceId(r.key));
-    for (const [family, keys] of shared) {
-      const holdsFamily = (k: ServiceKey) => {
-        const svc = own(own(this.observed.clusters, k.cluster)?.services, k.service);
-        return (
-          svc !== undefined &&
-          !isGone(svc) &&
-          (isOwned(svc, this.options) || adopts.has(serviceId(k))) &&
-          svc.taskDefinition.includes(`:task-definition/${family}:`)
-        );
-      };
-      const sorted = [...keys].sort(compareKeys);
-      const running = sorted.find(holdsFamily);
-      const keeper = running ?? sorted[0];
-      for (const k of sorted) if (k !== keeper) refused.set(serviceId(k), { family, key: keeper, running: running !== undefined });
-    }
-    return refused;
-  }
-
-  /** Clusters named in the options or by a spec item, sorted. */
-  private managedClusters(): string[] {
-    const names = new Set(this.options.managedClusters);
-    for (const cluster of this.clustersWithSpecs) names.add(cluster);
-    return [...names].sort();
-  }
-
   /** The cluster's observation; one the observer did not report counts as incomplete. */
   private cluster(name: string): ObservedCluster {
-    return (
-      own(this.observed.clusters, name) ?? {
-        cluster: name,
-        complete: false,
-        exists: true,
-        error: 'cluster not observed this pass',
-        services: dict(),
-      }
-    );
+    return this.fleet.clusters.get(name) ?? clusterOf(this.observed, name);
   }
 
   private lastRememberedId: ServiceId | undefined;
@@ -867,7 +693,7 @@ class Planner {
       return this.blockedPlan(id, r, counts, svc, Reason.ClusterNotFound, `cluster ${key.cluster} does not exist; the reconciler does not create clusters`);
     }
     if (cl.refused !== undefined && svc === undefined && !cl.described?.has(key.service)) return this.refusedReadPlan(id, r, cl);
-    const holder = this.familyCollisions.size > 0 ? this.familyCollisions.get(id) : undefined;
+    const holder = familyHolderOf(this.fleet.familyClaims, key, spec);
     if (holder) {
       return this.blockedPlan(id, r, counts, svc, 
         Reason.FamilyCollision,
@@ -1760,7 +1586,7 @@ class Planner {
     if (!cl.complete) {
       return pending(Reason.ObservationIncomplete, `cluster ${key.cluster} was observed only in part: not pruned`);
     }
-    if (this.options.prune && !this.clustersWithSpecs.has(key.cluster) && !this.pruneConfirmed(key.cluster)) {
+    if (this.options.prune && !this.fleet.clustersWithSpecs.has(key.cluster) && !this.pruneConfirmed(key.cluster)) {
       const owned = this.orphanCounts.get(key.cluster) ?? 0;
       this.hold(key.cluster, `no spec at all for cluster ${key.cluster}, where this reconciler owns ${owned} service${owned === 1 ? '' : 's'}`);
       const message =
@@ -1819,7 +1645,7 @@ class Planner {
    */
   private applyDeleteBudget(
     candidates: DeleteCandidate[],
-    clusters: string[],
+    clusters: readonly string[],
     statuses: Record<ServiceId, ServiceStatus>,
   ): DeleteServiceAction[] {
     const max = this.options.maxDeletesPerPass;
@@ -1846,7 +1672,7 @@ class Planner {
     const orphans = sorted.filter((x) => x.cause === 'orphan');
     if (orphans.length === 0) return out;
     const reasons: string[] = [];
-    const unkeyed = this.input.specs.filter((r) => !r.ok && !r.key).length;
+    const unkeyed = this.fleet.unkeyedInvalid;
     if (unkeyed > 0) {
       // An invalid item protects its service, but one without a usable key could be any of them.
       reasons.push(`${unkeyed} invalid spec item(s) have no usable cluster/service key and may belong to any of them`);
@@ -1892,38 +1718,6 @@ class Planner {
     }
     return out;
   }
-}
-
-/** The spec that keeps a task definition family two or more specs render. */
-interface FamilyHolder {
-  readonly family: string;
-  readonly key: ServiceKey;
-  /** Whether it keeps the family because its service runs a revision of it (else: first by key). */
-  readonly running: boolean;
-}
-
-/**
- * The message of a spec refused for its family: both specs, the family, why the other keeps it,
- * and what to change.
- */
-function familyCollisionMessage(key: ServiceKey, spec: ServiceSpec, holder: FamilyHolder): string {
-  const how = spec.family !== undefined ? 'named by its family attribute' : 'its default <cluster>-<service>';
-  const why = holder.running ? 'its service runs a revision of it' : 'first by cluster, then service';
-  return (
-    `${serviceId(key)} and ${serviceId(holder.key)} both render task definition family ${holder.family} (${how}); ` +
-    `${serviceId(holder.key)} keeps it (${why}) and ${serviceId(key)} is not reconciled: ` +
-    'give one of them another family (family attribute, or a service name that joins differently)'
-  );
-}
-
-/** Whether one of `clusters` is another one's name followed by `-` and more (`a-b` and `a`). */
-function anyClusterExtendsAnother(clusters: ReadonlySet<string>): boolean {
-  for (const name of clusters) {
-    for (let i = name.indexOf('-', 1); i !== -1; i = name.indexOf('-', i + 1)) {
-      if (clusters.has(name.slice(0, i))) return true;
-    }
-  }
-  return false;
 }
 
 /**
