@@ -235,17 +235,47 @@ export function alarmSettingsProblems(s: AlarmSettings): string[] {
 export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTINGS): AlarmDefinition[] {
   const problems = alarmSettingsProblems(settings);
   if (problems.length > 0) throw new Error(problems.join(' '));
-  const ns = settings.namespace;
-  const period = settings.scheduleMinutes * 60;
-  const lag = lagPeriods(settings.defaultLagGraceSeconds, period);
-  const timeoutSeconds = settings.functionTimeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS;
-  const passDurationThresholdMs = Math.round(timeoutSeconds * 1000 * PASS_DURATION_ALARM_FRACTION);
-  const own = (metricName: string, statistic: AlarmStatistic): AlarmSource => ({
-    kind: 'reconcilerMetric',
-    namespace: ns,
-    metricName,
-    statistic,
-  });
+  const basis = alarmBasis(settings);
+  return [
+    ...lagAlarms(basis),
+    heartbeatAlarm(basis),
+    ...functionAlarms(basis),
+    ...outcomeAlarms(basis),
+    ...(settings.fanOut ? [targetPassesStopped(basis.ns, basis.period, basis.timeoutSeconds)] : []),
+  ];
+}
+
+/** What the alarm groups derive from valid settings. */
+interface AlarmBasis {
+  readonly ns: string;
+  /** Seconds per datapoint: the schedule interval, so each period holds one pass's datapoint. */
+  readonly period: number;
+  readonly defaultLagGraceSeconds: number;
+  /** The function's timeout in seconds. */
+  readonly timeoutSeconds: number;
+}
+
+/** The values every group reads, from settings already validated by {@link alarmSettingsProblems}. */
+function alarmBasis(settings: AlarmSettings): AlarmBasis {
+  return {
+    ns: settings.namespace,
+    period: settings.scheduleMinutes * 60,
+    defaultLagGraceSeconds: settings.defaultLagGraceSeconds,
+    timeoutSeconds: settings.functionTimeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS,
+  };
+}
+
+/** A metric the reconciler emits (EMF) in namespace `ns`, without dimensions, read with `statistic`. */
+function reconcilerMetric(ns: string, metricName: string, statistic: AlarmStatistic): AlarmSource {
+  return { kind: 'reconcilerMetric', namespace: ns, metricName, statistic };
+}
+
+/**
+ * Lag: `ServiceLagBeyondGrace` per service (the default grace, capped at the Metrics Insights
+ * window) and `ServicesLaggingBeyondGrace` over the pass's own count (per-service graces).
+ */
+function lagAlarms({ ns, period, defaultLagGraceSeconds }: AlarmBasis): AlarmDefinition[] {
+  const lag = lagPeriods(defaultLagGraceSeconds, period);
   return [
     {
       id: 'ServiceLagBeyondGrace',
@@ -273,7 +303,7 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
       description:
         'At least one service has lagged desired longer than its own lagGraceSeconds (per-service graces honoured). ' +
         'Run `ecsr status` or read the items\' status to see which.',
-      source: own(METRIC.servicesLaggingBeyondGrace, 'Maximum'),
+      source: reconcilerMetric(ns, METRIC.servicesLaggingBeyondGrace, 'Maximum'),
       periodSeconds: period,
       evaluationPeriods: 1,
       datapointsToAlarm: 1,
@@ -282,19 +312,33 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
       // No pass, no count: the heartbeat alarm speaks for that case.
       treatMissingData: 'notBreaching',
     },
-    {
-      id: 'PassHeartbeat',
-      description:
-        `No reconcile pass has succeeded in ${HEARTBEAT_MISSED_PASSES} consecutive schedule intervals: ` +
-        'the loop stopped, fails, or cannot take its lease. Read the function\'s log group.',
-      source: own(METRIC.passSucceeded, 'Sum'),
-      periodSeconds: period,
-      evaluationPeriods: HEARTBEAT_MISSED_PASSES,
-      datapointsToAlarm: HEARTBEAT_MISSED_PASSES,
-      threshold: 1,
-      comparisonOperator: 'LessThanThreshold',
-      treatMissingData: 'breaching',
-    },
+  ];
+}
+
+/** `PassHeartbeat`: no successful pass for {@link HEARTBEAT_MISSED_PASSES} periods; missing data breaches. */
+function heartbeatAlarm({ ns, period }: AlarmBasis): AlarmDefinition {
+  return {
+    id: 'PassHeartbeat',
+    description:
+      `No reconcile pass has succeeded in ${HEARTBEAT_MISSED_PASSES} consecutive schedule intervals: ` +
+      'the loop stopped, fails, or cannot take its lease. Read the function\'s log group.',
+    source: reconcilerMetric(ns, METRIC.passSucceeded, 'Sum'),
+    periodSeconds: period,
+    evaluationPeriods: HEARTBEAT_MISSED_PASSES,
+    datapointsToAlarm: HEARTBEAT_MISSED_PASSES,
+    threshold: 1,
+    comparisonOperator: 'LessThanThreshold',
+    treatMissingData: 'breaching',
+  };
+}
+
+/**
+ * The function's health: `FunctionErrors`, `FunctionThrottles` (its `AWS/Lambda` metrics),
+ * `PassDurationNearTimeout` (a fraction of its timeout) and `AsyncEventsDropped` (a skipped pass).
+ */
+function functionAlarms({ ns, period, timeoutSeconds }: AlarmBasis): AlarmDefinition[] {
+  const passDurationThresholdMs = Math.round(timeoutSeconds * 1000 * PASS_DURATION_ALARM_FRACTION);
+  return [
     {
       id: 'FunctionErrors',
       description:
@@ -327,7 +371,7 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
         `A pass took ${passDurationThresholdMs} ms or more (${PASS_DURATION_ALARM_FRACTION * 100}% of the ${timeoutSeconds} s function timeout) ` +
         `in ${PASS_DURATION_NEAR_TIMEOUT.datapointsToAlarm} of the last ${PASS_DURATION_NEAR_TIMEOUT.evaluationPeriods} intervals: ` +
         'the fleet is outgrowing one pass. Raise the timeout and memory, split the clusters over two reconcilers, or lengthen the schedule.',
-      source: own(METRIC.passDuration, 'Maximum'),
+      source: reconcilerMetric(ns, METRIC.passDuration, 'Maximum'),
       periodSeconds: period,
       evaluationPeriods: PASS_DURATION_NEAR_TIMEOUT.evaluationPeriods,
       datapointsToAlarm: PASS_DURATION_NEAR_TIMEOUT.datapointsToAlarm,
@@ -350,12 +394,18 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
       // Lambda publishes the metric only when events are dropped.
       treatMissingData: 'notBreaching',
     },
+  ];
+}
+
+/** What passes reported: `ActionsFailing` (ECS rejected actions) and `InvalidSpecs` (specs not reconciled). */
+function outcomeAlarms({ ns, period }: AlarmBasis): AlarmDefinition[] {
+  return [
     {
       id: 'ActionsFailing',
       description:
         `ECS rejected reconcile actions in ${FAILED_ACTION_PASSES} consecutive passes. ` +
         'The failing services\' status (lastAction.error) carries ECS\'s message.',
-      source: own(METRIC.actionsFailed, 'Sum'),
+      source: reconcilerMetric(ns, METRIC.actionsFailed, 'Sum'),
       periodSeconds: period,
       evaluationPeriods: FAILED_ACTION_PASSES,
       datapointsToAlarm: FAILED_ACTION_PASSES,
@@ -368,7 +418,7 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
       description:
         `Spec items failed validation in ${INVALID_SPEC_PASSES} consecutive passes; they are not reconciled. ` +
         'Their status (phase Invalid) lists each bad attribute.',
-      source: own(METRIC.invalidSpecs, 'Maximum'),
+      source: reconcilerMetric(ns, METRIC.invalidSpecs, 'Maximum'),
       periodSeconds: period,
       evaluationPeriods: INVALID_SPEC_PASSES,
       datapointsToAlarm: INVALID_SPEC_PASSES,
@@ -376,7 +426,6 @@ export function alarmDefinitions(settings: AlarmSettings = DEFAULT_ALARM_SETTING
       comparisonOperator: 'GreaterThanThreshold',
       treatMissingData: 'notBreaching',
     },
-    ...(settings.fanOut ? [targetPassesStopped(ns, period, timeoutSeconds)] : []),
   ];
 }
 
