@@ -38,8 +38,8 @@ const RULES: { case: string; files: string[]; forbidden: RegExp }[] = [
   { case: 'core -> local', files: filesUnder('lambda/core'), forbidden: /^local(\/|$)/ },
   { case: 'core -> lib or CDK', files: filesUnder('lambda/core'), forbidden: /^lib(\/|$)|^aws-cdk-lib|^constructs$/ },
   {
-    case: 'handler/adapters -> lib, CDK or local',
-    files: ['lambda/handler.ts', 'lambda/config.ts', ...filesUnder('lambda/adapters')],
+    case: 'handler/entry/adapters -> lib, CDK or local',
+    files: ['lambda/handler.ts', 'lambda/config.ts', ...filesUnder('lambda/entry'), ...filesUnder('lambda/adapters')],
     forbidden: /^lib(\/|$)|^local(\/|$)|^aws-cdk-lib|^constructs$|^bin(\/|$)/,
   },
   {
@@ -60,7 +60,7 @@ describe('architecture', () => {
 
   it('sees relative imports (the check itself works)', () => {
     expect(importsOf('lambda/core/planner.ts').some((s) => s.startsWith('lambda/core/'))).toBe(true);
-    expect(importsOf('lambda/handler.ts').some((s) => s.startsWith('lambda/adapters/'))).toBe(true);
+    expect(importsOf('lambda/handler.ts').some((s) => s.startsWith('lambda/entry/'))).toBe(true);
   });
 });
 
