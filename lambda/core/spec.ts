@@ -16,11 +16,8 @@ import { z } from 'zod';
 import { canonicalJson } from './canonical-json';
 import { OWNER_TAG_KEY } from './ports';
 import type {
-  CapacityProviderStrategyItem,
-  ContainerDefinition,
-  DeploymentAlarms,
+  ServiceFieldValues,
   ServiceKey,
-  ServiceLoadBalancer,
   ServiceSpec,
   SpecError,
   SpecParseResult,
@@ -33,6 +30,7 @@ import {
   LOAD_BALANCER,
   SERVICE_FIELDS,
   SERVICE_FIELD_NAMES,
+  type ServiceFieldName,
 } from './vocab/service';
 import { CONTAINER, EPHEMERAL_STORAGE, HEALTH_CHECK, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
 import { own } from './dict';
@@ -368,7 +366,7 @@ const deploymentSchema = z
       })
       .optional()
       .describe('ECS deployment circuit breaker: fail a rollout that cannot reach steady state, and roll back.'),
-    alarms: (zodOf(DEPLOYMENT_ALARMS) as z.ZodType<DeploymentAlarms>)
+    alarms: zodOf(DEPLOYMENT_ALARMS)
       .optional()
       .describe('CloudWatch alarms that fail a rollout (ECS deploymentConfiguration.alarms); default: none.'),
   })
@@ -393,53 +391,42 @@ const cpuSchema = z
  * print them.
  */
 const ECS_SPEC_SHAPE = {
-  family: (zodOf(TASK_DEFINITION.fields.family.type) as z.ZodType<string>)
+  family: zodOf(TASK_DEFINITION.fields.family.type)
     .optional()
     .describe('Task definition family; default <cluster>-<service> (import keeps a live family).'),
-  containers: (zodOf(list(CONTAINER, { order: 'ordered', minItems: 1, maxItems: 10 })) as z.ZodType<ContainerDefinition[]>)
+  containers: zodOf(list(CONTAINER, { order: 'ordered', minItems: 1, maxItems: 10 }))
     .optional()
     .describe(
       'Containers in ECS ContainerDefinition form (sidecars: log routers, agents, proxies). With image, they follow the ' +
         'shorthand container (named after the service); without image, they are all of the task.',
     ),
-  volumes: (zodOf(list(VOLUME, { order: 'ordered', maxItems: 20 })) as z.ZodType<Record<string, unknown>[]>)
+  volumes: zodOf(list(VOLUME, { order: 'ordered', maxItems: 20 }))
     .optional()
     .describe('Task volumes (ECS Volume): EFS (efsVolumeConfiguration), bind mounts (a name only), EBS (configuredAtLaunch).'),
-  ephemeralStorage: (zodOf(EPHEMERAL_STORAGE) as z.ZodType<{ sizeInGiB: number }>)
+  ephemeralStorage: zodOf(EPHEMERAL_STORAGE)
     .optional()
     .describe('Task ephemeral storage above the Fargate default of 20 GiB (21-200).'),
-  pidMode: (zodOf(TASK_DEFINITION.fields.pidMode.type) as z.ZodType<'task'>).optional().describe('"task": containers share the process namespace.'),
-  proxyConfiguration: (zodOf(PROXY_CONFIGURATION) as z.ZodType<Record<string, unknown>>).optional().describe('App Mesh proxy (ECS proxyConfiguration).'),
+  pidMode: zodOf(TASK_DEFINITION.fields.pidMode.type).optional().describe('"task": containers share the process namespace.'),
+  proxyConfiguration: zodOf(PROXY_CONFIGURATION).optional().describe('App Mesh proxy (ECS proxyConfiguration).'),
   enableFaultInjection: z.boolean().optional().describe('ECS fault injection for the task (default false).'),
   launchType: z.enum(['FARGATE']).optional().describe('Use the FARGATE launch type instead of a capacity provider strategy.'),
-  capacityProviderStrategy: (zodOf(list(CAPACITY_PROVIDER_STRATEGY_ITEM, { order: 'set', minItems: 1, maxItems: 2 })) as z.ZodType<
-    CapacityProviderStrategyItem[]
-  >)
+  capacityProviderStrategy: zodOf(list(CAPACITY_PROVIDER_STRATEGY_ITEM, { order: 'set', minItems: 1, maxItems: 2 }))
     .optional()
     .describe('FARGATE and FARGATE_SPOT with base and weight (instead of capacityProvider).'),
-  loadBalancers: (zodOf(list(LOAD_BALANCER, { order: 'set', minItems: 1, maxItems: 5 })) as z.ZodType<ServiceLoadBalancer[]>)
+  loadBalancers: zodOf(list(LOAD_BALANCER, { order: 'set', minItems: 1, maxItems: 5 }))
     .optional()
     .describe('Target groups, each with the container name and port it sends to (instead of loadBalancer).'),
   ...serviceFieldShape(),
 };
 
-function serviceFieldShape() {
-  const shape: Partial<Record<(typeof SERVICE_FIELD_NAMES)[number], z.ZodType>> = {};
+/** The declared service fields' schemas, each typed from its declaration. */
+function serviceFieldShape(): { [K in ServiceFieldName]: z.ZodOptional<z.ZodType<ServiceFieldValues[K]>> } {
+  const shape: Partial<Record<ServiceFieldName, z.ZodType>> = {};
   for (const name of SERVICE_FIELD_NAMES) {
     const f: Field = SERVICE_FIELDS[name].field;
     shape[name] = zodOf(f.type).optional().describe(f.doc ?? name);
   }
-  return shape as {
-    platformVersion: z.ZodOptional<z.ZodType<string>>;
-    healthCheckGracePeriodSeconds: z.ZodOptional<z.ZodType<number>>;
-    enableExecuteCommand: z.ZodOptional<z.ZodType<boolean>>;
-    propagateTags: z.ZodOptional<z.ZodType<'SERVICE' | 'TASK_DEFINITION' | 'NONE'>>;
-    enableECSManagedTags: z.ZodOptional<z.ZodType<boolean>>;
-    availabilityZoneRebalancing: z.ZodOptional<z.ZodType<'ENABLED' | 'DISABLED'>>;
-    serviceRegistries: z.ZodOptional<z.ZodType<Record<string, unknown>[]>>;
-    serviceConnectConfiguration: z.ZodOptional<z.ZodType<Record<string, unknown>>>;
-    volumeConfigurations: z.ZodOptional<z.ZodType<Record<string, unknown>[]>>;
-  };
+  return shape as { [K in ServiceFieldName]: z.ZodOptional<z.ZodType<ServiceFieldValues[K]>> };
 }
 
 /** The spec's attributes without the cross-attribute rules; its keys are the spec attributes. */

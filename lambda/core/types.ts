@@ -5,7 +5,38 @@
  * Everything here is plain data. The core never imports `@aws-sdk/*`; the shapes that have an ECS
  * counterpart use ECS's own field names (Amazon ECS API reference, DescribeServices /
  * DescribeTaskDefinition / RegisterTaskDefinition), so an adapter maps SDK output in by copying.
+ * The shapes the vocabulary declares (`./vocab/`) are not restated here: their types are
+ * {@link Infer} of the declaration, so a field declared once is typed everywhere.
  */
+import type { Described, Infer } from './vocab/decl';
+import type {
+  CAPACITY_PROVIDER_STRATEGY_ITEM,
+  DEPLOYMENT_ALARMS,
+  LOAD_BALANCER,
+  SERVICE_FIELDS,
+} from './vocab/service';
+import type { CONTAINER, EPHEMERAL_STORAGE, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
+
+// ---------------------------------------------------------------------------------------------
+// The declared service fields, typed from their declarations
+// ---------------------------------------------------------------------------------------------
+
+type DeclaredServiceFields = typeof SERVICE_FIELDS;
+
+/** Each declared service field's value (`./vocab/service.ts`), by name. */
+export type ServiceFieldValues = {
+  -readonly [K in keyof DeclaredServiceFields]: Infer<DeclaredServiceFields[K]['field']['type']>;
+};
+
+/** Each declared service field as DescribeServices may answer it ({@link Described}), by name. */
+export type DescribedServiceFields = {
+  -readonly [K in keyof DeclaredServiceFields]: Described<DeclaredServiceFields[K]['field']['type']>;
+};
+
+/** The declared service fields DescribeServices reports at `where`. */
+export type ServiceFieldsObservedOn<where extends 'service' | 'primaryDeployment'> = {
+  [K in keyof DeclaredServiceFields]: DeclaredServiceFields[K]['observedOn'] extends where ? K : never;
+}[keyof DeclaredServiceFields];
 
 // ---------------------------------------------------------------------------------------------
 // Keys
@@ -58,56 +89,38 @@ export interface DeploymentSpec {
   readonly alarms?: DeploymentAlarms;
 }
 
-export interface DeploymentAlarms {
-  readonly alarmNames: string[];
-  readonly enable: boolean;
-  readonly rollback: boolean;
-}
+/** ECS DeploymentAlarms (`DEPLOYMENT_ALARMS`). */
+export type DeploymentAlarms = Infer<typeof DEPLOYMENT_ALARMS>;
 
-/** ECS LoadBalancer of a service: a target group and the container and port it sends to. */
-export interface ServiceLoadBalancer {
-  readonly targetGroupArn: string;
-  readonly containerName: string;
-  readonly containerPort: number;
-}
+/** ECS LoadBalancer of a service: a target group and the container and port it sends to (`LOAD_BALANCER`). */
+export type ServiceLoadBalancer = Infer<typeof LOAD_BALANCER>;
 
-/** ECS CapacityProviderStrategyItem (Fargate providers). */
-export interface CapacityProviderStrategyItem {
-  readonly capacityProvider: CapacityProvider;
-  readonly weight?: number;
-  readonly base?: number;
-}
+/** ECS CapacityProviderStrategyItem (Fargate providers, `CAPACITY_PROVIDER_STRATEGY_ITEM`). */
+export type CapacityProviderStrategyItem = Infer<typeof CAPACITY_PROVIDER_STRATEGY_ITEM>;
+
+/** A container of a spec: ECS ContainerDefinition as Fargate takes it (`CONTAINER`). */
+export type ContainerSpec = Infer<typeof CONTAINER>;
 
 /**
  * The parts of a spec that speak ECS directly: ECS's own field names and shapes, as
  * `aws ecs describe-task-definition` / `describe-services` print them, declared in
  * `lambda/core/vocab/`. All optional: a spec without them is the shorthand alone.
  */
-export interface EcsSpecFields {
+export interface EcsSpecFields extends Readonly<Partial<ServiceFieldValues>> {
   /** Task definition family; undefined means `<cluster>-<service>`. */
   readonly family?: string;
   /** Containers (ECS ContainerDefinition), after the shorthand's container when `image` is set. */
-  readonly containers?: ContainerDefinition[];
+  readonly containers?: ContainerSpec[];
   /** Task volumes (ECS Volume: EFS, bind mount, EBS configuredAtLaunch). */
-  readonly volumes?: Record<string, unknown>[];
-  readonly ephemeralStorage?: { readonly sizeInGiB: number };
-  readonly pidMode?: 'task';
-  readonly proxyConfiguration?: Record<string, unknown>;
+  readonly volumes?: Infer<typeof VOLUME>[];
+  readonly ephemeralStorage?: Infer<typeof EPHEMERAL_STORAGE>;
+  readonly pidMode?: Infer<typeof TASK_DEFINITION.fields.pidMode.type>;
+  readonly proxyConfiguration?: Infer<typeof PROXY_CONFIGURATION>;
   readonly enableFaultInjection?: boolean;
   /** `FARGATE`: the service uses the launch type instead of a capacity provider strategy. */
   readonly launchType?: 'FARGATE';
   readonly capacityProviderStrategy?: CapacityProviderStrategyItem[];
   readonly loadBalancers?: ServiceLoadBalancer[];
-  readonly platformVersion?: string;
-  /** Seconds. */
-  readonly healthCheckGracePeriodSeconds?: number;
-  readonly enableExecuteCommand?: boolean;
-  readonly propagateTags?: 'SERVICE' | 'TASK_DEFINITION' | 'NONE';
-  readonly enableECSManagedTags?: boolean;
-  readonly availabilityZoneRebalancing?: 'ENABLED' | 'DISABLED';
-  readonly serviceRegistries?: Record<string, unknown>[];
-  readonly serviceConnectConfiguration?: Record<string, unknown>;
-  readonly volumeConfigurations?: Record<string, unknown>[];
 }
 
 /**
@@ -270,8 +283,8 @@ export interface TaskDefinition {
 
 export type RolloutState = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
 
-/** ECS `Deployment` (DescribeServices `services[].deployments[]`). */
-export interface ObservedDeployment {
+/** ECS `Deployment` (DescribeServices `services[].deployments[]`): its state. */
+export interface ObservedDeploymentState {
   id: string;
   /** PRIMARY is the newest; ACTIVE are older ones still draining; INACTIVE are done. */
   status: 'PRIMARY' | 'ACTIVE' | 'INACTIVE' | string;
@@ -284,10 +297,13 @@ export interface ObservedDeployment {
   rolloutStateReason?: string;
   createdAt: Date;
   updatedAt: Date;
-  /** DescribeServices reports Service Connect and EBS volumes per deployment only. */
-  serviceConnectConfiguration?: Record<string, unknown>;
-  volumeConfigurations?: Record<string, unknown>[];
 }
+
+/**
+ * An ECS `Deployment`: DescribeServices reports some declared service fields per deployment only
+ * (Service Connect, EBS volumes: `observedOn: 'primaryDeployment'`), typed from their declarations.
+ */
+export type ObservedDeployment = ObservedDeploymentState & Partial<Pick<DescribedServiceFields, ServiceFieldsObservedOn<'primaryDeployment'>>>;
 
 /** ECS `ServiceEvent`. */
 export interface ObservedEvent {
@@ -339,17 +355,17 @@ export interface ObservedServiceDeployment {
  * "ServiceRevision"), in the shapes of {@link ObservedService}; Service Connect and EBS volumes
  * as DescribeServices reports them per deployment.
  */
-export interface ObservedServiceRevision
-  extends Pick<
-    ObservedService,
-    'taskDefinition' | 'launchType' | 'capacityProviderStrategy' | 'platformVersion' | 'networkConfiguration' | 'loadBalancers' | 'serviceRegistries'
-  > {
-  serviceConnectConfiguration?: Record<string, unknown>;
-  volumeConfigurations?: Record<string, unknown>[];
-}
+export type ObservedServiceRevision = Pick<
+  ObservedService,
+  'taskDefinition' | 'launchType' | 'capacityProviderStrategy' | 'platformVersion' | 'networkConfiguration' | 'loadBalancers' | 'serviceRegistries'
+> &
+  Partial<Pick<DescribedServiceFields, ServiceFieldsObservedOn<'primaryDeployment'>>>;
 
-/** One ECS service as DescribeServices (include TAGS) returns it, ECS field names. */
-export interface ObservedService {
+/**
+ * One ECS service as DescribeServices (include TAGS) returns it, ECS field names; the declared
+ * service fields it reports on the service are typed from their declarations.
+ */
+export interface ObservedService extends Partial<Pick<DescribedServiceFields, ServiceFieldsObservedOn<'service'>>> {
   serviceArn: string;
   serviceName: string;
   clusterArn: string;
@@ -379,12 +395,6 @@ export interface ObservedService {
   };
   /** Absent means ECS (the rolling deployment controller). */
   deploymentController?: { type?: string };
-  healthCheckGracePeriodSeconds?: number;
-  enableExecuteCommand?: boolean;
-  propagateTags?: string;
-  enableECSManagedTags?: boolean;
-  availabilityZoneRebalancing?: string;
-  serviceRegistries?: Record<string, unknown>[];
   networkConfiguration?: {
     awsvpcConfiguration?: {
       subnets?: string[];
@@ -604,8 +614,8 @@ export interface FieldChange {
   to: string;
 }
 
-/** ECS CreateService input, the subset the reconciler sends. */
-export interface CreateServiceInput {
+/** ECS CreateService input, the subset the reconciler sends (the declared fields typed from their declarations). */
+export interface CreateServiceInput extends Partial<ServiceFieldValues> {
   cluster: string;
   serviceName: string;
   /**
@@ -627,22 +637,14 @@ export interface CreateServiceInput {
     alarms?: DeploymentAlarms;
   };
   loadBalancers?: { targetGroupArn: string; containerName: string; containerPort: number }[];
-  propagateTags?: 'SERVICE' | 'TASK_DEFINITION' | 'NONE';
-  enableECSManagedTags?: boolean;
   launchType?: 'FARGATE';
-  healthCheckGracePeriodSeconds?: number;
-  enableExecuteCommand?: boolean;
-  availabilityZoneRebalancing?: 'ENABLED' | 'DISABLED';
-  serviceRegistries?: Record<string, unknown>[];
-  serviceConnectConfiguration?: Record<string, unknown>;
-  volumeConfigurations?: Record<string, unknown>[];
   tags: { key: string; value: string }[];
   /** Idempotency token, at most 36 ASCII characters (docs/ecs-facts.md §3). */
   clientToken: string;
 }
 
-/** ECS UpdateService input, only the fields that differ are set. */
-export interface UpdateServiceInput {
+/** ECS UpdateService input, only the fields that differ are set (the declared fields typed from their declarations). */
+export interface UpdateServiceInput extends Partial<ServiceFieldValues> {
   cluster: string;
   service: string;
   taskDefinition?: string;
@@ -657,15 +659,6 @@ export interface UpdateServiceInput {
     };
   /** With a live `advancedConfiguration` carried over. */
   loadBalancers?: (NonNullable<CreateServiceInput['loadBalancers']>[number] & { advancedConfiguration?: Record<string, unknown> })[];
-  platformVersion?: string;
-  healthCheckGracePeriodSeconds?: number;
-  enableExecuteCommand?: boolean;
-  propagateTags?: 'SERVICE' | 'TASK_DEFINITION' | 'NONE';
-  enableECSManagedTags?: boolean;
-  availabilityZoneRebalancing?: 'ENABLED' | 'DISABLED';
-  serviceRegistries?: Record<string, unknown>[];
-  serviceConnectConfiguration?: Record<string, unknown>;
-  volumeConfigurations?: Record<string, unknown>[];
   forceNewDeployment?: boolean;
 }
 

@@ -69,9 +69,9 @@ export interface BoolNode extends NodeBase {
   readonly kind: 'bool';
 }
 
-export interface EnumNode extends NodeBase {
+export interface EnumNode<V extends string = string> extends NodeBase {
   readonly kind: 'enum';
-  readonly values: readonly string[];
+  readonly values: readonly V[];
 }
 
 /**
@@ -80,9 +80,9 @@ export interface EnumNode extends NodeBase {
  * the canonical form is the map key -> value, so that a diff names the entry:
  * `environment.LOG_LEVEL`).
  */
-export interface ListNode extends NodeBase {
+export interface ListNode<I extends Node = Node> extends NodeBase {
   readonly kind: 'list';
-  readonly item: Node;
+  readonly item: I;
   readonly order: 'ordered' | 'set' | 'keyed';
   readonly key?: string;
   readonly value?: string;
@@ -90,24 +90,27 @@ export interface ListNode extends NodeBase {
   readonly maxItems?: number;
 }
 
-export interface ObjectNode extends NodeBase {
+/** The fields of an object node, by name, in diff order. */
+export type Fields = Readonly<Record<string, Field>>;
+
+export interface ObjectNode<F extends Fields = Fields> extends NodeBase {
   readonly kind: 'object';
   /** In diff order. */
-  readonly fields: Readonly<Record<string, Field>>;
+  readonly fields: F;
 }
 
 /** A map of names to strings (`dockerLabels`, log `options`). */
-export interface MapNode extends NodeBase {
+export interface MapNode<V extends Node = Node> extends NodeBase {
   readonly kind: 'map';
-  readonly value: Node;
+  readonly value: V;
   readonly keyPattern?: RegExp;
   readonly keyAllowed?: string;
 }
 
 export type Node = StringNode | IntNode | BoolNode | EnumNode | ListNode | ObjectNode | MapNode;
 
-export interface Field {
-  readonly type: Node;
+export interface Field<N extends Node = Node> {
+  readonly type: N;
   /** ECS requires it. */
   readonly required?: boolean;
   /**
@@ -122,30 +125,113 @@ export interface Field {
   readonly doc?: string;
 }
 
-// Constructors, so that declarations read as a table.
+// ---------------------------------------------------------------------------------------------
+// Types: what a declaration holds, as TypeScript sees it
+// ---------------------------------------------------------------------------------------------
+
+/** Keys of `F` whose field ECS requires (and Fargate does not refuse). */
+type RequiredKeys<F extends Fields> = {
+  [K in keyof F]: F[K] extends { readonly refused: string } ? never : F[K] extends { readonly required: true } ? K : never;
+}[keyof F];
+/** Keys of `F` that may be left out (refused ones are never set). */
+type OptionalKeys<F extends Fields> = {
+  [K in keyof F]: F[K] extends { readonly refused: string } ? never : F[K] extends { readonly required: true } ? never : K;
+}[keyof F];
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** The value of an object node with fields `F`: required fields required, the others optional, refused ones absent. */
+export type InferFields<F extends Fields> = Flat<
+  { [K in RequiredKeys<F>]: Infer<F[K]['type']> } & { [K in OptionalKeys<F>]?: Infer<F[K]['type']> }
+>;
+
+/**
+ * The TypeScript type of a value a declaration describes, in ECS's shape: `str` a string, `oneOf`
+ * the union of its values, `int` a number, `bool` a boolean, `list` an array of its item, `map` a
+ * record of names, `obj` an object with its required and optional fields. The spec's ECS
+ * attributes, the observed service fields and the requests' fields are typed with it, so a field
+ * declared once is typed everywhere.
+ */
+export type Infer<N> = Node extends N
+  ? unknown
+  : N extends { readonly kind: 'string' }
+  ? string
+  : N extends { readonly kind: 'int' }
+    ? number
+    : N extends { readonly kind: 'bool' }
+      ? boolean
+      : N extends EnumNode<infer V>
+        ? V
+        : N extends ListNode<infer I>
+          ? Infer<I>[]
+          : N extends MapNode<infer V>
+            ? Record<string, Infer<V>>
+            : N extends ObjectNode<infer F>
+              ? InferFields<F>
+              : never;
+
+/**
+ * What ECS may answer for a declaration (DescribeServices, DescribeTaskDefinition): its shape, every
+ * member optional and enums as strings (an answer may hold a value the vocabulary does not allow,
+ * which then shows as a difference). The SDK's output types are assignable to it.
+ */
+export type Described<N> = Node extends N
+  ? unknown
+  : N extends { readonly kind: 'string' } | EnumNode
+    ? string
+    : N extends { readonly kind: 'int' }
+      ? number
+      : N extends { readonly kind: 'bool' }
+        ? boolean
+        : N extends ListNode<infer I>
+          ? Described<I>[]
+          : N extends MapNode<infer V>
+            ? Record<string, Described<V>>
+            : N extends ObjectNode<infer F>
+              ? Flat<{ [K in keyof F]?: Described<F[K]['type']> }>
+              : never;
+
+/** The value of a declared field (`Infer` of its type). */
+export type InferField<F extends Field> = Infer<F['type']>;
+
+// Constructors, so that declarations read as a table (and keep their types for `Infer`).
+type AsField<X> = X extends Node ? { readonly type: X } : X;
 export const str = (o: Omit<StringNode, 'kind'> = {}): StringNode => ({ kind: 'string', ...o });
 export const int = (o: Omit<IntNode, 'kind'> = {}): IntNode => ({ kind: 'int', ...o });
 export const bool = (o: Omit<BoolNode, 'kind'> = {}): BoolNode => ({ kind: 'bool', ...o });
-export const oneOf = (values: readonly string[], o: Omit<EnumNode, 'kind' | 'values'> = {}): EnumNode => ({
+export const oneOf = <const V extends string>(values: readonly V[], o: Omit<EnumNode, 'kind' | 'values'> = {}): EnumNode<V> => ({
   kind: 'enum',
   values,
   ...o,
 });
-export const list = (item: Node, o: Omit<ListNode, 'kind' | 'item'>): ListNode => ({ kind: 'list', item, ...o });
-export const obj = (fields: Record<string, Field | Node>, o: Omit<ObjectNode, 'kind' | 'fields'> = {}): ObjectNode => ({
+export const list = <I extends Node>(item: I, o: Omit<ListNode, 'kind' | 'item'>): ListNode<I> => ({ kind: 'list', item, ...o });
+export const obj = <const F extends Record<string, Field | Node>>(
+  fields: F,
+  o: Omit<ObjectNode, 'kind' | 'fields'> = {},
+): ObjectNode<{ readonly [K in keyof F]: AsField<F[K]> }> => ({
   kind: 'object',
-  fields: Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, 'kind' in f ? { type: f as Node } : (f as Field)])),
+  fields: Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, 'kind' in f ? { type: f as Node } : (f as Field)])) as {
+    readonly [K in keyof F]: AsField<F[K]>;
+  },
   ...o,
 });
-export const map = (value: Node, o: Omit<MapNode, 'kind' | 'value'> = {}): MapNode => ({ kind: 'map', value, ...o });
+export const map = <V extends Node>(value: V, o: Omit<MapNode, 'kind' | 'value'> = {}): MapNode<V> => ({ kind: 'map', value, ...o });
 /** A list of `{name, value}` pairs that is a map of names to values (ECS `KeyValuePair`). */
-export const nameValueList = (valueKey: string, value: Node, o: Omit<ListNode, 'kind' | 'item' | 'order' | 'key' | 'value'> = {}) =>
-  list(obj({ name: { type: str({ minLength: 1 }), required: true }, [valueKey]: { type: value, required: valueKey !== 'value' } }), {
-    order: 'keyed',
-    key: 'name',
-    value: valueKey,
-    ...o,
-  });
+export const nameValueList = <const K extends string, V extends Node>(
+  valueKey: K,
+  value: V,
+  o: Omit<ListNode, 'kind' | 'item' | 'order' | 'key' | 'value'> = {},
+) =>
+  list(
+    obj({ name: { type: str({ minLength: 1 }), required: true }, [valueKey]: { type: value, required: valueKey !== 'value' } }) as ObjectNode<{
+      readonly name: { readonly type: StringNode; readonly required: true };
+    } & { readonly [P in K]: { readonly type: V; readonly required: P extends 'value' ? false : true } }>,
+    {
+      order: 'keyed',
+      key: 'name',
+      value: valueKey,
+      ...o,
+    },
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Messages
@@ -194,7 +280,11 @@ function rangeText(n: IntNode): string {
  * numbers checked without aborting the parse (so that every error of an item comes out at once),
  * and messages that say what is allowed and what was given.
  */
-export function zodOf(node: Node): z.ZodType {
+export function zodOf<N extends Node>(node: N): z.ZodType<Infer<N>> {
+  return zodOfNode(node) as z.ZodType<Infer<N>>;
+}
+
+function zodOfNode(node: Node): z.ZodType {
   const described = <T extends z.ZodType>(s: T): T => (node.doc ? (s.describe(node.doc) as T) : s);
   switch (node.kind) {
     case 'string': {
@@ -218,7 +308,7 @@ export function zodOf(node: Node): z.ZodType {
     case 'enum':
       return described(z.enum(node.values as [string, ...string[]]));
     case 'list': {
-      let s = z.array(zodOf(node.item));
+      let s = z.array(zodOfNode(node.item));
       if (node.minItems !== undefined) s = s.min(node.minItems, failWith(`must hold at least ${node.minItems} item(s)`));
       if (node.maxItems !== undefined) s = s.max(node.maxItems, failWith(`must hold at most ${node.maxItems} items`));
       return described(s);
@@ -227,12 +317,12 @@ export function zodOf(node: Node): z.ZodType {
       const key = node.keyPattern
         ? z.string().regex(node.keyPattern, failWith(node.keyAllowed ?? `must match ${node.keyPattern.source}`))
         : z.string();
-      return described(z.record(key, zodOf(node.value)));
+      return described(z.record(key, zodOfNode(node.value)));
     }
     case 'object': {
       const shape = dict<z.ZodType>();
       for (const [name, f] of Object.entries(node.fields)) {
-        let s = zodOf(f.type);
+        let s = zodOfNode(f.type);
         if (f.refused) {
           const reason = f.refused;
           // `not: {}` in the JSON Schema: no value is allowed (editors flag the field too).

@@ -13,7 +13,7 @@
  */
 import {
   type CanonicalContext,
-  type Field,
+  type StringNode,
   bool,
   int,
   isRecord,
@@ -40,7 +40,8 @@ import {
   SECRET_REF_RE,
 } from './patterns';
 
-const refused = (why: string): Field => ({ type: str(), refused: why });
+/** A field Fargate refuses: never set in a spec (`Infer` leaves it out). */
+const refused = (why: string): { readonly type: StringNode; readonly refused: string } => ({ type: str(), refused: why });
 const FARGATE = (what: string) => `is not supported on Fargate (${what}); remove it`;
 
 const containerName = str({ pattern: NAME_RE, allowed: 'must be 1-255 letters, numbers, hyphens or underscores (ECS container name)' });
