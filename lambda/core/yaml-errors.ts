@@ -97,6 +97,168 @@ function keyText(token: Token | null | undefined): string | undefined {
   return undefined;
 }
 
+/** What an explainer reads: the text, the error, its position and the file's tokens. */
+interface YamlErrorContext {
+  readonly text: string;
+  readonly error: YAMLError;
+  /** 0-based offset where the `yaml` package noticed the error. */
+  readonly pos: number;
+  /** Every CST token of the text, parents before children, in file order. */
+  readonly tokens: readonly Token[];
+  /** 1-based line of a 0-based offset. */
+  readonly lineOf: (offset: number) => number;
+}
+
+/** An explanation of one kind of error, or undefined when the error is not of that kind. */
+type Explainer = (c: YamlErrorContext) => ExplainedYamlError | undefined;
+
+/** Offset of the start of the line holding `offset`. */
+function lineStart(text: string, offset: number): number {
+  return text.lastIndexOf('\n', offset - 1) + 1;
+}
+
+/** 1-based column of `offset` on its line. */
+function columnOf(text: string, offset: number): number {
+  return offset - lineStart(text, offset) + 1;
+}
+
+/** The number of spaces that indent the line holding `offset`. */
+function indentAt(text: string, offset: number): number {
+  return /^ */.exec(lineText(text, lineStart(text, offset)))![0].length;
+}
+
+/** An unclosed quote: the quoted scalar that runs up to the error (often the end of the file). */
+function unclosedQuote({ text, error, pos, tokens, lineOf }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (!(error.code === 'MISSING_CHAR' && /quote/i.test(error.message))) return undefined;
+  const quoted = tokens.filter((t) => (t.type === 'double-quoted-scalar' || t.type === 'single-quoted-scalar') && t.offset <= pos).at(-1);
+  if (!quoted) return undefined;
+  const q = quoted.type === 'double-quoted-scalar' ? '"' : "'";
+  const reach = pos >= text.trimEnd().length ? 'YAML read to the end of the file looking for it' : `YAML read on to line ${lineOf(pos)} looking for it`;
+  return { offset: quoted.offset, message: `the ${q} opened at column ${columnOf(text, quoted.offset)} is never closed (${reach}): end the value with ${q}.` };
+}
+
+/** An unclosed flow collection: the `[` or `{` without its own `]` or `}`. */
+function unclosedFlowCollection({ text, error, pos, tokens, lineOf }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (!/flow (sequence|map)|end with a [\]}]/i.test(error.message)) return undefined;
+  const closer = (t: Token) => (isToken(t.start) && t.start.source === '{' ? 'flow-map-end' : 'flow-seq-end');
+  const open = tokens.filter((t) => t.type === 'flow-collection' && t.offset <= pos && !(t.end ?? []).some((e) => e.type === closer(t)));
+  const wanted = /flow map|\}/i.test(error.message) ? '{' : /flow sequence|\]/i.test(error.message) ? '[' : undefined;
+  const unclosed = open.filter((t) => !wanted || (isToken(t.start) && t.start.source === wanted)).at(-1) ?? open.at(-1);
+  if (!unclosed || !isToken(unclosed.start)) return undefined;
+  const bracket = unclosed.start.source === '{' ? '{' : '[';
+  const close = bracket === '{' ? '}' : ']';
+  const what = bracket === '{' ? 'mapping' : 'list';
+  const wrong = (unclosed.end ?? []).find((e) => e.type === 'flow-seq-end' || e.type === 'flow-map-end');
+  const column = columnOf(text, unclosed.offset);
+  const message = wrong
+    ? `the ${what} opened with ${bracket} at column ${column} ends with ${wrong.source} on line ${lineOf(wrong.offset)}: close it with ${close}.`
+    : `the ${what} opened with ${bracket} at column ${column} is never closed: end it with ${close} (a ${bracket} ${close} ${what} may span lines, each indented more than its key).`;
+  return { offset: unclosed.offset, message };
+}
+
+/** A closing bracket that closes nothing. */
+function strayCloser({ text, error, pos }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (!(error.code === 'UNEXPECTED_TOKEN' && /flow-(seq|map)-end/.test(error.message))) return undefined;
+  const close = /flow-map-end/.test(error.message) ? '}' : ']';
+  const open = close === '}' ? '{' : '[';
+  return { offset: pos, message: `the ${close} at column ${columnOf(text, pos)} closes no ${open}: remove it, or add the ${open} it belongs to.` };
+}
+
+/** A backslash escape YAML does not know inside double quotes. */
+function badEscape({ text, error, pos }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (error.code !== 'BAD_DQ_ESCAPE') return undefined;
+  const escape = text.slice(pos, pos + 2);
+  return {
+    offset: pos,
+    message: `${escape} at column ${columnOf(text, pos)} is not an escape YAML knows inside "...": write \\\\ for a backslash, or use single quotes, where \\ is an ordinary character.`,
+  };
+}
+
+/** A plain value starting with a character YAML reserves (`@`, a backquote). */
+function badScalarStart({ text, error, pos }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (error.code !== 'BAD_SCALAR_START') return undefined;
+  const c = text[pos] ?? '';
+  return { offset: pos, message: `a value cannot start with ${c} (column ${columnOf(text, pos)}) unless it is quoted: put it in quotes.` };
+}
+
+/** A tab used for indentation. */
+function tabAsIndent({ text, error, pos }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (error.code !== 'TAB_AS_INDENT') return undefined;
+  return { offset: lineStart(text, pos), message: 'this line is indented with a tab, and YAML indents with spaces only: replace the tab with spaces.' };
+}
+
+/** A duplicate key: the second one, naming the line of the first. */
+function duplicateKey({ error, pos, tokens, lineOf }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (error.code !== 'DUPLICATE_KEY') return undefined;
+  const collections = tokens.filter((t): t is Collection => Array.isArray(t.items));
+  for (const c of collections) {
+    const keys = c.items.map((i) => i.key).filter(isToken);
+    const second = keys.find((k) => k.offset === pos);
+    if (!second) continue;
+    const name = keyText(second);
+    const first = keys.find((k) => k !== second && keyText(k) === name);
+    const where = first ? ` (first on line ${lineOf(first.offset)})` : '';
+    return { offset: second.offset, message: `${name === undefined ? 'this key' : `\`${shown(name)}\``} is given twice in the same mapping${where}: keep one of them.` };
+  }
+  return { offset: pos, message: 'a key is given twice in the same mapping: keep one of them.' };
+}
+
+/**
+ * A line indented under a value that cannot hold it: YAML made one multi-line key of the value
+ * and the next line (`image: nginx` then `  desiredCount: 2`), or the value holds `key: value`.
+ */
+function indentedUnderValue({ text, error, pos, tokens, lineOf }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (error.code !== 'BLOCK_AS_IMPLICIT_KEY' && error.code !== 'MULTILINE_IMPLICIT_KEY') return undefined;
+  const key = tokens.find((t) => t.type === 'scalar' && t.offset === pos && typeof t.source === 'string');
+  const newline = key?.source?.indexOf('\n') ?? -1;
+  if (key && newline >= 0) {
+    // The first line of the key's continuation that holds text.
+    const rest = key.source!.slice(newline + 1);
+    const skip = /^\s*/.exec(rest)![0].length;
+    const bad = key.offset + newline + 1 + skip;
+    const above = lineStart(text, pos);
+    const aboveText = lineText(text, above);
+    return {
+      offset: lineStart(text, bad),
+      message:
+        `this line is indented ${spaces(indentAt(text, bad))}, more than \`${shown(aboveText)}\` on line ${lineOf(above)}, so YAML reads it as the rest of that value, ` +
+        `which cannot hold a key: indent it as the keys above it are.`,
+    };
+  }
+  if (error.code === 'BLOCK_AS_IMPLICIT_KEY') {
+    return {
+      offset: pos,
+      message: 'a value on the same line as its key cannot be a mapping (`a: b: c`): put the inner key on its own line, indented, or quote the value.',
+    };
+  }
+  return undefined;
+}
+
+/** An item at a column that matches neither the mapping it follows nor its parent's. */
+function misalignedItem({ text, error, pos, lineOf }: YamlErrorContext): ExplainedYamlError | undefined {
+  if (!(error.code === 'BAD_INDENT' && /items must start at the same column/i.test(error.message))) return undefined;
+  const bad = lineStart(text, pos);
+  const above = previousContentLine(text, bad);
+  const place = above === undefined ? '' : `, the line above it (\`${shown(lineText(text, above))}\`, line ${lineOf(above)}) ${spaces(indentAt(text, above))}`;
+  return {
+    offset: bad,
+    message: `this line is indented ${spaces(indentAt(text, bad))}${place}: YAML nests by indentation, so indent it as the keys it belongs with.`,
+  };
+}
+
+/** The explainers, in the order they are tried: the first that recognises the error answers. */
+const EXPLAINERS: readonly Explainer[] = [
+  unclosedQuote,
+  unclosedFlowCollection,
+  strayCloser,
+  badEscape,
+  badScalarStart,
+  tabAsIndent,
+  duplicateKey,
+  indentedUnderValue,
+  misalignedItem,
+];
+
 /**
  * Tells where a YAML syntax error is and what to do about it, in one sentence.
  * Covers an unclosed `"`, `'`, `[` or `{` (the line where it was opened), a duplicate key (the
@@ -116,113 +278,10 @@ export function explainYamlError(text: string, error: YAMLError, lineOf: (offset
   } catch {
     return fallback;
   }
-  const lineStart = (offset: number) => text.lastIndexOf('\n', offset - 1) + 1;
-  const columnOf = (offset: number) => offset - lineStart(offset) + 1;
-  const indentAt = (offset: number) => /^ */.exec(lineText(text, lineStart(offset)))![0].length;
-
-  // An unclosed quote: the quoted scalar that runs up to the error (often the end of the file).
-  if (error.code === 'MISSING_CHAR' && /quote/i.test(error.message)) {
-    const quoted = tokens.filter((t) => (t.type === 'double-quoted-scalar' || t.type === 'single-quoted-scalar') && t.offset <= pos).at(-1);
-    if (quoted) {
-      const q = quoted.type === 'double-quoted-scalar' ? '"' : "'";
-      const reach = pos >= text.trimEnd().length ? 'YAML read to the end of the file looking for it' : `YAML read on to line ${lineOf(pos)} looking for it`;
-      return { offset: quoted.offset, message: `the ${q} opened at column ${columnOf(quoted.offset)} is never closed (${reach}): end the value with ${q}.` };
-    }
+  const context: YamlErrorContext = { text, error, pos, tokens, lineOf };
+  for (const explain of EXPLAINERS) {
+    const explained = explain(context);
+    if (explained) return explained;
   }
-
-  // An unclosed flow collection: the `[` or `{` without its own `]` or `}`.
-  if (/flow (sequence|map)|end with a [\]}]/i.test(error.message)) {
-    const closer = (t: Token) => (isToken(t.start) && t.start.source === '{' ? 'flow-map-end' : 'flow-seq-end');
-    const open = tokens.filter((t) => t.type === 'flow-collection' && t.offset <= pos && !(t.end ?? []).some((e) => e.type === closer(t)));
-    const wanted = /flow map|\}/i.test(error.message) ? '{' : /flow sequence|\]/i.test(error.message) ? '[' : undefined;
-    const unclosed = open.filter((t) => !wanted || (isToken(t.start) && t.start.source === wanted)).at(-1) ?? open.at(-1);
-    if (unclosed && isToken(unclosed.start)) {
-      const bracket = unclosed.start.source === '{' ? '{' : '[';
-      const close = bracket === '{' ? '}' : ']';
-      const what = bracket === '{' ? 'mapping' : 'list';
-      const wrong = (unclosed.end ?? []).find((e) => e.type === 'flow-seq-end' || e.type === 'flow-map-end');
-      const message = wrong
-        ? `the ${what} opened with ${bracket} at column ${columnOf(unclosed.offset)} ends with ${wrong.source} on line ${lineOf(wrong.offset)}: close it with ${close}.`
-        : `the ${what} opened with ${bracket} at column ${columnOf(unclosed.offset)} is never closed: end it with ${close} (a ${bracket} ${close} ${what} may span lines, each indented more than its key).`;
-      return { offset: unclosed.offset, message };
-    }
-  }
-
-  // A closing bracket that closes nothing.
-  if (error.code === 'UNEXPECTED_TOKEN' && /flow-(seq|map)-end/.test(error.message)) {
-    const close = /flow-map-end/.test(error.message) ? '}' : ']';
-    const open = close === '}' ? '{' : '[';
-    return { offset: pos, message: `the ${close} at column ${columnOf(pos)} closes no ${open}: remove it, or add the ${open} it belongs to.` };
-  }
-
-  if (error.code === 'BAD_DQ_ESCAPE') {
-    const escape = text.slice(pos, pos + 2);
-    return {
-      offset: pos,
-      message: `${escape} at column ${columnOf(pos)} is not an escape YAML knows inside "...": write \\\\ for a backslash, or use single quotes, where \\ is an ordinary character.`,
-    };
-  }
-
-  if (error.code === 'BAD_SCALAR_START') {
-    const c = text[pos] ?? '';
-    return { offset: pos, message: `a value cannot start with ${c} (column ${columnOf(pos)}) unless it is quoted: put it in quotes.` };
-  }
-
-  if (error.code === 'TAB_AS_INDENT') {
-    return { offset: lineStart(pos), message: 'this line is indented with a tab, and YAML indents with spaces only: replace the tab with spaces.' };
-  }
-
-  if (error.code === 'DUPLICATE_KEY') {
-    const collections = tokens.filter((t): t is Collection => Array.isArray(t.items));
-    for (const c of collections) {
-      const keys = c.items.map((i) => i.key).filter(isToken);
-      const second = keys.find((k) => k.offset === pos);
-      if (!second) continue;
-      const name = keyText(second);
-      const first = keys.find((k) => k !== second && keyText(k) === name);
-      const where = first ? ` (first on line ${lineOf(first.offset)})` : '';
-      return { offset: second.offset, message: `${name === undefined ? 'this key' : `\`${shown(name)}\``} is given twice in the same mapping${where}: keep one of them.` };
-    }
-    return { offset: pos, message: 'a key is given twice in the same mapping: keep one of them.' };
-  }
-
-  // A line indented under a value that cannot hold it: YAML made one multi-line key of the value
-  // and the next line (`image: nginx` then `  desiredCount: 2`), or the value holds `key: value`.
-  if (error.code === 'BLOCK_AS_IMPLICIT_KEY' || error.code === 'MULTILINE_IMPLICIT_KEY') {
-    const key = tokens.find((t) => t.type === 'scalar' && t.offset === pos && typeof t.source === 'string');
-    const newline = key?.source?.indexOf('\n') ?? -1;
-    if (key && newline >= 0) {
-      // The first line of the key's continuation that holds text.
-      const rest = key.source!.slice(newline + 1);
-      const skip = /^\s*/.exec(rest)![0].length;
-      const bad = key.offset + newline + 1 + skip;
-      const above = lineStart(pos);
-      const aboveText = lineText(text, above);
-      return {
-        offset: lineStart(bad),
-        message:
-          `this line is indented ${spaces(indentAt(bad))}, more than \`${shown(aboveText)}\` on line ${lineOf(above)}, so YAML reads it as the rest of that value, ` +
-          `which cannot hold a key: indent it as the keys above it are.`,
-      };
-    }
-    if (error.code === 'BLOCK_AS_IMPLICIT_KEY') {
-      return {
-        offset: pos,
-        message: 'a value on the same line as its key cannot be a mapping (`a: b: c`): put the inner key on its own line, indented, or quote the value.',
-      };
-    }
-  }
-
-  // An item at a column that matches neither the mapping it follows nor its parent's.
-  if (error.code === 'BAD_INDENT' && /items must start at the same column/i.test(error.message)) {
-    const bad = lineStart(pos);
-    const above = previousContentLine(text, bad);
-    const place = above === undefined ? '' : `, the line above it (\`${shown(lineText(text, above))}\`, line ${lineOf(above)}) ${spaces(indentAt(above))}`;
-    return {
-      offset: bad,
-      message: `this line is indented ${spaces(indentAt(bad))}${place}: YAML nests by indentation, so indent it as the keys it belongs with.`,
-    };
-  }
-
   return fallback;
 }
