@@ -45,6 +45,7 @@ import type {
   TaskDefinitionConfirmation,
 } from '../core/ports';
 import type {
+  DescribedServiceFields,
   ObservedCluster,
   ObservedDeployment,
   ObservedService,
@@ -57,6 +58,7 @@ import { chunk, mapSettledLimit } from './concurrency';
 import { AwsCallError, isAccessDenied, isClusterNotFound, isProgrammingError } from './errors';
 import { Reason } from '../core/status';
 import { dict } from '../core/dict';
+import { SERVICE_FIELDS_ON_DEPLOYMENT, SERVICE_FIELDS_ON_SERVICE } from '../core/vocab/service';
 import { stampObservedService } from '../core/observed-print';
 import { EcsClockRecorder } from './ecs-clock';
 import type { CacheLoad, DynamoTaskDefinitionCache } from './dynamo-task-definition-cache';
@@ -266,6 +268,36 @@ export function observedAndStamped(s: Service): ObservedService {
   return out;
 }
 
+/**
+ * A copy of what ECS answered for a declared field: `undefined` for an absence (`undefined`,
+ * `null`, `""`, `[]`), else the value with its lists and plain objects copied (Dates kept).
+ */
+function copyAnswer(x: unknown): unknown {
+  if (x === undefined || x === null || x === '') return undefined;
+  if (Array.isArray(x)) return x.length === 0 ? undefined : x.map((v) => (typeof v === 'object' && v !== null ? copyAnswer(v) : v));
+  if (typeof x !== 'object' || x instanceof Date) return x;
+  const out: Record<string, unknown> = dict();
+  for (const [k, v] of Object.entries(x)) out[k] = typeof v === 'object' && v !== null ? (copyAnswer(v) ?? v) : v;
+  return out;
+}
+
+/**
+ * The declared service fields `names` of an SDK answer (a `Service` or a `Deployment`), copied.
+ * The parameter's type checks, field by field, that the SDK's type fits what the vocabulary
+ * declares (`DescribedServiceFields`): a declared field whose SDK shape differs does not compile.
+ */
+function declaredFieldsOf<K extends keyof DescribedServiceFields>(
+  from: { readonly [P in K]?: DescribedServiceFields[P] | undefined },
+  names: readonly K[],
+): Partial<Pick<DescribedServiceFields, K>> {
+  const out: Partial<Pick<DescribedServiceFields, K>> = {};
+  for (const name of names) {
+    const value = copyAnswer(from[name]);
+    if (value !== undefined) out[name] = value as DescribedServiceFields[K];
+  }
+  return out;
+}
+
 /** Maps one DescribeServices `services[]` entry to the core's {@link ObservedService}. */
 export function toObservedService(s: Service): ObservedService {
   const deployments: ObservedDeployment[] = (s.deployments ?? []).map((d) => ({
@@ -280,10 +312,7 @@ export function toObservedService(s: Service): ObservedService {
     ...(d.rolloutStateReason ? { rolloutStateReason: d.rolloutStateReason } : {}),
     createdAt: d.createdAt ?? EPOCH,
     updatedAt: d.updatedAt ?? d.createdAt ?? EPOCH,
-    ...(d.serviceConnectConfiguration ? { serviceConnectConfiguration: { ...d.serviceConnectConfiguration } } : {}),
-    ...(d.volumeConfigurations && d.volumeConfigurations.length > 0
-      ? { volumeConfigurations: d.volumeConfigurations.map((v) => ({ ...v })) }
-      : {}),
+    ...declaredFieldsOf(d, SERVICE_FIELDS_ON_DEPLOYMENT),
   }));
   const primary = deployments.find((d) => d.status === 'PRIMARY');
   const dc = s.deploymentConfiguration;
@@ -309,15 +338,10 @@ export function toObservedService(s: Service): ObservedService {
       ...(c.base !== undefined ? { base: c.base } : {}),
     }));
   }
-  if (s.platformVersion) out.platformVersion = s.platformVersion;
-  // The declared service fields (lambda/core/vocab/service.ts), as DescribeServices reports them.
+  // Every declared service field (lambda/core/vocab/service.ts), as DescribeServices reports it:
+  // a walk over the declarations, so that no declared field can be left uncopied (invisible drift).
+  Object.assign(out, declaredFieldsOf(s, SERVICE_FIELDS_ON_SERVICE));
   if (s.deploymentController?.type) out.deploymentController = { type: s.deploymentController.type };
-  if (s.healthCheckGracePeriodSeconds !== undefined) out.healthCheckGracePeriodSeconds = s.healthCheckGracePeriodSeconds;
-  if (s.enableExecuteCommand !== undefined) out.enableExecuteCommand = s.enableExecuteCommand;
-  if (s.propagateTags !== undefined) out.propagateTags = s.propagateTags;
-  if (s.enableECSManagedTags !== undefined) out.enableECSManagedTags = s.enableECSManagedTags;
-  if (s.availabilityZoneRebalancing !== undefined) out.availabilityZoneRebalancing = s.availabilityZoneRebalancing;
-  if (s.serviceRegistries && s.serviceRegistries.length > 0) out.serviceRegistries = s.serviceRegistries.map((r) => ({ ...r }));
   if (dc) {
     out.deploymentConfiguration = {
       ...(dc.minimumHealthyPercent !== undefined ? { minimumHealthyPercent: dc.minimumHealthyPercent } : {}),

@@ -7,8 +7,8 @@
  * (a new object every pass) has the same print; the same object changed in place has another.
  *
  * Every member the `ObservedService` type declares is placed in {@link SERVICE_MEMBERS} (the
- * compiler refuses a new member until it is): walked whole (`print`: nested objects, arrays and
- * Dates included, as are the declared service fields, `SERVICE_FIELD_NAMES`, an observer may add),
+ * compiler refuses a new member until it is), but for the declared service fields, which are all
+ * walked whole: walked whole (`print`: nested objects, arrays and Dates included),
  * walked for the members the comparison reads of it (`print: read fields`, e.g. a deployment's
  * id, status, task definition, rolloutState and declared fields; the tags of the spec's keys and
  * the owner tag, not the tags a person added by hand), left to the status, which reads
@@ -28,7 +28,7 @@
 import { own } from './dict';
 import { eventReason } from './status';
 import type { ObservedDeployment, ObservedService } from './types';
-import { SERVICE_FIELDS, SERVICE_FIELD_NAMES } from './vocab/service';
+import { SERVICE_FIELDS_ON_DEPLOYMENT, SERVICE_FIELDS_ON_SERVICE, type ServiceFieldObservedOn } from './vocab/service';
 
 /**
  * Each declared member of a live service, and how the print covers it: `print` (walked whole),
@@ -39,7 +39,7 @@ import { SERVICE_FIELDS, SERVICE_FIELD_NAMES } from './vocab/service';
  * to the walk (the equivalence tests in `test/planner-steady-memo.test.ts` vary every member).
  */
 export const SERVICE_MEMBERS: Readonly<
-  Record<keyof ObservedService, 'print' | 'print: read fields' | 'status reads it' | 'acting path only'>
+  Record<Exclude<keyof ObservedService, ServiceFieldObservedOn<'service'>>, 'print' | 'print: read fields' | 'status reads it' | 'acting path only'>
 > = {
   serviceArn: 'acting path only',
   serviceName: 'acting path only',
@@ -52,15 +52,8 @@ export const SERVICE_MEMBERS: Readonly<
   taskDefinition: 'print',
   launchType: 'print',
   capacityProviderStrategy: 'print: read fields',
-  platformVersion: 'print',
   deploymentConfiguration: 'print: read fields',
   deploymentController: 'print: read fields',
-  healthCheckGracePeriodSeconds: 'print',
-  enableExecuteCommand: 'print',
-  propagateTags: 'print',
-  enableECSManagedTags: 'print',
-  availabilityZoneRebalancing: 'print',
-  serviceRegistries: 'print',
   networkConfiguration: 'print: read fields',
   loadBalancers: 'print: read fields',
   deployments: 'print: read fields',
@@ -71,7 +64,11 @@ export const SERVICE_MEMBERS: Readonly<
   stoppedTasks: 'status reads it',
 };
 
-/** Service members walked generically: the declared service fields and the members marked `print` but not read by name in the walk. */
+/**
+ * Service members walked generically: those marked `print` but not read by name in the walk, and
+ * every declared service field (`SERVICE_FIELDS_ON_SERVICE`, always printed whole: the walk over
+ * the declarations is what keeps a new field from being left out).
+ */
 const GENERIC_SERVICE_MEMBERS: readonly (keyof ObservedService)[] = (() => {
   const byName = new Set<keyof ObservedService>([
     'status',
@@ -83,27 +80,15 @@ const GENERIC_SERVICE_MEMBERS: readonly (keyof ObservedService)[] = (() => {
     'tags',
     'serviceDeployments',
     'serviceDeploymentsError',
-    'platformVersion',
-    'healthCheckGracePeriodSeconds',
-    'enableExecuteCommand',
-    'propagateTags',
-    'enableECSManagedTags',
-    'availabilityZoneRebalancing',
-    'serviceRegistries',
   ]);
   const out: (keyof ObservedService)[] = [];
   for (const [k, how] of Object.entries(SERVICE_MEMBERS) as [keyof ObservedService, string][]) if (how === 'print' && !byName.has(k)) out.push(k);
-  for (const k of SERVICE_FIELD_NAMES) {
-    const member = k as keyof ObservedService;
-    if (!out.includes(member) && SERVICE_FIELDS[k].observedOn === 'service') out.push(member);
-  }
+  for (const k of SERVICE_FIELDS_ON_SERVICE) if (!out.includes(k)) out.push(k);
   return out;
 })();
 
 /** Deployment members walked generically: the declared service fields ECS reports on a deployment. */
-const GENERIC_DEPLOYMENT_MEMBERS: readonly (keyof ObservedDeployment)[] = SERVICE_FIELD_NAMES.filter(
-  (k) => SERVICE_FIELDS[k].observedOn === 'primaryDeployment' && k !== 'serviceConnectConfiguration' && k !== 'volumeConfigurations',
-) as (keyof ObservedDeployment)[];
+const GENERIC_DEPLOYMENT_MEMBERS: readonly (keyof ObservedDeployment)[] = SERVICE_FIELDS_ON_DEPLOYMENT;
 
 // Markers of structure: a print is self-delimiting, so two different shapes never give the same list.
 const OBJECT = Symbol('object');
@@ -274,8 +259,6 @@ class PrintWalk {
           this.put(d.status);
           this.put(d.taskDefinition);
           this.put(d.rolloutState);
-          this.value(d.serviceConnectConfiguration);
-          this.value(d.volumeConfigurations);
           for (let j = 0; j < GENERIC_DEPLOYMENT_MEMBERS.length; j++) this.value(d[GENERIC_DEPLOYMENT_MEMBERS[j]]);
         }
       }
@@ -288,14 +271,6 @@ class PrintWalk {
     const tagKeys = this.tagKeys;
     if (tagKeys === undefined) this.value(tags);
     else if (this.has(tags)) for (let i = 0; i < tagKeys.length; i++) this.value(own(tags, tagKeys[i]));
-
-    this.value(svc.platformVersion);
-    this.value(svc.healthCheckGracePeriodSeconds);
-    this.value(svc.enableExecuteCommand);
-    this.value(svc.propagateTags);
-    this.value(svc.enableECSManagedTags);
-    this.value(svc.availabilityZoneRebalancing);
-    this.value(svc.serviceRegistries);
 
     for (let i = 0; i < GENERIC_SERVICE_MEMBERS.length; i++) this.value(svc[GENERIC_SERVICE_MEMBERS[i]]);
   }

@@ -14,6 +14,7 @@ import type {
   DEPLOYMENT_ALARMS,
   LOAD_BALANCER,
   SERVICE_FIELDS,
+  ServiceFieldObservedOn,
 } from './vocab/service';
 import type { CONTAINER, EPHEMERAL_STORAGE, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
 
@@ -34,9 +35,7 @@ export type DescribedServiceFields = {
 };
 
 /** The declared service fields DescribeServices reports at `where`. */
-export type ServiceFieldsObservedOn<where extends 'service' | 'primaryDeployment'> = {
-  [K in keyof DeclaredServiceFields]: DeclaredServiceFields[K]['observedOn'] extends where ? K : never;
-}[keyof DeclaredServiceFields];
+export type ServiceFieldsObservedOn<where extends 'service' | 'primaryDeployment'> = ServiceFieldObservedOn<where>;
 
 // ---------------------------------------------------------------------------------------------
 // Keys

@@ -228,6 +228,21 @@ export const SERVICE_FIELDS = {
 export type ServiceFieldName = keyof typeof SERVICE_FIELDS;
 export const SERVICE_FIELD_NAMES = Object.keys(SERVICE_FIELDS) as ServiceFieldName[];
 
+/** The declared service fields DescribeServices reports at `where` (`observedOn`). */
+export type ServiceFieldObservedOn<where extends ServiceFieldDecl['observedOn']> = {
+  [K in ServiceFieldName]: (typeof SERVICE_FIELDS)[K]['observedOn'] extends where ? K : never;
+}[ServiceFieldName];
+
+/** The declared service fields DescribeServices reports on the service itself. */
+export const SERVICE_FIELDS_ON_SERVICE = SERVICE_FIELD_NAMES.filter(
+  (name) => SERVICE_FIELDS[name].observedOn === 'service',
+) as ServiceFieldObservedOn<'service'>[];
+
+/** The declared service fields DescribeServices reports only on a deployment (read from the PRIMARY one). */
+export const SERVICE_FIELDS_ON_DEPLOYMENT = SERVICE_FIELD_NAMES.filter(
+  (name) => SERVICE_FIELDS[name].observedOn === 'primaryDeployment',
+) as ServiceFieldObservedOn<'primaryDeployment'>[];
+
 /** Fields of the hand-compared part, with the controllers UpdateService may change them for. */
 export const CORE_SERVICE_FIELD_CONTROLLERS: Readonly<Record<string, readonly DeploymentControllerType[]>> = {
   desiredCount: ALL,
