@@ -2,7 +2,7 @@
  * Specs in YAML files: what `ecsr` reads (apply, validate, diff) before writing items to the
  * table. A file holds many specs, as several documents (`---`), as a top-level list, or both.
  */
-import { Composer, isCollection, isMap, isScalar, isSeq, LineCounter, Parser, visit, type Document, type Node as YamlNode } from 'yaml';
+import { Composer, isCollection, isMap, isScalar, isSeq, LineCounter, Parser, visit, type Document, type Node as YamlNode, type YAMLError } from 'yaml';
 import { parseSpecItem } from './spec';
 import { explainYamlError } from './yaml-errors';
 import type { SpecParseResult } from './types';
@@ -157,94 +157,141 @@ export function parseSpecsYaml(
   text: string,
   fileName?: string,
 ): { docs: YamlSpecDoc[]; errors: YamlSpecError[] } {
-  const docs: YamlSpecDoc[] = [];
-  const errors: YamlSpecError[] = [];
-  const fail = (line: number | undefined, message: string) =>
-    errors.push({ ...(fileName !== undefined ? { file: fileName } : {}), ...(line !== undefined ? { line } : {}), message });
-  // At most 4 bytes per UTF-16 code unit: the exact count only when the text may be too large.
-  if (text.length * 3 > MAX_SPEC_FILE_BYTES) {
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > MAX_SPEC_FILE_BYTES) {
-      fail(undefined, specFileTooLargeMessage(bytes));
-      return { docs, errors };
-    }
-  }
-  const lineCounter = new LineCounter();
-  const lineOfOffset = (o: number): number => lineCounter.linePos(o).line;
-  const lineOf = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lineOfOffset(offset));
-
+  const reading = startReading(text, fileName);
+  const { docs, errors } = reading;
+  if (tooLarge(reading)) return { docs, errors };
   try {
     // logLevel 'silent': warnings come back in `doc.warnings` and refuse their document here.
     const composer = new Composer({ merge: true, uniqueKeys: true, logLevel: 'silent' });
     let docIndex = 0;
-    for (const doc of composer.compose(new Parser(lineCounter.addNewLine).parse(text))) {
-      readDocument(doc as unknown as Document.Parsed, docIndex++);
+    for (const doc of composer.compose(new Parser(reading.lineCounter.addNewLine).parse(text))) {
+      readDocument(reading, doc as unknown as Document.Parsed, docIndex++);
     }
   } catch (err) {
-    fail(undefined, `could not read YAML: ${String(err)}`);
+    reading.fail(undefined, `could not read YAML: ${String(err)}`);
   }
   return { docs, errors };
+}
 
-  function readDocument(doc: Document.Parsed, docIndex: number): void {
-    const docLine = lineOf(doc.range[0]);
-    if (doc.errors.length > 0) {
-      // The first error only, placed where the mistake is (the opening quote or bracket, the line
-      // indented too far): the ones after it are usually its consequences, as PyYAML and kubectl
-      // also stop at the first.
-      const first = doc.errors[0];
-      let explained: { offset: number; message: string };
-      try {
-        explained = explainYamlError(text, first, lineOfOffset);
-      } catch {
-        explained = { offset: first.pos[0], message: first.message };
-      }
-      fail(lineOf(explained.offset) ?? docLine, `YAML syntax error: ${explained.message}`);
-      return;
-    }
-    const warnings: { offset: number; message: string }[] = doc.warnings.map((w) => ({ offset: w.pos[0], message: explainWarning(w.code, w.message) }));
-    // A key that is a list or mapping: the package warns only while making values, and only to
-    // the console, then makes a string of the key.
-    visit(doc, {
-      Pair(_, pair) {
-        if (isCollection(pair.key)) {
-          warnings.push({
-            offset: (pair.key as YamlNode).range?.[0] ?? doc.range[0],
-            message: 'a key is a list or mapping (`? [a, b]`), which JavaScript would turn into a string: write a plain key',
-          });
-        }
-      },
-    });
-    if (warnings.length > 0) {
-      warnings.sort((a, b) => a.offset - b.offset);
-      for (const w of warnings) fail(lineOf(w.offset) ?? docLine, `YAML problem, document ${docIndex + 1} not read: ${w.message}`);
-      return;
-    }
-    const contents = doc.contents as YamlNode | null;
-    // `---` alone, or only comments: an empty document, not a spec.
-    if (contents === null || (isScalar(contents) && contents.value === null)) return;
-    let js: unknown;
-    try {
-      js = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (err) {
-      fail(docLine, `document ${docIndex + 1} could not be read: ${explainToJsError(err)}`);
-      return;
-    }
-    const add = (node: unknown, value: unknown, where: string) => {
-      const line = lineOf((node as YamlNode | null)?.range?.[0]);
-      if (!isMap(node)) {
-        fail(line ?? docLine, `${where} must be a spec (a mapping with cluster, service, ...), got ${kindOf(node)}`);
-        return;
-      }
-      const item = value as Record<string, unknown>;
-      const result = parseSpecItem(item);
-      const errorLines = result.ok ? undefined : result.errors.map((e) => attributeLine(node as YamlNode, e.path, lineOfOffset) ?? line);
-      docs.push({ index: docs.length, line, result, item, ...(errorLines ? { errorLines } : {}) });
-    };
-    if (isSeq(contents)) {
-      const values = js as unknown[];
-      contents.items.forEach((node, i) => add(node, values[i], `item ${i + 1} of document ${docIndex + 1}`));
-    } else {
-      add(contents, js, `document ${docIndex + 1}`);
-    }
+/** One file being read: what it found so far, and the lines of its offsets. */
+interface SpecsYamlReading {
+  readonly text: string;
+  readonly docs: YamlSpecDoc[];
+  readonly errors: YamlSpecError[];
+  /** Fed by the parser as it reads, so a line is known once the parser went past it. */
+  readonly lineCounter: LineCounter;
+  /** Records a file-level error at 1-based `line` (when known). */
+  readonly fail: (line: number | undefined, message: string) => void;
+  /** 1-based line of a 0-based offset. */
+  readonly lineOfOffset: (offset: number) => number;
+  /** 1-based line of an offset, or undefined without one. */
+  readonly lineOf: (offset: number | undefined) => number | undefined;
+}
+
+/** A reading of `text` with nothing found yet; its errors carry `fileName` when given. */
+function startReading(text: string, fileName: string | undefined): SpecsYamlReading {
+  const docs: YamlSpecDoc[] = [];
+  const errors: YamlSpecError[] = [];
+  const fail = (line: number | undefined, message: string) => {
+    errors.push({ ...(fileName !== undefined ? { file: fileName } : {}), ...(line !== undefined ? { line } : {}), message });
+  };
+  const lineCounter = new LineCounter();
+  const lineOfOffset = (o: number): number => lineCounter.linePos(o).line;
+  const lineOf = (offset: number | undefined): number | undefined => (offset === undefined ? undefined : lineOfOffset(offset));
+  return { text, docs, errors, lineCounter, fail, lineOfOffset, lineOf };
+}
+
+/** Refuses a text larger than {@link MAX_SPEC_FILE_BYTES}: true (and an error) when it is. */
+function tooLarge({ text, fail }: SpecsYamlReading): boolean {
+  // At most 4 bytes per UTF-16 code unit: the exact count only when the text may be too large.
+  if (text.length * 3 <= MAX_SPEC_FILE_BYTES) return false;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_SPEC_FILE_BYTES) return false;
+  fail(undefined, specFileTooLargeMessage(bytes));
+  return true;
+}
+
+/**
+ * Reads one document: a syntax error or warnings refuse it, an empty one is skipped, its aliases
+ * are expanded within {@link MAX_ALIAS_COUNT}, and each spec it holds (itself, or its list's items)
+ * is added.
+ */
+function readDocument(reading: SpecsYamlReading, doc: Document.Parsed, docIndex: number): void {
+  const { fail, lineOf } = reading;
+  const docLine = lineOf(doc.range[0]);
+  if (doc.errors.length > 0) {
+    failSyntax(reading, doc.errors[0], docLine);
+    return;
   }
+  const warnings = documentWarnings(doc);
+  if (warnings.length > 0) {
+    for (const w of warnings) fail(lineOf(w.offset) ?? docLine, `YAML problem, document ${docIndex + 1} not read: ${w.message}`);
+    return;
+  }
+  const contents = doc.contents as YamlNode | null;
+  // `---` alone, or only comments: an empty document, not a spec.
+  if (contents === null || (isScalar(contents) && contents.value === null)) return;
+  let js: unknown;
+  try {
+    js = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    fail(docLine, `document ${docIndex + 1} could not be read: ${explainToJsError(err)}`);
+    return;
+  }
+  if (isSeq(contents)) {
+    const values = js as unknown[];
+    contents.items.forEach((node, i) => addSpec(reading, node, values[i], `item ${i + 1} of document ${docIndex + 1}`, docLine));
+  } else {
+    addSpec(reading, contents, js, `document ${docIndex + 1}`, docLine);
+  }
+}
+
+/**
+ * Reports a document's syntax error: the first only, placed where the mistake is (the opening
+ * quote or bracket, the line indented too far): the ones after it are usually its consequences,
+ * as PyYAML and kubectl also stop at the first.
+ */
+function failSyntax({ text, fail, lineOf, lineOfOffset }: SpecsYamlReading, first: YAMLError, docLine: number | undefined): void {
+  let explained: { offset: number; message: string };
+  try {
+    explained = explainYamlError(text, first, lineOfOffset);
+  } catch {
+    explained = { offset: first.pos[0], message: first.message };
+  }
+  fail(lineOf(explained.offset) ?? docLine, `YAML syntax error: ${explained.message}`);
+}
+
+/** A document's warnings, explained, in file order: the package's own and keys that are collections. */
+function documentWarnings(doc: Document.Parsed): { offset: number; message: string }[] {
+  const warnings: { offset: number; message: string }[] = doc.warnings.map((w) => ({ offset: w.pos[0], message: explainWarning(w.code, w.message) }));
+  // A key that is a list or mapping: the package warns only while making values, and only to
+  // the console, then makes a string of the key.
+  visit(doc, {
+    Pair(_, pair) {
+      if (isCollection(pair.key)) {
+        warnings.push({
+          offset: (pair.key as YamlNode).range?.[0] ?? doc.range[0],
+          message: 'a key is a list or mapping (`? [a, b]`), which JavaScript would turn into a string: write a plain key',
+        });
+      }
+    },
+  });
+  return warnings.sort((a, b) => a.offset - b.offset);
+}
+
+/**
+ * Adds the spec of one mapping `node` (with `value`, its plain JS) to the reading, with the line
+ * of each of its errors; a node that is not a mapping is a file-level error naming `where`.
+ */
+function addSpec(reading: SpecsYamlReading, node: unknown, value: unknown, where: string, docLine: number | undefined): void {
+  const { docs, fail, lineOf, lineOfOffset } = reading;
+  const line = lineOf((node as YamlNode | null)?.range?.[0]);
+  if (!isMap(node)) {
+    fail(line ?? docLine, `${where} must be a spec (a mapping with cluster, service, ...), got ${kindOf(node)}`);
+    return;
+  }
+  const item = value as Record<string, unknown>;
+  const result = parseSpecItem(item);
+  const errorLines = result.ok ? undefined : result.errors.map((e) => attributeLine(node as YamlNode, e.path, lineOfOffset) ?? line);
+  docs.push({ index: docs.length, line, result, item, ...(errorLines ? { errorLines } : {}) });
 }
