@@ -442,7 +442,7 @@ export class TargetRunner {
    */
   async run(message: FanOutMessage, runOptions: TargetRunOptions = {}): Promise<TargetPassResult> {
     const { home, ...options } = runOptions;
-    const now = (this.deps.clock ?? { now: () => new Date() }).now();
+    const now = this.now();
     if (isStale(message, now, this.config.fanOut?.scheduleSeconds ?? 60)) {
       this.deps.log.info('fan-out: stale message dropped (a newer tick covers this target)', { target: message.target.name, sentAt: message.sentAt });
       return { outcome: 'stale', target: message.target.name, sentAt: message.sentAt };
@@ -453,74 +453,128 @@ export class TargetRunner {
     const others = new Set(declared.names.filter((n) => n !== target.name));
     const { runtime, credentials } = this.runtimeOf(target, others);
     if (credentials) {
-      try {
-        await credentials();
-      } catch (err) {
-        const error = errorMessage(err);
-        this.deps.log.error('fan-out: the target role cannot be assumed; this target is not reconciled this tick', {
-          target: target.name,
-          roleArn: target.roleArn,
-          error,
-        });
-        // Every spec of the target says so in its status (no ECS call: none could be made).
-        const marked = await runtime.run({ ...options, unreachable: { reason: Reason.TargetUnreachable, message: `the role ${target.roleArn} of target ${target.name} cannot be assumed: ${error}` } });
-        return { outcome: 'target-unreachable', target: target.name, error, statusesWritten: marked.counts.statusesWritten };
-      }
+      const unreachable = await this.unreachablePass(target, runtime, credentials, options);
+      if (unreachable) return unreachable;
     }
-    let summary: PassSummary;
-    if (message.keys && message.keys.length > 0) {
-      const requeue = this.deps.requeue;
-      // Events name every service of the account: only those with a spec are read. With a queue
-      // to go back to, one try for the lease: waiting would hold this concurrency slot.
-      const result = await runtime.runFastPath(message.keys, {
-        ...options,
-        ...(requeue ? { leaseWaitMs: 0 } : {}),
-        ...(message.fromEvents ? { keysWithSpecOnly: true } : {}),
-        ...(requeue ? { quietLeaseHeld: true } : {}),
+    if (message.keys && message.keys.length > 0) return this.fastPass(message, message.keys, target, runtime, options);
+    return this.scheduledPass(target, runtime, options);
+  }
+
+  /** The clock's time, or the wall clock's without one. */
+  private now(): Date {
+    return (this.deps.clock ?? { now: () => new Date() }).now();
+  }
+
+  /**
+   * Resolves the target role's credentials; when they cannot be had, a pass without ECS calls
+   * gives every spec of the target the status `TargetUnreachable`.
+   * @returns the `target-unreachable` result, or undefined when the role could be assumed.
+   */
+  private async unreachablePass(
+    target: Target,
+    runtime: Runtime,
+    credentials: AwsCredentialIdentityProvider,
+    options: FastPathRunOptions,
+  ): Promise<TargetPassResult | undefined> {
+    try {
+      await credentials();
+      return undefined;
+    } catch (err) {
+      const error = errorMessage(err);
+      this.deps.log.error('fan-out: the target role cannot be assumed; this target is not reconciled this tick', {
+        target: target.name,
+        roleArn: target.roleArn,
+        error,
       });
-      summary = (result as NonNullable<typeof result>).summary;
-      if (requeue && summary.outcome === 'lease-held') {
-        const again = requeueAfterLeaseHeld(message);
-        if (again) {
-          const { failed } = await requeue.send([again.message], { delaySeconds: again.delaySeconds });
-          if (failed.length === 0) {
-            this.deps.log.info('fan-out: the lease is held; the fast-path message goes back to the queue', {
-              target: target.name,
-              keys: message.keys.length,
-              leaseHolder: summary.lease?.holder,
-              delaySeconds: again.delaySeconds,
-              leaseTries: again.message.leaseTries,
-            });
-            return { outcome: 'requeued', target: target.name, delaySeconds: again.delaySeconds, leaseTries: again.message.leaseTries ?? 1 };
-          }
-          this.deps.log.error('fan-out: the lease is held and the fast-path message could not be sent back; dropped', {
-            target: target.name,
-            error: failed[0].error,
-            ...leaseHeldFallback(message),
-          });
-        } else {
-          this.deps.log.info('fan-out: the lease stayed held through every re-send; the fast-path message is dropped', {
-            target: target.name,
-            leaseHolder: summary.lease?.holder,
-            leaseTries: message.leaseTries ?? 0,
-            ...leaseHeldFallback(message),
-          });
-        }
-      }
-    } else {
-      summary = await runtime.run(options);
-      // A pass that read every spec and met no error is a pass, whether it read the whole fleet
-      // (polling) or its share of it (events mode reads a share by design): `readsComplete` would
-      // leave a healthy events-mode target's TargetPassAge rising forever.
-      if (summary.outcome === 'completed' && summary.specsComplete && summary.errors.length === 0 && !summary.dryRun) {
-        try {
-          await new DynamoTargetDirectory(this.deps.doc, this.config.specsTable).writeHeartbeat(target.name, (this.deps.clock ?? { now: () => new Date() }).now());
-        } catch (err) {
-          this.deps.log.warn('fan-out: heartbeat not written (TargetPassAge will rise)', { target: target.name, error: errorMessage(err) });
-        }
+      // Every spec of the target says so in its status (no ECS call: none could be made).
+      const marked = await runtime.run({ ...options, unreachable: { reason: Reason.TargetUnreachable, message: `the role ${target.roleArn} of target ${target.name} cannot be assumed: ${error}` } });
+      return { outcome: 'target-unreachable', target: target.name, error, statusesWritten: marked.counts.statusesWritten };
+    }
+  }
+
+  /**
+   * The fast path for the services a message names. With a queue to go back to, a held lease
+   * sends the message back ({@link requeueLeaseHeld}) rather than waiting for it.
+   */
+  private async fastPass(
+    message: FanOutMessage,
+    keys: readonly ServiceKey[],
+    target: Target,
+    runtime: Runtime,
+    options: FastPathRunOptions,
+  ): Promise<TargetPassResult> {
+    const requeue = this.deps.requeue;
+    // Events name every service of the account: only those with a spec are read. With a queue
+    // to go back to, one try for the lease: waiting would hold this concurrency slot.
+    const result = await runtime.runFastPath(keys, {
+      ...options,
+      ...(requeue ? { leaseWaitMs: 0 } : {}),
+      ...(message.fromEvents ? { keysWithSpecOnly: true } : {}),
+      ...(requeue ? { quietLeaseHeld: true } : {}),
+    });
+    const summary = (result as NonNullable<typeof result>).summary;
+    if (requeue && summary.outcome === 'lease-held') {
+      const requeued = await this.requeueLeaseHeld(requeue, message, target, summary);
+      if (requeued) return requeued;
+    }
+    return { outcome: 'pass', target: target.name, fastPath: true, summary };
+  }
+
+  /**
+   * Sends a fast-path message whose lease was held back to the queue, with a growing delay, until
+   * its tries are spent; a message not sent back is dropped (logged: the scheduled pass covers it).
+   * @returns the `requeued` result, or undefined when the message was dropped.
+   */
+  private async requeueLeaseHeld(
+    requeue: FanOutQueue,
+    message: FanOutMessage,
+    target: Target,
+    summary: PassSummary,
+  ): Promise<TargetPassResult | undefined> {
+    const again = requeueAfterLeaseHeld(message);
+    if (!again) {
+      this.deps.log.info('fan-out: the lease stayed held through every re-send; the fast-path message is dropped', {
+        target: target.name,
+        leaseHolder: summary.lease?.holder,
+        leaseTries: message.leaseTries ?? 0,
+        ...leaseHeldFallback(message),
+      });
+      return undefined;
+    }
+    const { failed } = await requeue.send([again.message], { delaySeconds: again.delaySeconds });
+    if (failed.length === 0) {
+      this.deps.log.info('fan-out: the lease is held; the fast-path message goes back to the queue', {
+        target: target.name,
+        keys: message.keys?.length,
+        leaseHolder: summary.lease?.holder,
+        delaySeconds: again.delaySeconds,
+        leaseTries: again.message.leaseTries,
+      });
+      return { outcome: 'requeued', target: target.name, delaySeconds: again.delaySeconds, leaseTries: again.message.leaseTries ?? 1 };
+    }
+    this.deps.log.error('fan-out: the lease is held and the fast-path message could not be sent back; dropped', {
+      target: target.name,
+      error: failed[0].error,
+      ...leaseHeldFallback(message),
+    });
+    return undefined;
+  }
+
+  /**
+   * The target's scheduled pass, and its heartbeat when the pass read every spec and met no error,
+   * whether it read the whole fleet (polling) or its share of it (events mode reads a share by
+   * design): `readsComplete` would leave a healthy events-mode target's TargetPassAge rising forever.
+   */
+  private async scheduledPass(target: Target, runtime: Runtime, options: FastPathRunOptions): Promise<TargetPassResult> {
+    const summary = await runtime.run(options);
+    if (summary.outcome === 'completed' && summary.specsComplete && summary.errors.length === 0 && !summary.dryRun) {
+      try {
+        await new DynamoTargetDirectory(this.deps.doc, this.config.specsTable).writeHeartbeat(target.name, this.now());
+      } catch (err) {
+        this.deps.log.warn('fan-out: heartbeat not written (TargetPassAge will rise)', { target: target.name, error: errorMessage(err) });
       }
     }
-    return { outcome: 'pass', target: target.name, fastPath: Boolean(message.keys?.length), summary };
+    return { outcome: 'pass', target: target.name, fastPath: false, summary };
   }
 
   /**
