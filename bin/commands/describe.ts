@@ -11,12 +11,12 @@
  * latest 100 events (Amazon ECS Developer Guide, "Viewing Amazon ECS service event messages").
  * An ECS read that fails is said in its section; the spec and status are still printed.
  */
-import { DescribeServicesCommand, type ECSClient, type Service, type Task } from '@aws-sdk/client-ecs';
+import { DescribeServicesCommand, type Deployment, type ECSClient, type Service, type ServiceEvent, type Task } from '@aws-sdk/client-ecs';
 import { Command, Option } from 'commander';
 import wrapAnsi from 'wrap-ansi';
 import { createEcsClient } from '../../lambda/adapters/clients';
 import { specToItem } from '../../lambda/core/spec';
-import { serviceId, type PruneHold, type ServiceKey } from '../../lambda/core/types';
+import { serviceId, type PruneHold, type ServiceKey, type ServiceStatus } from '../../lambda/core/types';
 import { fitTable, reasonBlock, terminalWidth } from '../../local/view';
 import { CliError } from './support/errors';
 import { colorPhase, colorsFor, lastActionText, pruneHoldLines, statusReason, toJson, toYaml } from './support/format';
@@ -105,94 +105,136 @@ export function renderDescribe(
   c = colorsFor(),
 ): string {
   const { width } = opts;
-  const id = entry.key ? serviceId(entry.key) : '(no key)';
+  const out = [
+    ...headerLines(entry, opts),
+    '',
+    ...specLines(entry, width),
+    '',
+    ...statusLines(entry.status, width, c),
+    '',
+    ...ecsLines(entry, live, opts.events, width),
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+/** A block of `reasonBlock(label, text)` indented by two spaces, its continuation lines too. */
+function indentedReason(label: string, text: string, width: number): string {
+  return `  ${reasonBlock(label, text, width - 2).replace(/\n/g, '\n  ')}`;
+}
+
+/** The service, the table, and the cluster's prune hold when one is in force. */
+function headerLines(entry: TableEntry, opts: { table: string; width: number; pruneHold?: PruneHold }): string[] {
   const out: string[] = [];
   const field = (name: string, value: string) => out.push(`${`${name}:`.padEnd(14)}${value}`);
-  field('Service', id);
+  field('Service', entry.key ? serviceId(entry.key) : '(no key)');
   field('Table', opts.table);
   // The cluster's hold concerns the services without a spec, which have no item to describe.
-  if (opts.pruneHold) field('Prune hold', wrapLines(pruneHoldLines([opts.pruneHold])[0], width - 14).join(`\n${' '.repeat(14)}`));
+  if (opts.pruneHold) field('Prune hold', wrapLines(pruneHoldLines([opts.pruneHold])[0], opts.width - 14).join(`\n${' '.repeat(14)}`));
+  return out;
+}
 
+/** The spec as the reconciler reads it (with its hash), or the item as stored and its problems. */
+function specLines(entry: TableEntry, width: number): string[] {
   const r = entry.result;
-  const s = entry.status;
-  out.push('', r.ok ? `Spec (hash ${r.hash}${s?.specHash === r.hash ? ', seen by the last pass' : ', not seen by a pass yet'}):` : 'Spec (invalid: the reconciler does nothing for it):');
-  if (r.ok) out.push(indent(toYaml(specToItem(r.spec))));
-  else {
-    out.push(indent(toYaml(entry.item)));
-    out.push('', 'Problems:');
-    for (const e of r.errors) out.push(`  ${reasonBlock(e.path, e.message, width - 2).replace(/\n/g, '\n  ')}`);
+  if (r.ok) {
+    const seen = entry.status?.specHash === r.hash ? ', seen by the last pass' : ', not seen by a pass yet';
+    return [`Spec (hash ${r.hash}${seen}):`, indent(toYaml(specToItem(r.spec)))];
   }
+  return [
+    'Spec (invalid: the reconciler does nothing for it):',
+    indent(toYaml(entry.item)),
+    '',
+    'Problems:',
+    ...r.errors.map((e) => indentedReason(e.path, e.message, width)),
+  ];
+}
 
-  out.push('', 'Status (written by the reconciler):');
-  if (!s) out.push('  none yet: no reconcile pass has seen this spec');
-  else {
-    // One column for every value, after the longest label (`Task definition:`); wrapped lines continue under it.
-    const labels = 17;
-    const pad = ' '.repeat(2 + labels);
-    const statusField = (name: string, value: string) => out.push(`  ${`${name}:`.padEnd(labels)}${value}`);
-    const wrapped = (text: string) => wrapLines(text, width - pad.length).join(`\n${pad}`);
-    statusField('Phase', colorPhase(s.phase, c));
-    statusField('Tasks', `running ${s.runningCount}/${s.desiredCount}, pending ${s.pendingCount}`);
-    const why = statusReason(s);
-    if (why) statusField('Reason', wrapped(why));
-    if (s.laggingSince) statusField('Lagging since', `${time(s.laggingSince)}${s.lagBeyondGrace ? ' (beyond its grace)' : ''}`);
-    if (s.taskDefinitionArn) statusField('Task definition', last(s.taskDefinitionArn));
-    if (s.lastAction) statusField('Last action', wrapped(`${lastActionText(s)} at ${time(s.lastAction.at)}`));
-    if (s.rejection && typeof s.rejection.retryAfter === 'string') {
-      const r = s.rejection;
-      statusField('Refused', wrapped(`${r.attempts} time${r.attempts === 1 ? '' : 's'} since ${time(r.since)}; next retry after ${time(r.retryAfter)}, at once on a spec change or ecsr reconcile`));
-    }
-    if (s.drift && s.drift.length > 0) statusField('Drift', `${s.drift.join(', ')}${s.driftCorrectedAt ? ` (corrected ${time(s.driftCorrectedAt)})` : ''}`);
-    statusField('Observed', time(s.observedAt));
-    out.push('', 'Conditions:');
-    for (const x of s.conditions) {
-      out.push(`  ${x.type}=${x.status}  ${x.reason}  since ${time(x.lastTransitionTime)}`);
-      if (x.message) out.push(`    ${wrapLines(x.message, width - 4).join('\n    ')}`);
-    }
+/** The reconciler's status, one value column after the longest label, then its conditions. */
+function statusLines(s: ServiceStatus | undefined, width: number, c: ReturnType<typeof colorsFor>): string[] {
+  const out = ['Status (written by the reconciler):'];
+  if (!s) return [...out, '  none yet: no reconcile pass has seen this spec'];
+  // One column for every value, after the longest label (`Task definition:`); wrapped lines continue under it.
+  const labels = 17;
+  const pad = ' '.repeat(2 + labels);
+  const statusField = (name: string, value: string) => out.push(`  ${`${name}:`.padEnd(labels)}${value}`);
+  const wrapped = (text: string) => wrapLines(text, width - pad.length).join(`\n${pad}`);
+  statusField('Phase', colorPhase(s.phase, c));
+  statusField('Tasks', `running ${s.runningCount}/${s.desiredCount}, pending ${s.pendingCount}`);
+  const why = statusReason(s);
+  if (why) statusField('Reason', wrapped(why));
+  if (s.laggingSince) statusField('Lagging since', `${time(s.laggingSince)}${s.lagBeyondGrace ? ' (beyond its grace)' : ''}`);
+  if (s.taskDefinitionArn) statusField('Task definition', last(s.taskDefinitionArn));
+  if (s.lastAction) statusField('Last action', wrapped(`${lastActionText(s)} at ${time(s.lastAction.at)}`));
+  if (s.rejection && typeof s.rejection.retryAfter === 'string') {
+    const r = s.rejection;
+    statusField('Refused', wrapped(`${r.attempts} time${r.attempts === 1 ? '' : 's'} since ${time(r.since)}; next retry after ${time(r.retryAfter)}, at once on a spec change or ecsr reconcile`));
   }
+  if (s.drift && s.drift.length > 0) statusField('Drift', `${s.drift.join(', ')}${s.driftCorrectedAt ? ` (corrected ${time(s.driftCorrectedAt)})` : ''}`);
+  statusField('Observed', time(s.observedAt));
+  out.push('', 'Conditions:');
+  for (const x of s.conditions) {
+    out.push(`  ${x.type}=${x.status}  ${x.reason}  since ${time(x.lastTransitionTime)}`);
+    if (x.message) out.push(`    ${wrapLines(x.message, width - 4).join('\n    ')}`);
+  }
+  return out;
+}
 
-  out.push('', 'ECS:');
-  if (live.error) out.push(`  could not read ECS: ${live.error}`);
-  else if (!live.service) out.push(`  ECS has no service ${entry.key?.service ?? '?'} in cluster ${entry.key?.cluster ?? '?'}.`);
-  else {
-    const svc = live.service;
-    out.push(`  Status:       ${svc.status}, running ${svc.runningCount ?? 0}/${svc.desiredCount ?? 0}, pending ${svc.pendingCount ?? 0}, task definition ${last(svc.taskDefinition)}`);
-    out.push('', 'Deployments:');
-    const deployments = svc.deployments ?? [];
-    out.push(
-      indent(
-        fitTable(
-          ['ID', 'STATUS', 'ROLLOUT', 'TASK DEFINITION', 'TASKS', 'FAILED', 'UPDATED'],
-          deployments.map((d) => [
-            d.id ?? '-',
-            d.status ?? '-',
-            d.rolloutState ?? '-',
-            last(d.taskDefinition),
-            `${d.runningCount ?? 0}/${d.desiredCount ?? 0}${d.pendingCount ? ` +${d.pendingCount}` : ''}`,
-            String(d.failedTasks ?? 0),
-            time(d.updatedAt),
-          ]),
-          { width: width - 2, shrink: [[6, 10], [0, 14], [3, 12]] },
-        ),
-      ),
-    );
-    for (const d of deployments) if (d.rolloutStateReason) out.push(`  ${reasonBlock(d.id ?? '-', `${d.rolloutState ?? ''}: ${d.rolloutStateReason}`, width - 2).replace(/\n/g, '\n  ')}`);
-    const events = (svc.events ?? []).slice(0, opts.events);
-    out.push('', `Events (latest ${events.length}, newest first):`);
-    if (events.length === 0) out.push('  none');
-    for (const e of events) out.push(`  ${reasonBlock(time(e.createdAt), e.message ?? '', width - 2).replace(/\n/g, '\n  ')}`);
-    out.push('', 'Tasks (running, then the most recently stopped, newest first):');
-    if (live.tasks.length === 0) out.push('  none');
-    else {
-      const tasks = [...live.tasks].sort((x, y) => (x.desiredStatus === y.desiredStatus ? 0 : x.desiredStatus === 'RUNNING' ? -1 : 1));
-      const rows = tasks.map((t) => [last(t.taskArn), t.lastStatus ?? '-', last(t.taskDefinitionArn), time(t.startedAt), time(t.stoppedAt)]);
-      out.push(indent(fitTable(['TASK', 'LAST STATUS', 'TASK DEFINITION', 'STARTED', 'STOPPED'], rows, { width: width - 2, shrink: [[0, 14], [2, 12], 3, 4] })));
-      const stopped = tasks.filter((t) => taskStopText(t) !== '');
-      if (stopped.length > 0) out.push('', 'Stop reasons:');
-      for (const t of stopped) out.push(`  ${reasonBlock(last(t.taskArn), taskStopText(t), width - 2).replace(/\n/g, '\n  ')}`);
-    }
-  }
-  return `${out.join('\n')}\n`;
+/** What ECS says: the service's counts, its deployments, latest events and tasks; or why not. */
+function ecsLines(entry: TableEntry, live: LiveService, events: number, width: number): string[] {
+  if (live.error) return ['ECS:', `  could not read ECS: ${live.error}`];
+  const svc = live.service;
+  if (!svc) return ['ECS:', `  ECS has no service ${entry.key?.service ?? '?'} in cluster ${entry.key?.cluster ?? '?'}.`];
+  return [
+    'ECS:',
+    `  Status:       ${svc.status}, running ${svc.runningCount ?? 0}/${svc.desiredCount ?? 0}, pending ${svc.pendingCount ?? 0}, task definition ${last(svc.taskDefinition)}`,
+    '',
+    ...deploymentLines(svc.deployments ?? [], width),
+    '',
+    ...eventLines((svc.events ?? []).slice(0, events), width),
+    '',
+    ...taskLines(live.tasks, width),
+  ];
+}
+
+/** The deployments as a table, then the reason of each that gives one. */
+function deploymentLines(deployments: Deployment[], width: number): string[] {
+  const rows = deployments.map((d) => [
+    d.id ?? '-',
+    d.status ?? '-',
+    d.rolloutState ?? '-',
+    last(d.taskDefinition),
+    `${d.runningCount ?? 0}/${d.desiredCount ?? 0}${d.pendingCount ? ` +${d.pendingCount}` : ''}`,
+    String(d.failedTasks ?? 0),
+    time(d.updatedAt),
+  ]);
+  const table = fitTable(['ID', 'STATUS', 'ROLLOUT', 'TASK DEFINITION', 'TASKS', 'FAILED', 'UPDATED'], rows, {
+    width: width - 2,
+    shrink: [[6, 10], [0, 14], [3, 12]],
+  });
+  const reasons = deployments.filter((d) => d.rolloutStateReason).map((d) => indentedReason(d.id ?? '-', `${d.rolloutState ?? ''}: ${d.rolloutStateReason}`, width));
+  return ['Deployments:', indent(table), ...reasons];
+}
+
+/** The service's latest events, newest first. */
+function eventLines(events: ServiceEvent[], width: number): string[] {
+  return [
+    `Events (latest ${events.length}, newest first):`,
+    ...(events.length === 0 ? ['  none'] : []),
+    ...events.map((e) => indentedReason(time(e.createdAt), e.message ?? '', width)),
+  ];
+}
+
+/** The tasks, running first, as a table, then the stop reason of each stopped one. */
+function taskLines(liveTasks: Task[], width: number): string[] {
+  const out = ['Tasks (running, then the most recently stopped, newest first):'];
+  if (liveTasks.length === 0) return [...out, '  none'];
+  const tasks = [...liveTasks].sort((x, y) => (x.desiredStatus === y.desiredStatus ? 0 : x.desiredStatus === 'RUNNING' ? -1 : 1));
+  const rows = tasks.map((t) => [last(t.taskArn), t.lastStatus ?? '-', last(t.taskDefinitionArn), time(t.startedAt), time(t.stoppedAt)]);
+  out.push(indent(fitTable(['TASK', 'LAST STATUS', 'TASK DEFINITION', 'STARTED', 'STOPPED'], rows, { width: width - 2, shrink: [[0, 14], [2, 12], 3, 4] })));
+  const stopped = tasks.filter((t) => taskStopText(t) !== '');
+  if (stopped.length > 0) out.push('', 'Stop reasons:');
+  for (const t of stopped) out.push(indentedReason(last(t.taskArn), taskStopText(t), width));
+  return out;
 }
 
 export function describeCommand(): Command {
