@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { buildCli, isStale } from './scripts/build-cli.mjs';
-import { detectTools, MissingToolsReporter, TOOL_TAGS } from './test/support/tools-setup';
+import { detectTools, MissingToolsReporter, TOOL_TAGS } from './test/support/tools-setup.ts';
 
 // Once per run, before any test file loads:
 // - the CLI is built (dist/, scripts/build-cli.mjs) if a source changed, so that the tests that

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_SPEC_ATTRIBUTES_BYTES, attributesSize } from '../../lambda/core/item-size';
 import { parseSpecItem } from '../../lambda/core/spec';
-import { baseEnv, ecsr } from '../cli/run-cli';
+import { baseEnv } from '../cli/run-cli';
+import { ecsr } from '../support/cli-in-process';
 import { aSpecItem, useSimHarness } from './support';
 
 /** `n` environment values of 10 KiB each. */

@@ -59,6 +59,7 @@ describe('the built ecsr', () => {
       'bin/commands/support/exit-codes.ts',
       'bin/commands/support/usage-errors.ts',
       'bin/ecsr.ts',
+      'bin/main.ts',
     ]);
     expect(dynamic).toBeGreaterThanOrEqual(10);
   });

@@ -1,6 +1,7 @@
 /**
- * `ecsr` end to end: the CLI in a child process (`node bin/ecsr.js`) against dynalite and the ECS
- * simulator started here (manual clock). Where a command waits for the reconciler, a loop in this
+ * `ecsr` end to end: the CLI in this process (bin/main.ts, test/support/cli-in-process.ts; the
+ * EPIPE and stdin cases in a child process) against dynalite and the ECS simulator started here
+ * (manual clock). Where a command waits for the reconciler, a loop in this
  * process runs passes (`createLocalRuntime`: the Lambda's runtime on the local stack) and moves the
  * simulated clock a minute at a time. Each case has its own table and cluster.
  */
@@ -13,7 +14,8 @@ import { parseSpecItem, parseSpecsYaml, specToItem } from '../../lambda/core/spe
 import type { ServiceStatus } from '../../lambda/core/types';
 import { createCluster, createSpecsTable, type LocalStack } from '../../local/stack';
 import { spec, useCliStack } from './harness';
-import { baseEnv, ecsr, ecsrIntoClosedPipe } from './run-cli';
+import { baseEnv, ecsrIntoClosedPipe } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 import { createDocumentClient } from '../../lambda/adapters/clients';
 import { SpecTable } from '../../bin/commands/support/spec-table';
 

@@ -1,5 +1,5 @@
 /**
- * Condition reasons and the counts `ecsr` prints say what is true, end to end (built CLI, dynalite,
+ * Condition reasons and the counts `ecsr` prints say what is true, end to end (the CLI in process, dynalite,
  * the ECS simulator): a `SpecApplied` reason never carries ECS's "has started N tasks"; a service
  * being deleted is never "running 3/0"; a created service records its first rollout without an
  * empty `rolloutFromTaskDefinitionArn`.
@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { spec, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 describe('conditions and counts say what is true', () => {
   const { stack, aCase } = useCliStack('k');

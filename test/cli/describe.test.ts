@@ -1,5 +1,5 @@
 /**
- * `ecsr describe CLUSTER/SERVICE` and `ecsr get --watch`, end to end through the built CLI against
+ * `ecsr describe CLUSTER/SERVICE` and `ecsr get --watch`, end to end through the CLI (in process) against
  * dynalite and the ECS simulator: describe shows the spec, the status and its conditions, ECS's
  * deployments, events and tasks with their stop reasons; --watch ends by itself after --count
  * refreshes, and at Ctrl+C (SIGINT) with exit code 0.
@@ -11,7 +11,8 @@ import { explain } from '../../bin/commands/support/wait';
 import type { ServiceStatus } from '../../lambda/core/types';
 import type { LocalStack } from '../../local/stack';
 import { spec, useCliStack } from './harness';
-import { collect, ecsr, REPO } from './run-cli';
+import { collect, REPO } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 describe('ecsr describe and get --watch', () => {
   const harness = useCliStack('d');

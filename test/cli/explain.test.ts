@@ -1,11 +1,11 @@
 /**
- * What `ecsr plan` and `ecsr diff` say, end to end (child process, dynalite and the ECS simulator):
+ * What `ecsr plan` and `ecsr diff` say, end to end (the CLI in process, dynalite and the ECS simulator):
  * the plan says what is true when nothing is to be done but a service needs a person, and
  * `diff -o json` carries structured changes (path, from, to).
  */
 import { describe, expect, it } from 'vitest';
 import { spec, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 describe('ecsr plan and diff say what is true', () => {
   const { stack, aCase } = useCliStack('x');

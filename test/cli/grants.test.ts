@@ -1,6 +1,6 @@
 /**
  * `grantSpecRead` and `grantSpecWrite` cover what the commands they name call: each command runs
- * as the built CLI against the simulator and dynalite with credentials whose policy is the
+ * as the CLI (in process) against the simulator and dynalite with credentials whose policy is the
  * grant's (the statements of the synthesized template, for a construct managing the case's
  * cluster), while every AWS call it makes is recorded: ECS's by the simulator, which evaluates
  * the policy against each call as ECS asks IAM (`local/sim/authorization.ts`), DynamoDB's by a
@@ -17,7 +17,7 @@ import type { IamPolicyStatement } from '../../local/sim/iam';
 import { startDynamoRecorder, type DynamoRecorder } from '../support/dynamodb-recorder';
 import { evaluate, flat, type PolicyStatement } from '../support/iam-eval';
 import { spec, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 const ACCOUNT = '123456789012';
 const REGION = 'us-east-1';

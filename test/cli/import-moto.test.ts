@@ -1,7 +1,7 @@
 /**
  * `ecsr import` round trips on moto (ECS and DynamoDB both moto's: an implementation we did not
  * write): the same live services as `import.test.ts` (real task definitions and real service
- * settings, `test/support/import-cases.ts`), imported with the built CLI (`--apply`), then one
+ * settings, `test/support/import-cases.ts`), imported with the CLI (in process) (`--apply`), then one
  * pass with the Lambda's runtime: its only ECS write is TagResource, and the pass after it makes
  * none. moto 5.2.1 keeps neither deploymentConfiguration nor capacityProviderStrategy on
  * CreateService (see `test/runtime/moto-pass.test.ts`): what it describes is what is live, and the
@@ -21,7 +21,8 @@ import { startMoto, type MotoServer } from '../support/moto';
 import { needs } from '../support/tools';
 import { EXECUTION_ROLE, importCases } from '../support/import-cases';
 import { createSpecsTable, LOCAL, motoDefaultNetwork, recordCalls, type CallLog } from '../runtime/support';
-import { baseEnv, ecsr } from './run-cli';
+import { baseEnv } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 const REFUSED = new Set(['ecspresso-katsubushi']);
 

@@ -1,7 +1,7 @@
 /**
  * `ecsr import` end to end against the ECS simulator and dynalite: a live service made from a real
  * task definition and real service settings (`test/support/import-cases.ts`), imported with the
- * built CLI (`--apply`), then one pass: its only ECS write is the owner tag (TagResource), and the
+ * CLI, in process (`--apply`), then one pass: its only ECS write is the owner tag (TagResource), and the
  * pass after it writes nothing.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import { parseSpecItem } from '../../lambda/core/spec';
 import { importCases, type ImportCase } from '../support/import-cases';
 import { useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 const WRITES = new Set(['RegisterTaskDefinition', 'CreateService', 'UpdateService', 'DeleteService', 'TagResource', 'UntagResource']);
 const NETWORK = { subnets: LOCAL_DEFAULTS.subnets.split(','), securityGroups: LOCAL_DEFAULTS.securityGroups.split(',') };

@@ -1,5 +1,5 @@
 /**
- * `ecsr prune --confirm CLUSTER` end to end, through the built CLI (bin/ecsr.js) against dynalite
+ * `ecsr prune --confirm CLUSTER` end to end, through the CLI (in process) against dynalite
  * and the ECS simulator: a cluster whose specs all vanished (an emptied or replaced table) is not
  * pruned (PruneBlocked) until a person confirms; the confirmation is an item in the table that the
  * next passes read (the Lambda needs no redeploy).
@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Reason } from '../../lambda/core/status';
 import type { LocalStack } from '../../local/stack';
 import { spec, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 const SLOW = 120_000;
 

@@ -1,11 +1,11 @@
 /**
- * What a person sees of ECS's refusals, end to end through the built CLI against dynalite and the
+ * What a person sees of ECS's refusals, end to end through the CLI (in process) against dynalite and the
  * ECS simulator: `ecsr get` and `ecsr describe` of a service whose UpdateService IAM refuses, and
  * `ecsr get` of specs in a cluster whose reads IAM refuses.
  */
 import { describe, expect, it } from 'vitest';
 import { spec, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 const DENIED = 'User: arn:aws:sts::123456789012:assumed-role/reconciler/fn is not authorized to perform: ecs:UpdateService';
 

@@ -4,13 +4,13 @@
  * region, no roleArn) declares no target, and `apply --target` to it is refused with the item's
  * problems, writing nothing (before the fix it wrote `qa/<cluster>` specs no pass would reconcile).
  *
- * Real servers: the CLI in a child process against dynalite and the ECS simulator (test/cli harness).
+ * Real servers: the CLI (in process) against dynalite and the ECS simulator (test/cli harness).
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
 import { spec, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 describe('ecsr --target and a #target item the reconciler refuses', () => {
   const harness = useCliStack('bk');

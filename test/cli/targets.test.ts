@@ -1,5 +1,5 @@
 /**
- * `ecsr --target NAME`: the CLI in a child process against dynalite. Keys of a target
+ * `ecsr --target NAME`: the CLI (in process) against dynalite. Keys of a target
  * other than `default` are `<target>/<cluster>` in the table, as the reconciler reads them; `get`
  * shows a TARGET column when several targets are listed (`--all-targets`) and names the other
  * targets under a one-target listing; an unknown target is refused with the ones that exist.
@@ -8,7 +8,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
 import { spec, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 describe('ecsr --target', () => {
   const harness = useCliStack('t');

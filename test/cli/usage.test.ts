@@ -1,6 +1,6 @@
 /**
  * `ecsr` without AWS: `validate`, `--version`, the form of usage errors (commander's included),
- * and a reader that goes away (EPIPE). Each case runs the CLI in a child process as a user does;
+ * and a reader that goes away (EPIPE). Each case runs the CLI in this process (EPIPE: in a child process);
  * AWS is pointed at a closed port with no region or credentials, so any AWS call would fail.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, ecsr, ecsrIntoClosedPipe, REPO } from './run-cli';
+import { baseEnv, ecsrIntoClosedPipe, REPO } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 /** No region, no credentials, every endpoint a closed port: an AWS call cannot succeed. */
 const OFFLINE = baseEnv({ AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_EC2_METADATA_DISABLED: 'true' });

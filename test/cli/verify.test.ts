@@ -1,5 +1,5 @@
 /**
- * `ecsr verify -f FILE` and the checks `ecsr apply` runs, end to end through the built CLI: ECS
+ * `ecsr verify -f FILE` and the checks `ecsr apply` runs, end to end through the CLI (in process): ECS
  * is the simulator (clusters, capacity providers), and ECR, IAM, Secrets Manager, SSM, EC2 and
  * Elastic Load Balancing are moto, with one resource of each kind created here. A spec naming
  * only what exists passes every check; a spec naming what does not exist gets one problem per
@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CLIENT_CONFIG, startMoto, type MotoServer } from '../support/moto';
 import { needs } from '../support/tools';
 import { createHandMadeService, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 const ACCOUNT = '123456789012';
 const REGISTRY = `${ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com`;

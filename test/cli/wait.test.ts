@@ -1,5 +1,5 @@
 /**
- * Truthful waiting, end to end: `ecsr apply --wait` and `ecsr wait` in a child process against
+ * Truthful waiting, end to end: `ecsr apply --wait` and `ecsr wait` (the CLI in process) against
  * dynalite and the ECS simulator, with passes run here a simulated minute apart. Success means
  * the status and ECS agree the deployment is COMPLETED and the service stayed at desired for the
  * stability window (by ECS's clock); every case that needs a person has its own first sentence.
@@ -8,7 +8,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createCluster } from '../../local/stack';
 import { createHandMadeService, spec, useCliStack } from './harness';
-import { ecsr } from './run-cli';
+import { ecsr } from '../support/cli-in-process';
 
 const FAST = ['--interval', '200ms'];
 /** Each case runs several CLI commands and a stability window: generous on a busy machine (not a measure). */
