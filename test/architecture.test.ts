@@ -47,7 +47,7 @@ const RULES: { case: string; files: string[]; forbidden: RegExp }[] = [
     // of what a field means (shared limits and helpers such as ecs-limits and dict are fine).
     case: 'simulator -> vocabulary, spec or canonical task definition',
     files: filesUnder('local/sim'),
-    forbidden: /^lambda\/core\/(vocab(\/|$)|spec(-yaml)?$|taskdef$|canonical-json$|planner$|plan-service$)/,
+    forbidden: /^lambda\/core\/(vocab(\/|$)|reconcile(\/|$)|spec(-yaml)?$|taskdef$|canonical-json$|planner$|plan-service$)/,
   },
 ];
 

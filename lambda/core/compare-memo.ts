@@ -221,7 +221,7 @@ export function desiredConfigOf<A>(specHash: string, renderKey: string, build: (
 }
 
 /**
- * What the comparison of a steady service found (`Planner.planExisting`: nothing to register,
+ * What the comparison of a steady service found (`reconcileExisting` in `./reconcile/existing.ts`: nothing to register,
  * update or tag, no failed rollout, no lag), with everything it depended on besides the
  * remembered status: the spec hash, the rendering options, the live task definition (one object
  * per revision for the life of the container, as for {@link liveTaskDefinitionDigest}) and the

@@ -1,0 +1,18 @@
+/** The context every key's judgement shares: {@link planContext}. */
+import { anyAllowList } from '../allow-lists';
+import { renderingKey } from '../compare-memo';
+import type { FleetFacts, PlanContext, PlanInput } from './types';
+
+/** The context of one pass's judgements: options, clock, task definitions, rendering key, fleet facts. */
+export function planContext(input: PlanInput, fleet: FleetFacts): PlanContext {
+  return {
+    options: input.options,
+    now: input.now,
+    nowMs: input.now.getTime(),
+    observed: input.observed,
+    pendingTaskDefinitions: new Set(input.observed.taskDefinitionsPending ?? []),
+    renderKey: renderingKey({ defaults: input.options.defaults, ownerId: input.options.ownerId }),
+    allowListsSet: anyAllowList(input.options.allow),
+    fleet,
+  };
+}
