@@ -41,6 +41,7 @@ import { DEFAULT_PLAN_OPTIONS } from '../lambda/core/options';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { EVENT_RULES, type EventPattern } from '../lambda/core/events';
 import { PARTITION_KEY, RESERVED_PARTITIONS } from '../lambda/adapters/dynamo-spec-store';
+import { HISTORY_TTL_ATTRIBUTE } from '../lambda/adapters/spec-history';
 import { parseTarget } from '../lambda/core/targets';
 import { defaultFamilies, ecsPolicyStatements, ecsReadStatements, networkConditions, type EcsPolicyInput, taskDefinitionFamilyArns as familyArnsIn, type ArnScope } from '../lambda/core/ecs-policy';
 
@@ -671,6 +672,8 @@ export class EcsReconciler extends Construct {
         ...(props.tableEncryptionKey
           ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.tableEncryptionKey }
           : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+        // Spec history items expire by TTL (lambda/adapters/spec-history.ts, docs/history.md).
+        timeToLiveAttribute: HISTORY_TTL_ATTRIBUTE,
         ...props.tableProps,
         // The fast path reads both images to tell a spec edit from the reconciler's own status write.
         ...(props.fastPath !== false ? { stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES } : {}),
@@ -1426,6 +1429,8 @@ export class EcsReconciler extends Construct {
           'dynamodb:GetItem',
           // The events fast path: which services named by ECS's events have a spec item.
           'dynamodb:BatchGetItem',
+          // The stream path's spec history (lambda/adapters/spec-history.ts): one service's revisions.
+          'dynamodb:Query',
           'dynamodb:PutItem',
           'dynamodb:UpdateItem',
           'dynamodb:DeleteItem',

@@ -9,6 +9,7 @@ import { serviceId } from '../../lambda/core/types';
 import { CliError, EXIT } from './support/errors';
 import { loadSpecFiles } from './support/spec-file';
 import { entryId, SpecTable } from './support/spec-table';
+import { recordEdit } from './support/spec-history';
 import { DEFAULT_TARGET } from '../../lambda/core/targets';
 import { collect, formatDuration, parseDuration, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { DEFAULT_STABLE_SECONDS, explain, failureSentence, waitForTargets, waitSummary, type WaitTarget } from './support/wait';
@@ -138,6 +139,7 @@ export function applyCommand(): Command {
         for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
         for (const s of specs) {
           const outcome = await table.writeSpec(s.spec);
+          if (outcome !== 'unchanged') await recordEdit(table, s.key, 'ecsr apply');
           process.stdout.write(`${entryId(opts.target, s.key)} ${outcome}${s.spec.state === 'absent' ? ' (state: absent)' : ''}\n`);
         }
         if (!opts.wait) return;

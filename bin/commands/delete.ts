@@ -8,6 +8,7 @@ import { waitAndReport, withWaitOptions, type WaitFlags } from './apply';
 import { CliError } from './support/errors';
 import { parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { entryId, SpecTable } from './support/spec-table';
+import { recordEdit } from './support/spec-history';
 
 interface DeleteOptions extends AwsOptions, WaitFlags, TargetOption {
   wait?: boolean;
@@ -26,6 +27,7 @@ export function deleteCommand(): Command {
       try {
         await table.assertTarget();
         const entry = await table.markAbsent(key);
+        await recordEdit(table, key, 'ecsr delete');
         process.stdout.write(`${entryId(opts.target, key)} marked absent; the next pass deletes the service.\n`);
         if (!opts.wait) return;
         if (!entry.result.ok) {

@@ -11,6 +11,7 @@ import { waitAndReport, withWaitOptions, type WaitFlags } from './apply';
 import { CliError } from './support/errors';
 import { parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { entryId, SpecTable } from './support/spec-table';
+import { recordEdit } from './support/spec-history';
 
 interface SetImageOptions extends AwsOptions, WaitFlags, TargetOption {
   wait?: boolean;
@@ -53,6 +54,7 @@ function setImageCommand(): Command {
       try {
         await table.assertTarget();
         const { outcome, previous, entry } = await table.setImage(key, assignment.container, assignment.image);
+        if (outcome === 'set') await recordEdit(table, key, 'ecsr set image');
         const which = assignment.container === undefined ? '' : ` container ${assignment.container}`;
         process.stdout.write(
           outcome === 'unchanged'

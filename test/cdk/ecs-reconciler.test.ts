@@ -448,6 +448,7 @@ describe('IAM (least privilege)', () => {
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:Query',
       'dynamodb:Scan',
       'dynamodb:UpdateItem',
     ]);
@@ -455,7 +456,7 @@ describe('IAM (least privilege)', () => {
     // The fast path: the spec table's stream, read by Lambda's event source mapping.
     expect(on(/^\$\{ReconcilerSpecs[0-9A-F]+\.StreamArn\}$/)).toEqual(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']);
     expect(on(/^\*$/)).toEqual(['dynamodb:ListStreams']);
-    expect(dynamo).toHaveLength(12);
+    expect(dynamo).toHaveLength(13);
   });
 
   it('creates the task definition cache table with a TTL, destroyed with the stack, and names it to the function', () => {
@@ -466,6 +467,17 @@ describe('IAM (least privilege)', () => {
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ TASK_DEFINITION_CACHE_TABLE: { Ref: Match.stringLikeRegexp('^ReconcilerTaskDefinitionCache') } }) },
+    });
+  });
+
+  it('enables TTL on the spec table for the spec history items', () => {
+    const { template } = aReconciler();
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'cluster', KeyType: 'HASH' },
+        { AttributeName: 'service', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
     });
   });
 
