@@ -24,6 +24,8 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['diff', async () => (await import('./commands/diff')).diffCommand],
   ['plan', async () => (await import('./commands/plan')).planCommand],
   ['delete', async () => (await import('./commands/delete')).deleteCommand],
+  ['history', async () => (await import('./commands/history')).historyCommand],
+  ['rollback', async () => (await import('./commands/rollback')).rollbackCommand],
   ['wait', async () => (await import('./commands/wait')).waitCommand],
   ['export', async () => (await import('./commands/export')).exportCommand],
   ['import', async () => (await import('./commands/import')).importCommand],

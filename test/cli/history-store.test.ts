@@ -7,7 +7,9 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SpecTable } from '../../bin/commands/support/spec-table';
+import { parseSpecItem } from '../../lambda/core/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingLog } from '../../lambda/adapters/logger';
 import { HISTORY_KEEP, HISTORY_PARTITION, HISTORY_TTL_ATTRIBUTE, OUTSIDE_WRITER, SpecHistory } from '../../lambda/adapters/spec-history';
@@ -165,6 +167,40 @@ function historyCases(start: () => Promise<{ endpoint: string; stop: () => Promi
     expect(list.at(0)?.revision).toBe(HISTORY_KEEP + 1);
     expect(list.at(-1)?.revision).toBe(2);
   }, 120_000);
+
+  it('refuses a spec write conditioned on a read once the spec changed (a nested value), not for a status write', async () => {
+    // Prepare: a spec with a String Set and a map, read as rollback reads it
+    const table = await aTable();
+    const specs = new SpecTable(table, doc);
+    const stored = { ...specAt('nginx:1.27'), subnets: new Set(['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60002']), environment: { MODE: 'a' } };
+    await doc.send(new PutCommand({ TableName: table, Item: stored }));
+    const read = async () => {
+      const { status: _status, ...item } = (await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item ?? {};
+      return item;
+    };
+    const seen = await read();
+    const parsed = parseSpecItem({ ...specAt('nginx:1.26'), environment: { MODE: 'a' } });
+    if (!parsed.ok) throw new Error('fixture');
+
+    // Act: the pass writes a status (allowed), then someone changes one environment value
+    await doc.send(new UpdateCommand({ TableName: table, Key: key, UpdateExpression: 'SET #s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': status({}) } }));
+    const afterStatus = await specs.writeSpec(parsed.spec, { unchangedSince: seen }).then(
+      () => 'written',
+      (e: Error) => e.message,
+    );
+    await doc.send(new PutCommand({ TableName: table, Item: stored }));
+    const seenAgain = await read();
+    await doc.send(new UpdateCommand({ TableName: table, Key: key, UpdateExpression: 'SET #e.#m = :b', ExpressionAttributeNames: { '#e': 'environment', '#m': 'MODE' }, ExpressionAttributeValues: { ':b': 'b' } }));
+    const refused = await specs.writeSpec(parsed.spec, { unchangedSince: seenAgain }).then(
+      () => 'written',
+      (e: Error) => e.message,
+    );
+
+    // Assess
+    expect(afterStatus).toBe('written');
+    expect(refused).toBe(`The spec prod/web changed in table ${table} since it was read, so nothing was written: look again (ecsr history prod/web) and retry.`);
+    expect((await read()).image).toBe('nginx:1.27');
+  });
 
   it('keeps another target\'s revisions under its own key, with the same hash ecsr gives them', async () => {
     // Prepare: target staging's spec item is stored under staging/prod

@@ -14,20 +14,26 @@ import { entryId, type SpecTable } from './spec-table';
 
 let cached: Promise<string> | undefined;
 
+/** How long the caller's identity may take (milliseconds): a history write never waits longer for it. */
+export const STS_TIMEOUT_MS = 3000;
+
 /**
  * The caller's ARN (`arn:aws:sts::123456789012:assumed-role/Admin/alice`), asked once per
- * process, with one attempt of at most 5 seconds; `unknown caller (...)` with the reason when STS
+ * process, with one attempt of at most {@link STS_TIMEOUT_MS}; `unknown caller (...)` with the reason when STS
  * does not answer, so that a history write never waits for long.
  */
 export function callerArn(): Promise<string> {
   cached ??= (async () => {
-    const sts = new STSClient({ maxAttempts: 1, requestHandler: { requestTimeout: 5000, connectionTimeout: 3000 } });
+    const sts = new STSClient({ maxAttempts: 1, requestHandler: { requestTimeout: STS_TIMEOUT_MS, connectionTimeout: STS_TIMEOUT_MS, throwOnRequestTimeout: true } });
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${STS_TIMEOUT_MS / 1000} s`)), STS_TIMEOUT_MS);
     try {
-      const out = await sts.send(new GetCallerIdentityCommand({}));
+      const out = await sts.send(new GetCallerIdentityCommand({}), { abortSignal: abort.signal });
       return out.Arn ?? 'unknown caller (GetCallerIdentity returned no ARN)';
     } catch (err) {
       return `unknown caller (STS GetCallerIdentity: ${errorMessage(err)})`;
     } finally {
+      clearTimeout(timer);
       sts.destroy();
     }
   })();

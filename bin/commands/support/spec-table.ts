@@ -11,6 +11,7 @@ import { createDocumentClient } from '../../../lambda/adapters/clients';
 import { isReservedItem, PARTITION_KEY, PRUNE_HOLD_PARTITION, pruneHoldOf, SORT_KEY, STATUS_ATTRIBUTE } from '../../../lambda/adapters/dynamo-spec-store';
 import { readHeartbeat, type LocalRunHeartbeat } from '../../../local/heartbeat';
 import { isConditionalCheckFailed } from '../../../lambda/adapters/errors';
+import { unchangedSpecCondition } from '../../../lambda/adapters/spec-history-condition';
 import { canonicalJson, parseSpecItem, specToItem } from '../../../lambda/core/spec';
 import { serviceId, type PruneHold, type ServiceKey, type ServiceSpec, type ServiceStatus, type SpecParseResult } from '../../../lambda/core/types';
 import { CliError, missingTableError } from './errors';
@@ -324,11 +325,14 @@ export class SpecTable {
    * item had and the spec no longer has are REMOVEd, and `status` is left as it is (UpdateItem,
    * not PutItem, which would replace the whole item and make the reconciler forget what it
    * applied, e.g. a failed rollout's hash).
+   * @param opts.unchangedSince the spec attributes as the caller read them (`ecsr rollback`): the
+   *   write is conditioned on the item still holding exactly those (`unchangedSpecCondition`).
    * @returns `created` (no item before), `configured` (attributes changed) or `unchanged`
    *   (nothing written).
-   * @throws CliError when the table does not exist; the SDK error otherwise.
+   * @throws CliError when the table does not exist, or when the item changed since
+   *   `unchangedSince` was read (nothing written); the SDK error otherwise.
    */
-  async writeSpec(spec: ServiceSpec): Promise<WriteOutcome> {
+  async writeSpec(spec: ServiceSpec, opts: { unchangedSince?: Record<string, unknown> } = {}): Promise<WriteOutcome> {
     const key: ServiceKey = { cluster: spec.cluster, service: spec.service };
     const stored = await this.getRaw(key);
     const existing = stored ? unprefixed(stored).item : undefined;
@@ -350,6 +354,11 @@ export class SpecTable {
       set.length > 0 ? `SET ${set.map((_, i) => `#s${i} = :s${i}`).join(', ')}` : '',
       remove.length > 0 ? `REMOVE ${remove.map((_, i) => `#r${i}`).join(', ')}` : '',
     ].filter((c) => c !== '');
+    const condition = opts.unchangedSince ? unchangedSpecCondition(opts.unchangedSince) : undefined;
+    if (condition) {
+      Object.assign(names, condition.ExpressionAttributeNames);
+      Object.assign(values, condition.ExpressionAttributeValues);
+    }
     try {
       await this.doc.send(
         new UpdateCommand({
@@ -357,10 +366,14 @@ export class SpecTable {
           Key: this.stored(key),
           UpdateExpression: clauses.join(' '),
           ExpressionAttributeNames: names,
-          ...(set.length > 0 ? { ExpressionAttributeValues: values } : {}),
+          ...(condition ? { ConditionExpression: condition.ConditionExpression } : {}),
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
         }),
       );
     } catch (err) {
+      if (condition && isConditionalCheckFailed(err)) {
+        throw new CliError(`The spec ${this.id(key)} changed in table ${this.name} since it was read, so nothing was written: look again (ecsr history ${this.id(key)}) and retry.`);
+      }
       throw this.translate(err);
     }
     return existing ? 'configured' : 'created';
