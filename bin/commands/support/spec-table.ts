@@ -356,8 +356,8 @@ export class SpecTable {
     ].filter((c) => c !== '');
     const condition = opts.unchangedSince ? unchangedSpecCondition(opts.unchangedSince) : undefined;
     if (condition) {
-      Object.assign(names, condition.ExpressionAttributeNames);
-      Object.assign(values, condition.ExpressionAttributeValues);
+      for (const [k, v] of Object.entries(condition.ExpressionAttributeNames)) names[k] = v;
+      for (const [k, v] of Object.entries(condition.ExpressionAttributeValues)) values[k] = v;
     }
     try {
       await this.doc.send(
