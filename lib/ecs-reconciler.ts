@@ -1699,15 +1699,21 @@ function checkClusterEnvironments(stack: Stack, clusters: ReadonlyArray<string |
  */
 function checkTableSchema(table: dynamodb.ITable): void {
   if (!(table instanceof dynamodb.Table)) return;
-  const schema = table.schema();
+  // schemaV2: the key lists (composite keys may have several attributes); `schema()` is deprecated.
+  const schema = table.schemaV2();
+  const [partitionKey, ...morePartitionKeys] = schema.partitionKeys;
+  const [sortKey, ...moreSortKeys] = schema.sortKeys;
   const ok =
-    schema.partitionKey?.name === 'cluster' &&
-    schema.partitionKey?.type === dynamodb.AttributeType.STRING &&
-    schema.sortKey?.name === 'service' &&
-    schema.sortKey.type === dynamodb.AttributeType.STRING;
+    morePartitionKeys.length === 0 &&
+    moreSortKeys.length === 0 &&
+    partitionKey?.name === 'cluster' &&
+    partitionKey.type === dynamodb.AttributeType.STRING &&
+    sortKey?.name === 'service' &&
+    sortKey.type === dynamodb.AttributeType.STRING;
   if (!ok) {
+    const keys = (list: readonly dynamodb.Attribute[]) => list.map((k) => k.name).join(' + ');
     throw new EcsReconcilerPropsError([
-      `\`existingTable\` has keys ${schema.partitionKey?.name}${schema.sortKey ? ` / ${schema.sortKey.name}` : ''}: the spec table needs partition key \`cluster\` and sort key \`service\`, both strings.`,
+      `\`existingTable\` has keys ${keys(schema.partitionKeys)}${schema.sortKeys.length > 0 ? ` / ${keys(schema.sortKeys)}` : ''}: the spec table needs partition key \`cluster\` and sort key \`service\`, both strings.`,
     ]);
   }
 }
