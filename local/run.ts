@@ -16,12 +16,13 @@ import { DeleteCommand, PutCommand, UpdateCommand, paginateScan } from '@aws-sdk
 import { isReservedItem } from '../lambda/adapters/dynamo-spec-store';
 import { heartbeatItem, type LocalRunHeartbeat } from './heartbeat';
 import { RecordingLog } from '../lambda/adapters/logger';
+import type { Runtime } from '../lambda/adapters/runtime';
 import { loadConfig } from '../lambda/config';
 import { alarmDefinitions } from '../lambda/core/alarms';
 import type { PassSummary } from '../lambda/core/pass';
 import { parseSpecItem, specToItem } from '../lambda/core/spec';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceSpec, type ServiceStatus } from '../lambda/core/types';
-import { alarmLabel, LocalAlarms, stateKeyLabel } from './alarms';
+import { alarmLabel, LocalAlarms, stateKeyLabel, type AlarmTransition } from './alarms';
 import {
   checkExpectations,
   convergenceTimes,
@@ -139,11 +140,30 @@ export { actionText };
  */
 export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
   if (!opts.forever) assertScenarioSpecs(opts.specs);
-  const speed = opts.speed ?? DEFAULT_SPEED;
   // Passes at hh:mm:30: each pass's metrics fall in the middle of a one-minute alarm period.
   const startTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
+  const stack = await startStack(opts, startTime);
+  try {
+    const reconciler = wireReconciler(stack, opts, startTime);
+    const loadedHashes = await seedSpecs(stack, opts.specs);
+    opts.onReady?.(stack, reconciler.env);
+    const run = new LocalRun(opts, stack, reconciler, loadedHashes);
+    await run.runPasses();
+    opts.view.close();
+    return await run.finish();
+  } finally {
+    opts.view.close();
+    await stack.close();
+  }
+}
+
+/**
+ * Starts the embedded DynamoDB (dynalite), the ECS simulator with every cluster of the specs and
+ * `extraClusters`, and (events mode) the local events bus and queue, on the ports asked for.
+ */
+function startStack(opts: LocalRunOptions, startTime: Date): Promise<LocalStack> {
   const clusters = [...new Set([...opts.specs.map((s) => s.spec.cluster), ...(opts.extraClusters ?? [])])].sort();
-  const stack = await startLocalStack({
+  return startLocalStack({
     clusters,
     seed: opts.seed ?? 1,
     startTime,
@@ -154,243 +174,345 @@ export async function runLocal(opts: LocalRunOptions): Promise<LocalRunResult> {
     ...(opts.sqsPort !== undefined ? { sqsPort: opts.sqsPort } : {}),
     ...(opts.specsTable ? { specsTable: opts.specsTable } : {}),
   });
+}
+
+/** The reconciler as the passes run it, and the alarms that evaluate what it emits. */
+interface LocalReconciler {
+  /** The reconciler variables the passes run with. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly alarms: LocalAlarms;
+  readonly runtime: Runtime;
+}
+
+/**
+ * The reconciler's configuration from the local variables, the alarms the stack would deploy
+ * for it (a pass a minute), and the runtime of the passes, emitting its metrics to those alarms.
+ */
+function wireReconciler(stack: LocalStack, opts: LocalRunOptions, startTime: Date): LocalReconciler {
+  const clock = { now: () => stack.sim.clock.now() };
+  const env = localReconcilerEnv(stack, opts.env ?? process.env);
+  const config = loadConfig(env);
+  const alarms = new LocalAlarms(
+    alarmDefinitions({ namespace: config.metricsNamespace, defaultLagGraceSeconds: config.plan.defaultLagGraceSeconds, scheduleMinutes: 1 }),
+    clock,
+    startTime,
+  );
+  const runtime = createLocalRuntime(stack, { env: opts.env ?? process.env, metrics: alarms.sink, log: new RecordingLog() });
+  return { env, alarms, runtime };
+}
+
+/**
+ * Writes the specs to the table as `ecsr apply` writes them.
+ * @returns the hash of each spec by service id.
+ */
+async function seedSpecs(stack: LocalStack, specs: readonly LocalSpec[]): Promise<Record<ServiceId, string>> {
+  const loadedHashes: Record<ServiceId, string> = dict();
+  for (const s of specs) {
+    await stack.doc.send(new PutCommand({ TableName: stack.table, Item: specToItem(s.spec) }));
+    loadedHashes[serviceId(s.spec)] = s.hash;
+  }
+  return loadedHashes;
+}
+
+/** What ECS runs now, per service id; a re-created name's ACTIVE service wins over an INACTIVE leftover. */
+function liveServices(sim: LocalStack['sim']): Record<ServiceId, LiveService> {
+  const out: Record<ServiceId, LiveService> = dict();
+  for (const c of sim.snapshot().clusters) {
+    for (const s of c.services) {
+      const id = `${c.name}/${s.name}`;
+      if (out[id] && out[id].status === 'ACTIVE') continue;
+      out[id] = { status: s.status, desiredCount: s.desiredCount, runningCount: s.runningCount, pendingCount: s.pendingCount, taskDefinition: s.taskDefinition };
+    }
+  }
+  return out;
+}
+
+/** What the scenario's steps do, as a person would: stop tasks and scale by hand, edit and delete specs. */
+function scenarioActions(stack: LocalStack): ScenarioActions {
   const { sim } = stack;
-  const clock = { now: () => sim.clock.now() };
-  try {
-    const env = localReconcilerEnv(stack, opts.env ?? process.env);
-    const config = loadConfig(env);
-    const alarms = new LocalAlarms(
-      alarmDefinitions({ namespace: config.metricsNamespace, defaultLagGraceSeconds: config.plan.defaultLagGraceSeconds, scheduleMinutes: 1 }),
-      clock,
-      startTime,
-    );
-    const runtime = createLocalRuntime(stack, { env: opts.env ?? process.env, metrics: alarms.sink, log: new RecordingLog() });
+  return {
+    stopServiceTasks: async (key) => sim.stopServiceTasks({ cluster: key.cluster, service: key.service, reason: 'Stopped by hand in the local run' }).taskArns.length,
+    setDesiredCount: async (key, desiredCount) => sim.setDesiredCount({ cluster: key.cluster, service: key.service, desiredCount }),
+    editSpec: async (key, changes) => {
+      const names = Object.keys(changes);
+      const out = await stack.doc.send(
+        new UpdateCommand({
+          TableName: stack.table,
+          Key: { cluster: key.cluster, service: key.service },
+          UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+          ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, own(changes, n)])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const { status: _status, ...item } = out.Attributes ?? {};
+      const parsed = parseSpecItem(item);
+      return parsed.ok ? parsed.hash : 'invalid';
+    },
+    deleteSpec: async (key: ServiceKey) => {
+      await stack.doc.send(new DeleteCommand({ TableName: stack.table, Key: { cluster: key.cluster, service: key.service } }));
+    },
+  };
+}
 
-    // The specs, written as `ecsr apply` writes them.
-    const loadedHashes: Record<ServiceId, string> = dict();
-    for (const s of opts.specs) {
-      await stack.doc.send(new PutCommand({ TableName: stack.table, Item: specToItem(s.spec) }));
-      loadedHashes[serviceId(s.spec)] = s.hash;
+/** What one pass did: its summary, or the error it threw. */
+interface PassOutcome {
+  readonly number: number;
+  readonly at: Date;
+  readonly summary?: PassSummary;
+  readonly error?: string;
+}
+
+/**
+ * One run of the loop over a started stack: moves simulated time, runs the scenario's steps when
+ * due and one pass per simulated minute, and keeps what the summary, the expectations and the
+ * report read.
+ */
+class LocalRun {
+  private readonly sim: LocalStack['sim'];
+  private readonly alarms: LocalAlarms;
+  private readonly speed: number;
+  private readonly startedAt: Date;
+  private readonly passes: PassRecord[] = [];
+  private readonly steps: StepRecord[] = [];
+  /** The statuses of the latest pass. */
+  private latest: Record<ServiceId, ServiceStatus> = dict();
+  /** ECS's counts every simulated second (kept when they change), for the report's charts. */
+  private readonly sampler = new CountSampler();
+  /** The scenario's steps not run yet, in time order. */
+  private readonly pending: ScenarioStep[];
+  private readonly actions: ScenarioActions;
+
+  constructor(
+    private readonly opts: LocalRunOptions,
+    private readonly stack: LocalStack,
+    private readonly reconciler: LocalReconciler,
+    private readonly loadedHashes: Record<ServiceId, string>,
+  ) {
+    this.sim = stack.sim;
+    this.alarms = reconciler.alarms;
+    this.speed = opts.speed ?? DEFAULT_SPEED;
+    this.startedAt = this.sim.clock.now();
+    this.pending = opts.forever ? [] : [...STEPS].sort((a, b) => a.atSeconds - b.atSeconds);
+    this.actions = scenarioActions(stack);
+  }
+
+  /** One pass per simulated minute, until the scenario's last pass (never with `forever`) or an abort. */
+  async runPasses(): Promise<void> {
+    for (let minute = 0; this.opts.forever || minute <= LAST_PASS_MINUTE; minute++) {
+      await this.advanceTo(this.startedAt.getTime() + minute * 60_000);
+      if (this.aborted()) break;
+      await this.runOnePass(minute);
     }
-    opts.onReady?.(stack, env);
+  }
 
-    const startedAt = sim.clock.now();
-    const passes: PassRecord[] = [];
-    const steps: StepRecord[] = [];
-    let latest: Record<ServiceId, ServiceStatus> = dict();
-    const event = (text: string) => opts.view.event(sim.clock.now(), startedAt, text);
-    // ECS's counts every simulated second (kept when they change), for the report's charts.
-    const sampler = new CountSampler();
-    const timeline = (): RunTimeline => ({
-      startedAt,
-      endedAt: sim.clock.now(),
-      passes,
-      steps,
-      alarms: alarms.transitions,
-      alarmStates: alarms.allStates(),
-      counts: sampler.samples(),
-      specs: Object.keys(loadedHashes),
-    });
-
-    const live = (): Record<ServiceId, LiveService> => {
-      const out: Record<ServiceId, LiveService> = dict();
-      for (const c of sim.snapshot().clusters) {
-        for (const s of c.services) {
-          const id = `${c.name}/${s.name}`;
-          // A re-created name: the ACTIVE one wins over an INACTIVE leftover.
-          if (out[id] && out[id].status === 'ACTIVE') continue;
-          out[id] = { status: s.status, desiredCount: s.desiredCount, runningCount: s.runningCount, pendingCount: s.pendingCount, taskDefinition: s.taskDefinition };
-        }
-      }
-      return out;
-    };
-
-    const model = (now: Record<ServiceId, LiveService> = live()): ViewModel => {
-      const ids = [...new Set([...Object.keys(loadedHashes), ...Object.keys(now), ...Object.keys(latest)])].sort();
-      const rows: ServiceRow[] = ids.map((id) => {
-        const st = own(latest, id);
-        const l = own(now, id);
-        const alarm = alarms.state('ServiceLagBeyondGrace', id);
-        return {
-          id,
-          desired: l?.desiredCount,
-          running: l?.runningCount,
-          pending: l?.pendingCount,
-          phase: st?.phase ?? (!l || l.status === 'INACTIVE' ? 'Deleted' : `(${l.status})`),
-          reason: st ? statusReason(st) : l && l.status !== 'ACTIVE' ? `ECS: ${l.status}` : '',
-          lastAction: st?.lastAction?.summary ?? '',
-          alarm: alarm === 'INSUFFICIENT_DATA' ? '-' : alarm,
-        };
-      });
-      const alarmsInAlarm = Object.entries(alarms.allStates())
-        .filter(([k, s]) => s === 'ALARM' && !k.includes(' '))
-        .map(([k]) => stateKeyLabel(k));
-      return {
-        now: sim.clock.now(),
-        startedAt,
-        passes: passes.length, // passes are numbered from 1: the latest pass run
-        totalPasses: opts.forever ? undefined : LAST_PASS_MINUTE + 1,
-        speed,
-        rows,
-        alarmsInAlarm,
-      };
-    };
-
-    const actions: ScenarioActions = {
-      stopServiceTasks: async (key) => sim.stopServiceTasks({ cluster: key.cluster, service: key.service, reason: 'Stopped by hand in the local run' }).taskArns.length,
-      setDesiredCount: async (key, desiredCount) => sim.setDesiredCount({ cluster: key.cluster, service: key.service, desiredCount }),
-      editSpec: async (key, changes) => {
-        const names = Object.keys(changes);
-        const out = await stack.doc.send(
-          new UpdateCommand({
-            TableName: stack.table,
-            Key: { cluster: key.cluster, service: key.service },
-            UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
-            ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
-            ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, own(changes, n)])),
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        const { status: _status, ...item } = out.Attributes ?? {};
-        const parsed = parseSpecItem(item);
-        return parsed.ok ? parsed.hash : 'invalid';
-      },
-      deleteSpec: async (key: ServiceKey) => {
-        await stack.doc.send(new DeleteCommand({ TableName: stack.table, Key: { cluster: key.cluster, service: key.service } }));
-      },
-    };
-
-    const pending: ScenarioStep[] = opts.forever ? [] : [...STEPS].sort((a, b) => a.atSeconds - b.atSeconds);
-    const aborted = () => opts.signal?.aborted === true;
-
-    /** Moves simulated time to `targetMs`, running due steps and showing frames on the way. */
-    const advanceTo = async (targetMs: number) => {
-      while (sim.clock.nowMs() < targetMs && !aborted()) {
-        const nowMs = sim.clock.nowMs();
-        const next = pending[0];
-        const stepAt = next ? startedAt.getTime() + next.atSeconds * 1000 : Infinity;
-        const tickEnd = Math.min(targetMs, nowMs + 1000, Math.max(stepAt, nowMs));
-        sim.clock.advance((tickEnd - nowMs) / 1000);
-        if (next && sim.clock.nowMs() >= stepAt) {
-          pending.shift();
-          let done: { detail: string; data: Record<string, string | number> };
-          try {
-            done = await next.run(actions);
-          } catch (err) {
-            // Recorded, not thrown: the expectations that depend on the step say it failed.
-            done = { detail: `FAILED: ${err instanceof Error ? err.message : String(err)}`, data: { failed: 1 } };
-          }
-          steps.push({ id: next.id, at: sim.clock.now(), label: next.label, detail: done.detail, data: done.data });
-          event(`STEP ${next.label}: ${done.detail}`);
-        }
-        const services = live();
-        sampler.observe(sim.clock.now(), services);
-        opts.view.frame(model(services));
-        await sleep((tickEnd - nowMs) / speed);
-      }
-    };
-
-    /** `index` is the pass's minute (0-based); people read passes numbered from 1, as the header counts them. */
-    const runOnePass = async (index: number) => {
-      const number = index + 1;
-      const at = sim.clock.now();
-      let summary: PassSummary | undefined;
-      let error: string | undefined;
-      // The construct's heartbeat rule fires once per schedule interval, just before the pass.
-      stack.events?.heartbeat(at);
-      try {
-        summary = await runtime.run({ holder: `ecsr-local:pass-${number}` });
-      } catch (err) {
-        error = err instanceof Error ? err.message : String(err);
-      }
-      alarms.recordInvocation(at, error !== undefined);
-      const before = latest;
-      // Statuses of this pass only: an orphan's disappears once ECS reports it INACTIVE.
-      if (summary) latest = dictOf(summary.statuses);
-      const transitions = alarms.evaluate(sim.clock.now(), (contributor) => own(latest, contributor)?.reason);
-      const services = live();
-      sampler.observe(at, services);
-      passes.push({ index, at, ...(summary ? { summary } : {}), ...(error ? { error } : {}), live: services });
-      // The heartbeat `ecsr get` prints (local/heartbeat.ts); a failed write only loses that line.
-      const heartbeat: LocalRunHeartbeat = {
-        pass: number,
-        passAt: at.toISOString(),
-        realAt: new Date().toISOString(),
-        speed,
-        outcome: error !== undefined ? 'threw' : (summary?.outcome ?? 'unknown'),
-        actionsApplied: summary?.counts.actionsApplied ?? 0,
-        actionsFailed: summary?.counts.actionsFailed ?? 0,
-      };
-      await stack.doc.send(new PutCommand({ TableName: stack.table, Item: heartbeatItem(heartbeat) })).catch(() => undefined);
-
-      if (error) event(`pass ${number} threw: ${error}`);
-      else if (summary && summary.outcome !== 'completed') event(`pass ${number}: ${summary.outcome} ${summary.errors.join('; ')}`);
-      for (const a of summary?.actions ?? []) event(actionText(a));
-      for (const [id, st] of Object.entries(summary?.statuses ?? {})) {
-        const prev = own(before, id)?.phase;
-        if (prev !== st.phase) {
-          const why = statusReason(st);
-          event(`${id}: ${prev ?? 'new'} -> ${st.phase}${why ? ` (${why})` : ''}`);
-        }
-      }
-      for (const t of transitions) {
-        if (t.from === 'INSUFFICIENT_DATA' && t.to === 'OK') continue; // every new series starts so
-        event(`ALARM STATE ${alarmLabel(t.alarm, t.contributor)}: ${t.from} -> ${t.to}${t.value !== undefined ? ` (latest datapoint ${t.value})` : ''}${t.reason && t.to === 'ALARM' ? `: ${t.reason}` : ''}`);
-      }
-      const frame = model();
-      const counts = summary?.counts;
-      if (counts) {
-        const rows = frame.rows.map((r) => `${r.id} ${r.running ?? '-'}/${r.desired ?? '-'} ${r.phase}`).join(', ');
-        event(`pass ${number}: ${counts.actionsApplied} applied, ${counts.actionsFailed} failed; ${rows}`);
-      }
-      opts.view.frame(frame);
-      opts.onPass?.(timeline());
-    };
-
-    for (let minute = 0; opts.forever || minute <= LAST_PASS_MINUTE; minute++) {
-      await advanceTo(startedAt.getTime() + minute * 60_000);
-      if (aborted()) break;
-      await runOnePass(minute);
-    }
-    opts.view.close();
-
-    // What the run left behind.
-    const items: RunRecord['items'] = dict();
-    for (const id of Object.keys(loadedHashes)) items[id] = null;
-    for await (const page of paginateScan({ client: stack.doc }, { TableName: stack.table, ConsistentRead: true })) {
-      for (const raw of page.Items ?? []) {
-        if (isReservedItem(raw)) continue;
-        items[`${raw.cluster as string}/${raw.service as string}`] = { ...(raw.status ? { status: raw.status as ServiceStatus } : {}) };
-      }
-    }
-    const record: RunRecord = {
-      startedAt,
-      passes,
-      steps,
-      alarms: alarms.transitions,
-      finalAlarmStates: alarms.allStates(),
-      calls: sim.calls(),
-      items,
-      live: live(),
-      loadedHashes,
-      observation: stack.events
-        ? { mode: 'events', bus: { ...stack.events.bus.counts }, deadLettered: stack.events.sqs.depth(LOCAL_EVENTS_DLQ).visible }
-        : { mode: 'polling' },
-    };
-    const wasAborted = aborted() && !opts.forever;
-    const expectations = opts.forever || wasAborted ? [] : checkExpectations(record, EXPECTATIONS);
-    const summary = renderSummary(record, expectations, convergenceTimes(record), sim.callCounts(), opts.width);
-    runtime.ecs.destroy();
+  /**
+   * What the run left behind, the verdict of every expectation (none with `forever` or after an
+   * abort) and the summary; destroys the passes' ECS client.
+   */
+  async finish(): Promise<LocalRunResult> {
+    const record = await this.record();
+    const wasAborted = this.aborted() && !this.opts.forever;
+    const expectations = this.opts.forever || wasAborted ? [] : checkExpectations(record, EXPECTATIONS);
+    const summary = renderSummary(record, expectations, convergenceTimes(record), this.sim.callCounts(), this.opts.width);
+    this.reconciler.runtime.ecs.destroy();
     return {
       record,
       expectations,
       ok: !wasAborted && expectations.every((e) => e.ok),
       aborted: wasAborted,
       summary,
-      timeline: timeline(),
+      timeline: this.timeline(),
     };
-  } finally {
-    opts.view.close();
-    await stack.close();
   }
+
+  private aborted(): boolean {
+    return this.opts.signal?.aborted === true;
+  }
+
+  private event(text: string): void {
+    this.opts.view.event(this.sim.clock.now(), this.startedAt, text);
+  }
+
+  /** The run so far, as `./report` draws it. */
+  private timeline(): RunTimeline {
+    return {
+      startedAt: this.startedAt,
+      endedAt: this.sim.clock.now(),
+      passes: this.passes,
+      steps: this.steps,
+      alarms: this.alarms.transitions,
+      alarmStates: this.alarms.allStates(),
+      counts: this.sampler.samples(),
+      specs: Object.keys(this.loadedHashes),
+    };
+  }
+
+  /** The live view's frame: one row per service (loaded, live or with a status) and the alarms in ALARM. */
+  private model(now: Record<ServiceId, LiveService> = liveServices(this.sim)): ViewModel {
+    const { latest, alarms } = this;
+    const ids = [...new Set([...Object.keys(this.loadedHashes), ...Object.keys(now), ...Object.keys(latest)])].sort();
+    const rows: ServiceRow[] = ids.map((id) => {
+      const st = own(latest, id);
+      const l = own(now, id);
+      const alarm = alarms.state('ServiceLagBeyondGrace', id);
+      return {
+        id,
+        desired: l?.desiredCount,
+        running: l?.runningCount,
+        pending: l?.pendingCount,
+        phase: st?.phase ?? (!l || l.status === 'INACTIVE' ? 'Deleted' : `(${l.status})`),
+        reason: st ? statusReason(st) : l && l.status !== 'ACTIVE' ? `ECS: ${l.status}` : '',
+        lastAction: st?.lastAction?.summary ?? '',
+        alarm: alarm === 'INSUFFICIENT_DATA' ? '-' : alarm,
+      };
+    });
+    const alarmsInAlarm = Object.entries(alarms.allStates())
+      .filter(([k, s]) => s === 'ALARM' && !k.includes(' '))
+      .map(([k]) => stateKeyLabel(k));
+    return {
+      now: this.sim.clock.now(),
+      startedAt: this.startedAt,
+      passes: this.passes.length, // passes are numbered from 1: the latest pass run
+      totalPasses: this.opts.forever ? undefined : LAST_PASS_MINUTE + 1,
+      speed: this.speed,
+      rows,
+      alarmsInAlarm,
+    };
+  }
+
+  /** Moves simulated time to `targetMs` in steps of at most a second, running due steps and showing frames on the way. */
+  private async advanceTo(targetMs: number): Promise<void> {
+    const { sim } = this;
+    while (sim.clock.nowMs() < targetMs && !this.aborted()) {
+      const nowMs = sim.clock.nowMs();
+      const next = this.pending[0];
+      const stepAt = next ? this.startedAt.getTime() + next.atSeconds * 1000 : Infinity;
+      const tickEnd = Math.min(targetMs, nowMs + 1000, Math.max(stepAt, nowMs));
+      sim.clock.advance((tickEnd - nowMs) / 1000);
+      if (next && sim.clock.nowMs() >= stepAt) {
+        this.pending.shift();
+        await this.runStep(next);
+      }
+      const services = liveServices(sim);
+      this.sampler.observe(sim.clock.now(), services);
+      this.opts.view.frame(this.model(services));
+      await sleep((tickEnd - nowMs) / this.speed);
+    }
+  }
+
+  /** Runs one scenario step; a step that throws is recorded, not thrown: the expectations that depend on it say it failed. */
+  private async runStep(step: ScenarioStep): Promise<void> {
+    let done: { detail: string; data: Record<string, string | number> };
+    try {
+      done = await step.run(this.actions);
+    } catch (err) {
+      done = { detail: `FAILED: ${err instanceof Error ? err.message : String(err)}`, data: { failed: 1 } };
+    }
+    this.steps.push({ id: step.id, at: this.sim.clock.now(), label: step.label, detail: done.detail, data: done.data });
+    this.event(`STEP ${step.label}: ${done.detail}`);
+  }
+
+  /**
+   * One pass, as the schedule would invoke the Lambda, then the alarms evaluated on what it
+   * emitted, its record, the heartbeat `ecsr get` prints, and its story told.
+   * @param index the pass's minute (0-based); people read passes numbered from 1, as the header counts them.
+   */
+  private async runOnePass(index: number): Promise<void> {
+    const pass = await this.invokePass(index + 1);
+    this.alarms.recordInvocation(pass.at, pass.error !== undefined);
+    const before = this.latest;
+    // Statuses of this pass only: an orphan's disappears once ECS reports it INACTIVE.
+    if (pass.summary) this.latest = dictOf(pass.summary.statuses);
+    const transitions = this.alarms.evaluate(this.sim.clock.now(), (contributor) => own(this.latest, contributor)?.reason);
+    const services = liveServices(this.sim);
+    this.sampler.observe(pass.at, services);
+    this.passes.push({ index, at: pass.at, ...(pass.summary ? { summary: pass.summary } : {}), ...(pass.error ? { error: pass.error } : {}), live: services });
+    await this.writeHeartbeat(pass);
+    this.tellPass(pass, before, transitions);
+    this.opts.onPass?.(this.timeline());
+  }
+
+  /** Runs pass `number` after the construct's heartbeat rule fires (once per schedule interval, just before it). */
+  private async invokePass(number: number): Promise<PassOutcome> {
+    const at = this.sim.clock.now();
+    this.stack.events?.heartbeat(at);
+    try {
+      return { number, at, summary: await this.reconciler.runtime.run({ holder: `ecsr-local:pass-${number}` }) };
+    } catch (err) {
+      return { number, at, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** The heartbeat `ecsr get` prints (local/heartbeat.ts); a failed write only loses that line. */
+  private async writeHeartbeat({ number, at, summary, error }: PassOutcome): Promise<void> {
+    const heartbeat: LocalRunHeartbeat = {
+      pass: number,
+      passAt: at.toISOString(),
+      realAt: new Date().toISOString(),
+      speed: this.speed,
+      outcome: error !== undefined ? 'threw' : (summary?.outcome ?? 'unknown'),
+      actionsApplied: summary?.counts.actionsApplied ?? 0,
+      actionsFailed: summary?.counts.actionsFailed ?? 0,
+    };
+    await this.stack.doc.send(new PutCommand({ TableName: this.stack.table, Item: heartbeatItem(heartbeat) })).catch(() => undefined);
+  }
+
+  /** Event lines of a pass: its failure, its actions, phase changes, alarm transitions and its counts; then a frame. */
+  private tellPass({ number, summary, error }: PassOutcome, before: Record<ServiceId, ServiceStatus>, transitions: AlarmTransition[]): void {
+    if (error) this.event(`pass ${number} threw: ${error}`);
+    else if (summary && summary.outcome !== 'completed') this.event(`pass ${number}: ${summary.outcome} ${summary.errors.join('; ')}`);
+    for (const a of summary?.actions ?? []) this.event(actionText(a));
+    for (const [id, st] of Object.entries(summary?.statuses ?? {})) {
+      const prev = own(before, id)?.phase;
+      if (prev !== st.phase) {
+        const why = statusReason(st);
+        this.event(`${id}: ${prev ?? 'new'} -> ${st.phase}${why ? ` (${why})` : ''}`);
+      }
+    }
+    for (const t of transitions) {
+      if (t.from === 'INSUFFICIENT_DATA' && t.to === 'OK') continue; // every new series starts so
+      this.event(`ALARM STATE ${alarmLabel(t.alarm, t.contributor)}: ${t.from} -> ${t.to}${t.value !== undefined ? ` (latest datapoint ${t.value})` : ''}${t.reason && t.to === 'ALARM' ? `: ${t.reason}` : ''}`);
+    }
+    const frame = this.model();
+    const counts = summary?.counts;
+    if (counts) {
+      const rows = frame.rows.map((r) => `${r.id} ${r.running ?? '-'}/${r.desired ?? '-'} ${r.phase}`).join(', ');
+      this.event(`pass ${number}: ${counts.actionsApplied} applied, ${counts.actionsFailed} failed; ${rows}`);
+    }
+    this.opts.view.frame(frame);
+  }
+
+  /** What the run left behind: the table's items and statuses, ECS's services and calls, the alarms. */
+  private async record(): Promise<RunRecord> {
+    const { stack, sim } = this;
+    const items = await leftItems(stack, this.loadedHashes);
+    return {
+      startedAt: this.startedAt,
+      passes: this.passes,
+      steps: this.steps,
+      alarms: this.alarms.transitions,
+      finalAlarmStates: this.alarms.allStates(),
+      calls: sim.calls(),
+      items,
+      live: liveServices(sim),
+      loadedHashes: this.loadedHashes,
+      observation: stack.events
+        ? { mode: 'events', bus: { ...stack.events.bus.counts }, deadLettered: stack.events.sqs.depth(LOCAL_EVENTS_DLQ).visible }
+        : { mode: 'polling' },
+    };
+  }
+}
+
+/** The table's spec items at the end, with their statuses; a loaded spec no longer there is null. */
+async function leftItems(stack: LocalStack, loadedHashes: Record<ServiceId, string>): Promise<RunRecord['items']> {
+  const items: RunRecord['items'] = dict();
+  for (const id of Object.keys(loadedHashes)) items[id] = null;
+  for await (const page of paginateScan({ client: stack.doc }, { TableName: stack.table, ConsistentRead: true })) {
+    for (const raw of page.Items ?? []) {
+      if (isReservedItem(raw)) continue;
+      items[`${raw.cluster as string}/${raw.service as string}`] = { ...(raw.status ? { status: raw.status as ServiceStatus } : {}) };
+    }
+  }
+  return items;
 }
