@@ -1,6 +1,8 @@
 /**
  * The ECS actuator: executes a plan's actions in order with the ECS API (Amazon ECS API reference,
- * RegisterTaskDefinition, CreateService, UpdateService, DeleteService, TagResource).
+ * RegisterTaskDefinition, CreateService, UpdateService, DeleteService, TagResource). The plan's
+ * requests are typed from the vocabulary's declarations and `satisfies` the SDK's input types:
+ * nothing is cast, so a declared field whose shape the SDK does not take fails to compile here.
  */
 import {
   CreateServiceCommand,
@@ -138,7 +140,7 @@ export class EcsActuator implements EcsWriter {
       const message = errorMessage(err);
       if (action.type === 'RegisterTaskDefinition') failedFamilies.set(action.input.family, message);
       if ((action.type === 'CreateService' || action.type === 'UpdateService') && MISSING_PROVIDER_TEXT.test(message)) {
-        const strategy = (action.input as { capacityProviderStrategy?: { capacityProvider?: string }[] }).capacityProviderStrategy ?? [];
+        const strategy = action.input.capacityProviderStrategy ?? [];
         const named = [...new Set(strategy.map((s) => s.capacityProvider).filter((p): p is string => typeof p === 'string'))];
         return {
           ok: false,
@@ -181,7 +183,7 @@ export class EcsActuator implements EcsWriter {
     if (latest?.taskDefinitionArn && taskDefinitionsEqual(latest, action.input)) {
       return { arn: latest.taskDefinitionArn, detail: `reused ${latest.taskDefinitionArn}` };
     }
-    const input = withoutEmptyTags(action.input) as unknown as RegisterTaskDefinitionCommandInput;
+    const input = withoutEmptyTags(action.input) satisfies RegisterTaskDefinitionCommandInput;
     const out = await this.ecs.send(new RegisterTaskDefinitionCommand(input));
     const td = taskDefinitionOf(out);
     const arn = td?.taskDefinitionArn;
@@ -191,19 +193,19 @@ export class EcsActuator implements EcsWriter {
   }
 
   private async create(action: CreateServiceAction, registered: Map<string, string>): Promise<string> {
-    const input: CreateServiceCommandInput = {
-      ...(action.input as CreateServiceCommandInput),
+    const input = {
+      ...action.input,
       taskDefinition: resolveFamily(action.input.taskDefinition, registered),
-    };
+    } satisfies CreateServiceCommandInput;
     const out = await this.ecs.send(new CreateServiceCommand(input));
     return `created ${out.service?.serviceArn ?? action.input.serviceName} (${input.taskDefinition})`;
   }
 
   private async update(action: UpdateServiceAction, registered: Map<string, string>): Promise<string> {
-    const input: UpdateServiceCommandInput = { ...(action.input as UpdateServiceCommandInput) };
-    if (action.input.taskDefinition !== undefined) {
-      input.taskDefinition = resolveFamily(action.input.taskDefinition, registered);
-    }
+    const input = {
+      ...action.input,
+      ...(action.input.taskDefinition !== undefined ? { taskDefinition: resolveFamily(action.input.taskDefinition, registered) } : {}),
+    } satisfies UpdateServiceCommandInput;
     const out = await this.ecs.send(new UpdateServiceCommand(input));
     const primary = out.service?.deployments?.find((d) => d.status === 'PRIMARY');
     return `updated ${action.cluster}/${action.service}${primary?.id ? ` (deployment ${primary.id})` : ''}`;

@@ -27,7 +27,7 @@ import {
   isPlainObject,
 } from './vocab/decl';
 import { HEALTH_CHECK, TASK_DEFINITION } from './vocab/task';
-import type { ContainerDefinition, FieldChange, ServiceKey, ServiceSpec, TaskDefinition } from './types';
+import type { ContainerDefinition, ContainerSpec, FieldChange, RegisterTaskDefinitionInput, ServiceKey, ServiceSpec, TaskDefinition } from './types';
 import type { ReconcilerDefaults } from './options';
 import { own } from './dict';
 
@@ -74,11 +74,11 @@ export interface RenderOptions {
  * Empty environment, secrets and command are left out rather than sent as `[]`; ECS treats both
  * alike. Never throws; the spec is assumed valid (see `lambda/core/spec.ts`).
  */
-export function renderTaskDefinition(spec: ServiceSpec, options: RenderOptions): TaskDefinition & { family: string } {
+export function renderTaskDefinition(spec: ServiceSpec, options: RenderOptions): RegisterTaskDefinitionInput {
   const containers = spec.image !== '' || !spec.containers ? [shorthandContainer(spec, options)] : [];
   for (const c of spec.containers ?? []) containers.push(structuredClone(c));
 
-  const td: TaskDefinition & { family: string } = {
+  const td: RegisterTaskDefinitionInput = {
     family: spec.family ?? taskDefinitionFamily(spec),
     networkMode: 'awsvpc',
     requiresCompatibilities: ['FARGATE'],
@@ -107,8 +107,8 @@ export function renderTaskDefinition(spec: ServiceSpec, options: RenderOptions):
 }
 
 /** The shorthand's container, named after the service (see {@link renderTaskDefinition}). */
-function shorthandContainer(spec: ServiceSpec, options: RenderOptions): ContainerDefinition {
-  const container: ContainerDefinition = {
+function shorthandContainer(spec: ServiceSpec, options: RenderOptions): ContainerSpec {
+  const container: ContainerSpec = {
     name: spec.service,
     image: spec.image,
     essential: true,
@@ -127,7 +127,7 @@ function shorthandContainer(spec: ServiceSpec, options: RenderOptions): Containe
   }
   if (spec.healthCheck) {
     const hc = spec.healthCheck;
-    const healthCheck: NonNullable<ContainerDefinition['healthCheck']> = { command: [...hc.command] };
+    const healthCheck: NonNullable<ContainerSpec['healthCheck']> = { command: [...hc.command] };
     if (hc.intervalSeconds !== undefined) healthCheck.interval = hc.intervalSeconds;
     if (hc.timeoutSeconds !== undefined) healthCheck.timeout = hc.timeoutSeconds;
     if (hc.retries !== undefined) healthCheck.retries = hc.retries;

@@ -668,9 +668,19 @@ interface ActionBase extends ServiceKey {
   readonly specHash?: string;
 }
 
+/**
+ * ECS RegisterTaskDefinition input as the reconciler renders it: the declared task definition
+ * (`TASK_DEFINITION`), typed from the declaration, with its family and tags.
+ */
+export type RegisterTaskDefinitionInput = Infer<typeof TASK_DEFINITION> & {
+  family: string;
+  containerDefinitions: ContainerSpec[];
+  tags?: { key: string; value: string }[];
+};
+
 export interface RegisterTaskDefinitionAction extends ActionBase {
   readonly type: 'RegisterTaskDefinition';
-  readonly input: TaskDefinition & { family: string };
+  readonly input: RegisterTaskDefinitionInput;
 }
 
 export interface CreateServiceAction extends ActionBase {

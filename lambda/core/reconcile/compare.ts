@@ -13,15 +13,15 @@ import {
   limitToDeploymentController,
 } from '../plan-service';
 import { diffTaskDefinitions, renderTaskDefinition } from '../taskdef';
-import type { FieldChange, ObservedService, ServiceSpec, TaskDefinition, UpdateServiceInput } from '../types';
+import type { FieldChange, ObservedService, RegisterTaskDefinitionInput, ServiceSpec, TaskDefinition, UpdateServiceInput } from '../types';
 import type { PlanContext, ValidSpec } from './types';
 
 /** The task definition rendered for a spec, rendered on first call only. */
-export type Rendered = () => TaskDefinition & { family: string };
+export type Rendered = () => RegisterTaskDefinitionInput;
 
 /** The task definition of `spec`, rendered on first use only (a steady service never needs it). */
 export function lazyRender(spec: ServiceSpec, ctx: PlanContext): Rendered {
-  let td: (TaskDefinition & { family: string }) | undefined;
+  let td: (RegisterTaskDefinitionInput) | undefined;
   return () => (td ??= renderTaskDefinition(spec, { defaults: ctx.options.defaults, ownerId: ctx.options.ownerId }));
 }
 

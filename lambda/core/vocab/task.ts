@@ -270,12 +270,15 @@ function resourceAmount(scaled: RegExp): (value: unknown) => unknown {
 export const TASK_DEFINITION = obj({
   family: str({ pattern: NAME_RE, allowed: 'must be 1-255 letters, numbers, hyphens or underscores (ECS family)' }),
   networkMode: oneOf(['awsvpc', 'bridge', 'host', 'none']),
-  requiresCompatibilities: list(str(), { order: 'set' }),
+  requiresCompatibilities: list(oneOf(['EC2', 'FARGATE', 'EXTERNAL', 'MANAGED_INSTANCES']), { order: 'set' }),
   cpu: str({ normalize: resourceAmount(/^(\d+(?:\.\d+)?)\s*vcpus?$/i) }),
   memory: str({ normalize: resourceAmount(/^(\d+(?:\.\d+)?)\s*gb$/i) }),
   runtimePlatform: obj({
     cpuArchitecture: { type: oneOf(['X86_64', 'ARM64']), default: 'X86_64' },
-    operatingSystemFamily: { type: str(), default: 'LINUX' },
+    operatingSystemFamily: {
+      type: oneOf(['LINUX', 'WINDOWS_SERVER_2019_FULL', 'WINDOWS_SERVER_2019_CORE', 'WINDOWS_SERVER_2022_FULL', 'WINDOWS_SERVER_2022_CORE', 'WINDOWS_SERVER_2025_FULL', 'WINDOWS_SERVER_2025_CORE', 'WINDOWS_SERVER_2004_CORE', 'WINDOWS_SERVER_20H2_CORE']),
+      default: 'LINUX',
+    },
   }),
   taskRoleArn: str({ pattern: ROLE_ARN_RE, allowed: ROLE_ARN_ALLOWED }),
   executionRoleArn: str({ pattern: ROLE_ARN_RE, allowed: ROLE_ARN_ALLOWED }),
@@ -285,7 +288,7 @@ export const TASK_DEFINITION = obj({
   pidMode: { type: oneOf(['task']), doc: 'Fargate: only "task" (share the process namespace among containers).' },
   proxyConfiguration: PROXY_CONFIGURATION,
   enableFaultInjection: bool(),
-  placementConstraints: list(obj({ type: str(), expression: str() }), { order: 'set' }),
+  placementConstraints: list(obj({ type: oneOf(['memberOf']), expression: str() }), { order: 'set' }),
   ipcMode: { type: str(), refused: FARGATE('ipcMode') },
   inferenceAccelerators: { type: str(), refused: FARGATE('inference accelerators') },
 });
