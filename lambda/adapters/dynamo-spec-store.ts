@@ -3,7 +3,10 @@
  * `cluster`, sort key `service`; the reconciler writes only the item's `status` attribute, and
  * keeps its pass lease in an item of the same table under a reserved key.
  */
+import { randomUUID } from 'node:crypto';
 import {
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
   GetItemCommand,
   PutItemCommand,
   ScanCommand,
@@ -15,12 +18,13 @@ import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient }
 import { z } from 'zod';
 import { parseSpecItem } from '../core/spec';
 import { PHASES } from '../core/status';
-import type { LeaseResult, ObserveCursor, PruneConfirmation, SpecRead, SpecStore } from '../core/ports';
+import type { Fence, FenceResult, FenceSnapshot, KeysRead, LeaseResult, ObserveCursor, PruneConfirmation, SpecRead, SpecStore } from '../core/ports';
 import { serviceId, type PruneHold, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../core/types';
 import { AwsCallError, isConditionalCheckFailed } from './errors';
-import { dict } from '../core/dict';
+import { dict, own, putOwn } from '../core/dict';
 import { decodeItem } from './attribute-values';
 import { exactContentCondition, LEASE_MAX_AHEAD_SECONDS, readLeaseItem, type LeaseReading } from './lease-item';
+import { FENCE_PARTITION, forgetFences, readFences, releaseFences, takeFences, type FenceTable } from './fence-items';
 import { DEFAULT_TARGET, HEARTBEAT_PARTITION, partitionKeyOf, splitPartitionKey, TARGET_PARTITION, TARGET_SEPARATOR } from '../core/targets';
 
 /** Partition key attribute (ECS cluster name). */
@@ -29,6 +33,16 @@ export const PARTITION_KEY = 'cluster';
 export const SORT_KEY = 'service';
 /** The attribute the reconciler owns on each spec item. */
 export const STATUS_ATTRIBUTE = 'status';
+/**
+ * Member of the status map that identifies one write of it (a random UUID): a pass writes a
+ * status it judged from an older read only if the version is still the one it read.
+ */
+export const STATUS_VERSION = 'version';
+
+/** Keys per BatchGetItem call (DynamoDB's limit). */
+const BATCH_GET_KEYS = 100;
+/** Times unprocessed keys of a BatchGetItem are asked again. */
+const BATCH_GET_RETRIES = 5;
 
 /**
  * The specs table as this store expects it: partition key {@link PARTITION_KEY}, sort key
@@ -103,6 +117,8 @@ export const RESERVED_PARTITIONS: readonly string[] = [
   CURSOR_KEY.cluster,
   PRUNE_CONFIRMATION_PARTITION,
   PRUNE_HOLD_PARTITION,
+  // Every take and release of a fence (lambda/adapters/fence-items.ts).
+  FENCE_PARTITION,
   // Fan-out mode: every completed target pass writes its heartbeat item.
   HEARTBEAT_PARTITION,
   TARGET_PARTITION,
@@ -342,6 +358,7 @@ export class DynamoSpecStore implements SpecStore {
     let cursor: ObserveCursor | undefined;
     const pruneConfirmations: PruneConfirmation[] = [];
     const pruneHolds: PruneHold[] = [];
+    const statusVersions: Record<ServiceId, string> = dict();
     try {
       // Raw AttributeValues, decoded here: lib-dynamodb's unmarshall loses `__proto__` keys.
       // (A loop, not the SDK paginator: the paginator accepts only a DynamoDBClient instance.)
@@ -380,63 +397,140 @@ export class DynamoSpecStore implements SpecStore {
             }
             continue;
           }
-          const owner = this.ownership(item[PARTITION_KEY]);
-          if (owner.kind === 'foreign') continue;
-          if (owner.kind === 'undeclared') {
-            const service = typeof item[SORT_KEY] === 'string' ? (item[SORT_KEY] as string) : '?';
-            specs.push({
-              ok: false,
-              // No key: nothing is written to an item that may be another target's (a caller that
-              // does not know the declared targets, such as the CLI, cannot tell); the pass names it
-              // in its summary and log, and counts it in InvalidSpecs.
-              key: null,
-              errors: [
-                {
-                  path: PARTITION_KEY,
-                  value: String(item[PARTITION_KEY]).slice(0, 80),
-                  message: `names target "${owner.target}" (service ${service}), which no targets prop or #target item declares; declare it or use the plain cluster name for this account`,
-                },
-              ],
-            });
-            continue;
-          }
-          // The status attribute belongs to the reconciler, not to the spec a person writes.
-          const { [STATUS_ATTRIBUTE]: status, ...rest } = item;
-          const specItem = owner.kind === 'mine' && this.target !== DEFAULT_TARGET ? { ...rest, [PARTITION_KEY]: owner.cluster } : rest;
-          const result = parseSpecItem(specItem);
-          specs.push(result);
-          const key = result.key;
-          const remembered = key ? parseRememberedStatus(status) : undefined;
-          if (key && remembered) statuses[serviceId(key)] = remembered;
+          this.addSpecItem(item, specs, statuses, statusVersions);
         }
       } while (startKey);
       return {
         specs,
         statuses,
+        statusVersions,
         complete: true,
         ...(cursor ? { cursor } : {}),
         ...(pruneConfirmations.length > 0 ? { pruneConfirmations } : {}),
         ...(pruneHolds.length > 0 ? { pruneHolds } : {}),
       };
     } catch (err) {
-      return { specs, statuses, complete: false, error: new AwsCallError(`DynamoDB Scan ${this.tableName}`, err).message };
+      return { specs, statuses, statusVersions, complete: false, error: new AwsCallError(`DynamoDB Scan ${this.tableName}`, err).message };
     }
   }
 
   /**
-   * @returns true when written; false when the item no longer exists.
+   * A spec item (not reserved) of this target into `specs`, with its remembered status and the
+   * status's version; another declared target's item is skipped, an undeclared target's is an
+   * invalid spec without a key (nothing is written to it).
+   */
+  private addSpecItem(
+    item: Record<string, unknown>,
+    specs: SpecParseResult[],
+    statuses: Record<ServiceId, ServiceStatus>,
+    versions: Record<ServiceId, string>,
+  ): void {
+    const owner = this.ownership(item[PARTITION_KEY]);
+    if (owner.kind === 'foreign') return;
+    if (owner.kind === 'undeclared') {
+      const service = typeof item[SORT_KEY] === 'string' ? (item[SORT_KEY] as string) : '?';
+      specs.push({
+        ok: false,
+        // No key: nothing is written to an item that may be another target's (a caller that
+        // does not know the declared targets, such as the CLI, cannot tell); the pass names it
+        // in its summary and log, and counts it in InvalidSpecs.
+        key: null,
+        errors: [
+          {
+            path: PARTITION_KEY,
+            value: String(item[PARTITION_KEY]).slice(0, 80),
+            message: `names target "${owner.target}" (service ${service}), which no targets prop or #target item declares; declare it or use the plain cluster name for this account`,
+          },
+        ],
+      });
+      return;
+    }
+    // The status attribute belongs to the reconciler, not to the spec a person writes.
+    const { [STATUS_ATTRIBUTE]: status, ...rest } = item;
+    const specItem = this.target !== DEFAULT_TARGET ? { ...rest, [PARTITION_KEY]: owner.cluster } : rest;
+    const result = parseSpecItem(specItem);
+    specs.push(result);
+    const key = result.key;
+    if (!key) return;
+    const remembered = parseRememberedStatus(status);
+    if (remembered) putOwn(statuses, serviceId(key), remembered);
+    const version = status && typeof status === 'object' ? (status as Record<string, unknown>)[STATUS_VERSION] : undefined;
+    putOwn(versions, serviceId(key), typeof version === 'string' ? version : '');
+  }
+
+  /**
+   * Reads the items of `keys` (BatchGetItem, consistent, {@link BATCH_GET_KEYS} keys a call;
+   * unprocessed keys asked again up to {@link BATCH_GET_RETRIES} times with backoff). Keys without
+   * an item, and reserved keys, are left out. Never throws for a DynamoDB failure: what was read,
+   * `complete: false` and the error.
+   */
+  async readKeys(keys: readonly ServiceKey[]): Promise<KeysRead> {
+    const specs: SpecParseResult[] = [];
+    const statuses: Record<ServiceId, ServiceStatus> = dict();
+    const versions: Record<ServiceId, string> = dict();
+    const stored = [...new Map(keys.map((k) => [serviceId(k), k])).values()]
+      .filter((k) => !k.cluster.startsWith('#'))
+      .map((k) => ({ [PARTITION_KEY]: { S: partitionKeyOf(this.target, k.cluster) }, [SORT_KEY]: { S: k.service } }));
+    try {
+      for (let i = 0; i < stored.length; i += BATCH_GET_KEYS) {
+        let request: Record<string, AttributeValue>[] | undefined = stored.slice(i, i + BATCH_GET_KEYS);
+        for (let attempt = 0; request && request.length > 0; attempt++) {
+          if (attempt > BATCH_GET_RETRIES) throw new Error(`${request.length} keys stayed unprocessed`);
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+          const out: BatchGetItemCommandOutput = await this.raw.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: request, ConsistentRead: true } } }));
+          for (const item of (own(out.Responses, this.tableName) ?? []).map(decodeItem)) {
+            if (!isReservedItem(item)) this.addSpecItem(item, specs, statuses, versions);
+          }
+          request = own(out.UnprocessedKeys, this.tableName)?.Keys;
+        }
+      }
+    } catch (err) {
+      return { specs, statuses, complete: false, error: new AwsCallError(`DynamoDB BatchGetItem ${this.tableName}`, err).message };
+    }
+    return { specs, statuses, complete: true };
+  }
+
+  private get fences(): FenceTable {
+    return { raw: this.raw, tableName: this.tableName, target: this.target, partitionKey: PARTITION_KEY, sortKey: SORT_KEY };
+  }
+
+  /** Every fence of this target (`./fence-items.ts`). @throws AwsCallError. */
+  readFences(): Promise<FenceSnapshot> {
+    return readFences(this.fences);
+  }
+
+  /** Takes fences (`./fence-items.ts`). @throws AwsCallError on a failure other than a refusal. */
+  takeFences(holder: string, fences: readonly Fence[], ttlSeconds: number, now: Date, seen?: FenceSnapshot): Promise<FenceResult> {
+    return takeFences(this.fences, holder, fences, ttlSeconds, now, seen);
+  }
+
+  /** Releases `holder`'s fences (`./fence-items.ts`). @throws AwsCallError on a failure other than the condition. */
+  releaseFences(holder: string, fences: readonly Fence[]): Promise<void> {
+    return releaseFences(this.fences, holder, fences);
+  }
+
+  /** Deletes idle fence items `seen` read (`./fence-items.ts`). @throws AwsCallError. */
+  forgetFences(seen: FenceSnapshot, now: Date, max: number): Promise<number> {
+    return forgetFences(this.fences, seen, now, max);
+  }
+
+  /**
+   * Writes the status with a fresh {@link STATUS_VERSION}; with `expectedVersion`, only if the
+   * item's status still has that version (`''`: no status, or one without a version).
+   * @returns true when written; false when the item no longer exists or its status changed.
    * @throws AwsCallError for any other DynamoDB failure (original error as `cause`).
    */
-  async writeStatus(key: ServiceKey, status: ServiceStatus): Promise<boolean> {
+  async writeStatus(key: ServiceKey, status: ServiceStatus, expectedVersion?: string): Promise<boolean> {
+    const fresh = expectedVersion === undefined ? '' : expectedVersion === '' ? ' AND (attribute_not_exists(#status) OR attribute_not_exists(#status.#v))' : ' AND #status.#v = :v';
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: partitionKeyOf(this.target, key.cluster), [SORT_KEY]: key.service },
           UpdateExpression: 'SET #status = :s',
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: { '#status': STATUS_ATTRIBUTE, '#pk': PARTITION_KEY },
-          ExpressionAttributeValues: { ':s': status },
+          ConditionExpression: `attribute_exists(#pk)${fresh}`,
+          ExpressionAttributeNames: { '#status': STATUS_ATTRIBUTE, '#pk': PARTITION_KEY, ...(fresh ? { '#v': STATUS_VERSION } : {}) },
+          ExpressionAttributeValues: { ':s': { ...status, [STATUS_VERSION]: randomUUID() }, ...(expectedVersion ? { ':v': expectedVersion } : {}) },
         }),
       );
       return true;

@@ -28,6 +28,9 @@ import {
   type EcsReader,
   type EcsWriter,
   type EventFeed,
+  type Fence,
+  type FenceSnapshot,
+  fenceId,
   type LogPort,
   type MetricsSink,
   type ObserveCursor,
@@ -38,7 +41,7 @@ import { observe, type ObserveRequest } from './observe';
 import { taskLagOf, wantsStoppedTasks } from './crash-loop';
 import { familyOf, hintOf } from './events';
 import { nextResyncAt, resyncShare, type ResyncOptions, type ResyncShare } from './resync';
-import { plan as planActions, specErrorsText } from './planner';
+import { plan as planActions, specErrorsText, type PlanInput } from './planner';
 import { isOversized } from './spec';
 import { holdRejected, recordRejection, rejectionFor, withRejection, type RefusedResult } from './rejections';
 import { ConditionType, Reason, describeChange, statusChanged } from './status';
@@ -57,9 +60,13 @@ import {
   type ServiceKey,
   type ServiceSpec,
   type ServiceStatus,
+  type SpecParseResult,
   type TaskDefinition,
   type UpdateKind,
 } from './types';
+
+/** What the planner decided for one pass. */
+export type Plan = ReturnType<typeof planActions>;
 import { dict, dictOf, hasOwnKey, own } from './dict';
 
 /** The ports a pass runs over. */
@@ -116,19 +123,6 @@ export interface PassOptions {
   readonly remainingMs?: () => number;
   /** Status writes in flight at once (default {@link STATUS_WRITE_CONCURRENCY}). */
   readonly statusWriteConcurrency?: number;
-  /**
-   * The few-keys entry point (the event path): reconcile only these services, through the same
-   * phases (read by name, plan, act, status), with every spec still read for safety. No cluster
-   * is listed, so nothing is pruned or deleted (every cluster counts as read in part), and the
-   * rotation's cursor is left alone. Undefined: the scheduled pass (rotation, prune).
-   */
-  readonly keys?: readonly ServiceKey[];
-  /**
-   * With `keys`: read only those of them that have an item in the specs table (ECS's events name
-   * any service of the account, someone else's too); a spec edit's keys are read even without an
-   * item (a deleted spec costs one look). Default false.
-   */
-  readonly keysWithSpecOnly?: boolean;
   /**
    * Retry refused actions now, whatever their backoff (`lambda/core/rejections.ts`): a person asked
    * for this pass (`ecsr reconcile`), most likely after changing the permissions. Default false.
@@ -338,7 +332,7 @@ export interface EventsSummary {
   readonly budget?: number;
 }
 
-const ZERO_COUNTS: PassCounts = {
+export const ZERO_COUNTS: PassCounts = {
   specs: 0,
   invalid: 0,
   actionsPlanned: 0,
@@ -354,12 +348,12 @@ const ZERO_COUNTS: PassCounts = {
   servicesNotRead: 0,
 };
 
-function messageOf(err: unknown): string {
+export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
 /** True for errors that are bugs, not failed calls: they escape the pass. */
-function isBug(err: unknown): boolean {
+export function isBug(err: unknown): boolean {
   return err instanceof TypeError || err instanceof ReferenceError || err instanceof SyntaxError;
 }
 
@@ -373,7 +367,7 @@ export async function runPass(ports: PassPorts, options: PassOptions): Promise<P
   const monotonic = ports.monotonicMs ?? (() => clock.now().getTime());
   const t0 = monotonic();
   const now = clock.now();
-  const base = { holder: options.holder, dryRun: options.dryRun, startedAt: now.toISOString() };
+  const base: PassBase = { holder: options.holder, dryRun: options.dryRun, startedAt: now.toISOString() };
   const elapsed = () => Math.max(0, Math.round(monotonic() - t0));
   const empty = { counts: ZERO_COUNTS, readsComplete: false, specsComplete: false, clusters: {}, actions: [], statuses: {} };
 
@@ -418,28 +412,214 @@ export async function runPass(ports: PassPorts, options: PassOptions): Promise<P
   }
 }
 
-async function reconcile(
-  ports: PassPorts,
-  options: PassOptions,
-  now: Date,
-  base: { holder: string; dryRun: boolean; startedAt: string },
-  elapsed: () => number,
-): Promise<PassSummary> {
-  const { log, metrics } = ports;
+/** What every pass's summary starts with. */
+export interface PassBase {
+  readonly holder: string;
+  readonly dryRun: boolean;
+  readonly startedAt: string;
+}
+
+/**
+ * The scheduled pass, under its lease: fences, the whole table, observation (events, rotation),
+ * plan, fenced actions, statuses, metrics. Each step is a helper the fast path shares
+ * (`./fast-path.ts`).
+ */
+async function reconcile(ports: PassPorts, options: PassOptions, now: Date, base: PassBase, elapsed: () => number): Promise<PassSummary> {
+  const { log } = ports;
   const errors: string[] = [];
   const deadlines = passDeadlines(options, ports.clock, now);
+
+  // 0. The fences before anything else is read: a fence another pass takes after this read has
+  //    another generation, so this pass never acts on a service from a view older than that pass.
+  const fences = await readFenceSnapshot(ports, options, errors);
 
   // 1. Desired state.
   const read: SpecRead = await ports.specs.readAll();
   if (!read.complete) errors.push(`specs: ${read.error ?? 'incomplete read'}`);
-  const invalid = read.specs.filter((s) => !s.ok).length;
-  // Why an item is refused (Invalid, or too large to leave room for its status) goes to the logs
-  // and the summary too, not only to its status: a status that cannot be written (an item at the
-  // size limit, DynamoDB failing, an item without a usable key) must not hide it. The
-  // pass still tries the small Invalid status. Bounded like the status: the first
-  // MAX_INVALID_REPORTED items, each with its first errors, the rest counted.
+  const invalid = reportInvalid(log, read.specs, errors);
+
+  // 2. Observed state: clusters of specs plus configured ones; services named by specs are
+  //    described by name even when ListServices omits them (DRAINING). Services that may need a
+  //    change are read first, then the rotation goes on from the previous pass's cursor until the
+  //    observation's time is spent (lambda/core/observe.ts); only what was read is planned.
+  const specs = validSpecsById(read.specs);
+  const polled = observationRequest(read, specs, options);
+  // Events mode: the services events name are read first with the others that
+  // may need a change, and the rotation reads only its share of the fleet; with no readable, fed
+  // queue the pass polls as before. Events are hints: what the pass plans is what it reads.
+  const drained = options.unreachable ? undefined : await drainEvents(ports.events, options, read, deadlines, now);
+  if (drained?.mode === 'polling') log.warn('event queue not usable: this pass polls the fleet', { reason: drained.summary.reason });
+  // The resync floor, in either mode: the rotation reads at least its share, past the observation's
+  // window if the Scan and the priority reads left it short (OBSERVATION_FLOOR_TIME_SHARE).
+  const floorOptions = options.events ?? options.resync;
+  const share = floorOptions ? resyncShare(specCount(polled.specNames), read.cursor?.resyncAt, now, floorOptions) : undefined;
+  const floor = share ? { floor: { services: share.budget, shouldContinue: deadlines.floorObserving } } : {};
+  const request: ObserveStep =
+    drained?.mode === 'events' && share && options.events
+      ? { ...polled, priority: withKeys(polled.priority, drained.keys), budget: share.budget, ...floor }
+      : { ...polled, ...floor };
+  const seen = await observeServices(ports, options, deadlines, read, specs, request, errors);
+  const { observation } = seen;
+  let eventsSummary: EventsSummary | undefined;
+  if (drained) {
+    const acked = drained.messages.filter((m) => m.keys.every((k) => observation.read.get(k.cluster)?.has(k.service) ?? false)).map((m) => m.handle);
+    const ack = acked.length > 0 && ports.events ? await ports.events.acknowledge(acked) : {};
+    if (ack.error) errors.push(`events: ${ack.error}`);
+    eventsSummary = { ...drained.summary, acknowledged: ack.error ? 0 : acked.length, ...(request.budget !== undefined ? { budget: request.budget } : {}) };
+  }
+  const cursor = await keepCursor(ports, options, read, observation, share, polled, drained, now, errors);
+
+  // 3. Plan the services read this pass; the others keep their remembered status.
+  const inScope = readThisPass(seen);
+  const planInput: PlanInput = {
+    specs: read.specs.filter((s) => (s.key ? inScope(s.key) : true)),
+    specsComplete: read.complete,
+    observed: seen.observed,
+    remembered: read.statuses,
+    options: options.plan,
+    now,
+    pruneConfirmedClusters: (read.pruneConfirmations ?? []).filter((c) => c.expiresAt > now).map((c) => c.cluster),
+    pruneHolds: read.pruneHolds ?? [],
+  };
+  const { plan: full, cache } = await planConfirmed(ports, options, planInput, seen, now, deadlines, errors);
+  // The prune holds the planner set or released are stored before any action: a hold must outlive
+  // this pass even when the pass is cut, or the next pass of a half-restored table prunes.
+  if (!options.dryRun && full.pruneHolds) await storePruneHolds(ports, full.pruneHolds, errors);
+
+  // 4. Act, only on services (and into families) whose fences this pass took unchanged since step 0.
+  const fenced = await fenceActions(ports, options, full, fences, now, errors);
+  try {
+    const acted = await act(ports, options, fenced.plan, read.statuses, now);
+    // 5. Statuses, each only if no other pass wrote it since the Scan.
+    const notRead = [...read.specs.flatMap((s) => (s.key && !inScope(s.key) ? [serviceId(s.key)] : [])), ...fenced.left];
+    const writes = await writeStatuses(ports, options, deadlines, read.specs, acted, read.statuses, seen.pending, errors, read.statusVersions);
+    // 6. Counts, metrics, summary.
+    return await finishPass(ports, options, {
+      base,
+      elapsed,
+      errors,
+      specs: read.specs,
+      specsComplete: read.complete,
+      invalid,
+      valid: specs,
+      remembered: read.statuses,
+      seen,
+      acted,
+      notRead,
+      writes,
+      // The heartbeat is the scheduled pass's: a fast path succeeding must not hide stopped passes.
+      heartbeat: read.complete && !options.unreachable,
+      readsComplete: read.complete && observation.cycleComplete && observation.clusters.every((c) => c.complete),
+      extra: {
+        ...(cursor ? { rotation: { complete: observation.cycleComplete, cursor } } : {}),
+        ...(eventsSummary ? { events: eventsSummary } : {}),
+        ...(full.pruneHolds && full.pruneHolds.held.length > 0 ? { pruneHolds: full.pruneHolds.held } : {}),
+        ...(full.pruneHolds && full.pruneHolds.cleared.length > 0 ? { pruneHoldsReleased: full.pruneHolds.cleared } : {}),
+        ...(cache ? { taskDefinitionCache: cache } : {}),
+      },
+    });
+  } finally {
+    await releaseFences(ports, options.holder, fenced.taken, errors);
+    if (fences && fences !== 'unread' && ports.specs.forgetFences && !options.dryRun) {
+      try {
+        await ports.specs.forgetFences(fences, ports.clock.now(), MAX_FENCES_FORGOTTEN);
+      } catch (err) {
+        if (isBug(err)) throw err;
+        // Only housekeeping: the next scheduled pass forgets them.
+        log.warn('fences: idle fence items not removed', { error: messageOf(err) });
+      }
+    }
+  }
+}
+
+/** Idle fence items a scheduled pass removes at most ({@link SpecStore.forgetFences}). */
+export const MAX_FENCES_FORGOTTEN = 200;
+
+/** The observation request of a pass, less what {@link observeServices} adds. */
+export type ObserveStep = Omit<ObserveRequest, 'shouldContinue' | 'onServices'>;
+
+/**
+ * The fences as this pass starts (undefined: a dry run, or a store without fences). A failed read
+ * is reported and counts as "every fence changed": {@link fenceActions} then starts no action.
+ */
+async function readFenceSnapshot(ports: PassPorts, options: PassOptions, errors: string[]): Promise<FenceSnapshot | 'unread' | undefined> {
+  if (options.dryRun || !ports.specs.readFences) return undefined;
+  try {
+    return await ports.specs.readFences();
+  } catch (err) {
+    if (isBug(err)) throw err;
+    errors.push(`fences: ${messageOf(err)}; no action is started this pass`);
+    return 'unread';
+  }
+}
+
+/**
+ * The plan with only the actions of services whose fence, and whose task definition family's
+ * fence for a registration, this pass took unchanged since `seen` (`./fast-path.ts`, the design):
+ * a service a fast path holds or took since the pass's read is left alone, its status not
+ * written (`left`), for the pass that acted on it or the next one.
+ */
+async function fenceActions(
+  ports: PassPorts,
+  options: PassOptions,
+  plan: Plan,
+  seen: FenceSnapshot | 'unread' | undefined,
+  now: Date,
+  errors: string[],
+): Promise<{ plan: Plan; taken: readonly Fence[]; left: ServiceId[] }> {
+  if (seen === undefined || plan.actions.length === 0 || !ports.specs.takeFences) return { plan, taken: [], left: [] };
+  const byService = new Map<ServiceId, Fence[]>();
+  for (const a of plan.actions) {
+    const id = serviceId(a);
+    const fences = byService.get(id) ?? [{ kind: 'service', key: { cluster: a.cluster, service: a.service } }];
+    if (a.type === 'RegisterTaskDefinition') fences.push({ kind: 'family', family: a.input.family });
+    byService.set(id, fences);
+  }
+  let taken: readonly Fence[] = [];
+  let refused = new Set<string>();
+  if (seen === 'unread') refused = new Set([...byService.values()].flat().map(fenceId));
+  else {
+    try {
+      const got = await ports.specs.takeFences(options.holder, [...byService.values()].flat(), options.leaseTtlSeconds, now, seen);
+      taken = got.taken;
+      refused = new Set(got.refused.map((r) => fenceId(r.fence)));
+    } catch (err) {
+      if (isBug(err)) throw err;
+      errors.push(`fences: ${messageOf(err)}; no action is started this pass`);
+      refused = new Set([...byService.values()].flat().map(fenceId));
+    }
+  }
+  const left = [...byService].filter(([, fences]) => fences.some((f) => refused.has(fenceId(f)))).map(([id]) => id);
+  if (left.length === 0) return { plan, taken, left };
+  ports.log.info('services left alone this pass: another pass holds or took their fence since this pass read the table', { services: left.slice(0, 20), count: left.length });
+  const out = new Set(left);
+  const statuses = dictOf(plan.statuses);
+  for (const id of left) delete statuses[id];
+  return { plan: { ...plan, actions: plan.actions.filter((a) => !out.has(serviceId(a))), statuses }, taken, left };
+}
+
+/** Releases `fences` of `holder`; a failure is reported (the fences expire by themselves). */
+export async function releaseFences(ports: PassPorts, holder: string, fences: readonly Fence[], errors: string[]): Promise<void> {
+  if (fences.length === 0 || !ports.specs.releaseFences) return;
+  try {
+    await ports.specs.releaseFences(holder, fences);
+  } catch (err) {
+    if (isBug(err)) throw err;
+    ports.log.warn('fence release failed: the fences expire with the pass', { holder, error: messageOf(err) });
+    errors.push(`fences: ${messageOf(err)}`);
+  }
+}
+
+/**
+ * Logs and reports why items are refused (Invalid, or too large to leave room for their status):
+ * a status that cannot be written (an item at the size limit, DynamoDB failing, an item without a
+ * usable key) must not hide it. Bounded like the status: the first {@link MAX_INVALID_REPORTED}
+ * items, each with its first errors, the rest counted.
+ * @returns the number of invalid items.
+ */
+export function reportInvalid(log: LogPort, items: readonly SpecParseResult[], errors: string[]): number {
   let reported = 0;
-  for (const r of read.specs) {
+  for (const r of items) {
     if (r.ok) continue;
     reported += 1;
     if (reported > MAX_INVALID_REPORTED) continue;
@@ -455,30 +635,33 @@ async function reconcile(
   if (reported > MAX_INVALID_REPORTED) {
     errors.push(`specs: ${reported - MAX_INVALID_REPORTED} more invalid spec items (counts.invalid is ${reported}; each one's status says why)`);
   }
+  return reported;
+}
 
-  // 2. Observed state: clusters of specs plus configured ones; services named by specs are
-  //    described by name even when ListServices omits them (DRAINING). Services that may need a
-  //    change are read first, then the rotation goes on from the previous pass's cursor until the
-  //    observation's time is spent (lambda/core/observe.ts); only what was read is planned.
-  const specs = validSpecsById(read);
-  const polled = observationRequest(read, specs, options);
-  // Events mode: the services events name are read first with the others that
-  // may need a change, and the rotation reads only its share of the fleet; with no readable, fed
-  // queue the pass polls as before. Events are hints: what the pass plans is what it reads.
-  const drained = options.unreachable ? undefined : await drainEvents(ports.events, options, read, deadlines, now);
-  if (drained?.mode === 'polling') log.warn('event queue not usable: this pass polls the fleet', { reason: drained.summary.reason });
-  // The resync floor, in either mode: the rotation reads at least its share, past the observation's
-  // window if the Scan and the priority reads left it short (OBSERVATION_FLOOR_TIME_SHARE).
-  const floorOptions = options.events ?? options.resync;
-  const share = floorOptions && !options.keys ? resyncShare(specCount(polled.specNames), read.cursor?.resyncAt, now, floorOptions) : undefined;
-  const floor = share ? { floor: { services: share.budget, shouldContinue: deadlines.floorObserving } } : {};
-  const request: Omit<ObserveRequest, 'shouldContinue' | 'onServices'> =
-    drained?.mode === 'events' && share && options.events
-      ? { ...polled, priority: withKeys(polled.priority, drained.keys), budget: share.budget, ...floor }
-      : { ...polled, ...floor };
-  // Task definitions are described while the clusters are still being read (ECS throttles the two
-  // in separate categories), most useful first, until the observation's share of the time is spent;
-  // the reader caches each description as it arrives, so the next passes go on from there.
+/** What {@link observeServices} read. */
+export interface Seen {
+  readonly observation: Awaited<ReturnType<typeof observe>>;
+  readonly observed: ObservedState;
+  /** Every task definition ARN in use that was met, in the order met. */
+  readonly inUse: readonly string[];
+  /** Task definitions in use left undescribed for lack of time. */
+  readonly pending: readonly string[];
+}
+
+/**
+ * Observes what `request` names while the task definitions met are described (most useful first,
+ * until the observation's share of the time is spent; the reader caches each description as it
+ * arrives, so the next passes go on from there), and keeps the durable description cache.
+ */
+export async function observeServices(
+  ports: PassPorts,
+  options: PassOptions,
+  deadlines: PassDeadlines,
+  read: { readonly statuses: Record<ServiceId, ServiceStatus> },
+  specs: Map<ServiceId, ValidSpec>,
+  request: ObserveStep,
+  errors: string[],
+): Promise<Seen> {
   const queue = new DescribeQueue();
   // Before anything is observed: the task definitions services at rest ran last pass, most likely
   // still theirs. Describing them from the first second uses the whole observation window, however
@@ -491,9 +674,8 @@ async function reconcile(
   // Stopped tasks of services that do not lag now but may crash-loop between passes (./crash-loop.ts).
   const readStoppedTasks = (cluster: string, svc: ObservedService): boolean =>
     wantsStoppedTasks(svc, own(read.statuses, serviceId({ cluster, service: svc.serviceName })), ports.reader.ecsClockOffsetMs?.() ?? 0);
-  const unreachable = options.unreachable;
-  const observation = unreachable
-    ? unreachableObservation(request.clusters, unreachable)
+  const observation = options.unreachable
+    ? unreachableObservation(request.clusters, options.unreachable)
     : await describingWhile(ports.reader, queue, deadlines, async () => {
       const o = await observe(ports.reader, { ...request, shouldContinue: deadlines.observing, onServices: toCompare, readStoppedTasks });
       // Again with the whole cluster (the queue skips what it has): a reader need not call onServices.
@@ -503,16 +685,15 @@ async function reconcile(
   if (ports.reader.keepDescriptions && !options.dryRun) {
     // The durable description cache: what a new container reads first.
     const kept = await ports.reader.keepDescriptions(queue.inUse);
-    if (kept.warning) log.warn('task definition cache: only a cache, the pass goes on without it', { warning: kept.warning });
+    if (kept.warning) ports.log.warn('task definition cache: only a cache, the pass goes on without it', { warning: kept.warning });
   }
-  const observedClusters = observation.clusters;
   const ecsClockOffsetMs = ports.reader.ecsClockOffsetMs?.();
   const observed: ObservedState = {
-    clusters: dict(observedClusters.map((oc) => [oc.cluster, oc])),
+    clusters: dict(observation.clusters.map((oc) => [oc.cluster, oc])),
     taskDefinitions: queue.described,
     ...(ecsClockOffsetMs ? { ecsClockOffsetMs } : {}),
   };
-  for (const oc of observedClusters) {
+  for (const oc of observation.clusters) {
     for (const w of oc.warnings ?? []) errors.push(`cluster ${oc.cluster}: ${w}`);
   }
   errors.push(...observation.errors);
@@ -521,23 +702,40 @@ async function reconcile(
   for (const arn of queue.inUse) {
     if (!hasOwnKey(queue.described, arn) && !queue.deferred.has(arn)) errors.push(`task definition ${arn}: could not be described`);
   }
-  let eventsSummary: EventsSummary | undefined;
-  if (drained) {
-    const acked = drained.messages.filter((m) => m.keys.every((k) => observation.read.get(k.cluster)?.has(k.service) ?? false)).map((m) => m.handle);
-    const ack = acked.length > 0 && ports.events ? await ports.events.acknowledge(acked) : {};
-    if (ack.error) errors.push(`events: ${ack.error}`);
-    eventsSummary = { ...drained.summary, acknowledged: ack.error ? 0 : acked.length, ...(request.budget !== undefined ? { budget: request.budget } : {}) };
-  }
-  const cursor: ObserveCursor | undefined = observation.cursor
-    ? {
-        ...observation.cursor,
-        ...(share && floorOptions
-          ? { resyncAt: nextResyncAt(share, observation.rotationRead, specCount(polled.specNames), observation.cycleComplete, now, floorOptions) }
-          : {}),
-        ...(drained?.heartbeatAt ? { heartbeatAt: drained.heartbeatAt } : read.cursor?.heartbeatAt ? { heartbeatAt: read.cursor.heartbeatAt } : {}),
-      }
-    : undefined;
-  if (!options.dryRun && !options.keys && cursor && ports.specs.writeCursor && !sameCursor(read.cursor, cursor)) {
+  return { observation, observed, inUse: queue.inUse, pending };
+}
+
+/** Whether a service was read this pass (a refused or missing cluster's specs count as read: each gets that as its status). */
+export function readThisPass(seen: Seen): (key: ServiceKey) => boolean {
+  return (key) => {
+    const oc = own(seen.observed.clusters, key.cluster);
+    if (!oc) return false;
+    return !oc.exists || oc.refused !== undefined || (seen.observation.read.get(key.cluster)?.has(key.service) ?? false);
+  };
+}
+
+/** Computes, writes (unless dry run or unchanged) and returns the rotation's cursor for the next pass. */
+async function keepCursor(
+  ports: PassPorts,
+  options: PassOptions,
+  read: SpecRead,
+  observation: Seen['observation'],
+  share: ResyncShare | undefined,
+  polled: ObserveStep,
+  drained: DrainedEvents | undefined,
+  now: Date,
+  errors: string[],
+): Promise<ObserveCursor | undefined> {
+  if (!observation.cursor) return undefined;
+  const floorOptions = options.events ?? options.resync;
+  const cursor: ObserveCursor = {
+    ...observation.cursor,
+    ...(share && floorOptions
+      ? { resyncAt: nextResyncAt(share, observation.rotationRead, specCount(polled.specNames), observation.cycleComplete, now, floorOptions) }
+      : {}),
+    ...(drained?.heartbeatAt ? { heartbeatAt: drained.heartbeatAt } : read.cursor?.heartbeatAt ? { heartbeatAt: read.cursor.heartbeatAt } : {}),
+  };
+  if (!options.dryRun && ports.specs.writeCursor && !sameCursor(read.cursor, cursor)) {
     try {
       await ports.specs.writeCursor(cursor);
     } catch (err) {
@@ -546,167 +744,188 @@ async function reconcile(
       errors.push(`cursor: ${messageOf(err)}`);
     }
   }
-  // Only the services read this pass are planned; the others keep their remembered status.
-  const inScope = (key: ServiceKey | null | undefined): boolean => {
-    if (!key) return !options.keys;
-    const oc = own(observed.clusters, key.cluster);
-    if (!oc) return false;
-    // A refused cluster's specs are planned too: each gets the refusal as its status.
-    return !oc.exists || oc.refused !== undefined || (observation.read.get(key.cluster)?.has(key.service) ?? false);
-  };
-  const planned = read.specs.filter((s) => inScope(s.key));
-  let taskDefinitionCacheSummary: TaskDefinitionCacheSummary | undefined;
+  return cursor;
+}
 
-  // 3. Plan. Services whose spec renders another task definition than the one they run get their
-  //    deployment history read from ECS, then the pass plans again: a rollback ECS made is known
-  //    from ECS itself, even when the status that recorded it could not be written.
-  const remembered = read.statuses;
-  const planInput = {
-    specs: planned,
-    specsComplete: read.complete,
-    observed,
-    remembered,
-    options: options.plan,
-    now,
-    pruneConfirmedClusters: (read.pruneConfirmations ?? []).filter((c) => c.expiresAt > now).map((c) => c.cluster),
-    pruneHolds: read.pruneHolds ?? [],
-  };
-  const planFrom = async (from: ObservedState): Promise<{ plan: ReturnType<typeof planActions>; observed: ObservedState }> => {
+/**
+ * Plans, reading the deployment history of services whose spec renders another task definition
+ * than the one they run, then planning again: a rollback ECS made is known from ECS itself, even
+ * when the status that recorded it could not be written. ECS, not the durable cache, decides:
+ * descriptions read from the cache that this plan acts or judges by, or of revisions the service
+ * did not run at its last status, are confirmed with ECS first, and a few others a pass; the plan is
+ * made again when ECS says otherwise (at most {@link CACHE_CONFIRMATION_ROUNDS} rounds: a plan made
+ * again may decide by other revisions, from a history read since).
+ */
+export async function planConfirmed(
+  ports: PassPorts,
+  options: PassOptions,
+  planInput: PlanInput,
+  seen: Seen,
+  now: Date,
+  deadlines: PassDeadlines,
+  errors: string[],
+): Promise<{ plan: Plan; cache?: TaskDefinitionCacheSummary }> {
+  const planFrom = async (from: ObservedState): Promise<{ plan: Plan; observed: ObservedState }> => {
     const first = planActions({ ...planInput, observed: from });
     if (!first.deploymentHistoryWanted || !ports.reader.readServiceDeployments) return { plan: first, observed: from };
     const withHistory = await readDeploymentHistory(ports.reader, from, first.deploymentHistoryWanted, errors, leaseAwareContinue(options, ports, now));
     return { plan: planActions({ ...planInput, observed: withHistory }), observed: withHistory };
   };
-  let planned0 = await planFrom(observed);
-  // ECS, not the durable cache, decides: descriptions read from the cache that this plan acts or
-  // judges by, or of revisions the service did not run at its last status, are confirmed with
-  // ECS first, and a few others a pass; the plan is made again when ECS says otherwise.
-  // A plan made again may decide by other revisions (a history read since): at most a few rounds.
+  let planned = await planFrom(seen.observed);
+  let cache: TaskDefinitionCacheSummary | undefined;
   const asked = new Set<string>();
-  for (let round = 0; round < CACHE_CONFIRMATION_ROUNDS && !unreachable; round++) {
-    const checked = await confirmCachedDescriptions(ports.reader, planned0.plan, planned0.observed, queue.inUse, remembered, now, {
+  for (let round = 0; round < CACHE_CONFIRMATION_ROUNDS && !options.unreachable; round++) {
+    const checked = await confirmCachedDescriptions(ports.reader, planned.plan, planned.observed, seen.inUse, planInput.remembered, now, {
       mustBefore: leaseAwareContinue(options, ports, now),
       sweepWhile: round === 0 ? deadlines.observing : () => false,
       repair: !options.dryRun,
       asked,
     });
     if (checked.summary) {
-      const before = taskDefinitionCacheSummary;
-      taskDefinitionCacheSummary = before
+      cache = cache
         ? {
-            confirmed: before.confirmed + checked.summary.confirmed,
-            replaced: [...before.replaced, ...checked.summary.replaced],
-            unconfirmed: [...before.unconfirmed, ...checked.summary.unconfirmed],
+            confirmed: cache.confirmed + checked.summary.confirmed,
+            replaced: [...cache.replaced, ...checked.summary.replaced],
+            unconfirmed: [...cache.unconfirmed, ...checked.summary.unconfirmed],
           }
         : checked.summary;
       if (checked.summary.replaced.length > 0) {
-        log.warn('task definition cache: entries that were not what ECS describes were replaced by ECS\'s descriptions', { replaced: checked.summary.replaced });
+        ports.log.warn('task definition cache: entries that were not what ECS describes were replaced by ECS\'s descriptions', { replaced: checked.summary.replaced });
       }
     }
     if (checked.error) errors.push(`task definition cache: ${checked.error}`);
     if (!checked.observed) break;
-    planned0 = await planFrom(checked.observed);
+    planned = await planFrom(checked.observed);
   }
-  let plan = planned0.plan;
+  return { plan: planned.plan, ...(cache ? { cache } : {}) };
+}
 
-  // The prune holds the planner set or released are stored before any action: a hold must outlive
-  // this pass even when the pass is cut, or the next pass of a half-restored table prunes.
-  if (!options.dryRun && plan.pruneHolds) await storePruneHolds(ports, plan.pruneHolds, errors);
+/** What {@link act} did. */
+export interface Acted {
+  /** The plan less the actions held back by a refusal's backoff. */
+  readonly plan: Plan;
+  readonly results: ActionResult[];
+  readonly statuses: Record<ServiceId, ServiceStatus>;
+}
 
-  // A call ECS refused for this spec waits out its backoff (lambda/core/rejections.ts).
-  const hold = holdRejected(plan.actions, plan.statuses, remembered, now, options.retryRejected === true);
-  if (hold.held.size > 0) plan = { ...plan, actions: hold.actions };
-
-  // 4. Apply.
+/**
+ * Holds back a call ECS refused for this spec until its backoff is over (`./rejections.ts`),
+ * applies the rest (unless dry run), logs each result and folds the results into the statuses.
+ */
+export async function act(ports: PassPorts, options: PassOptions, planned: Plan, remembered: Record<ServiceId, ServiceStatus>, now: Date): Promise<Acted> {
+  const hold = holdRejected(planned.actions, planned.statuses, remembered, now, options.retryRejected === true);
+  const plan = hold.held.size > 0 ? { ...planned, actions: hold.actions } : planned;
   let results: ActionResult[] = [];
   if (!options.dryRun && plan.actions.length > 0) {
     results = await ports.writer.apply(specChangesFirst(plan.actions), leaseAwareContinue(options, ports, now));
   }
-  for (const r of results) logAction(log, r);
+  for (const r of results) logAction(ports.log, r);
+  const statuses = options.dryRun
+    ? dryRunStatuses(plan.statuses, remembered, now, new Set([...plan.actions.map(serviceId), ...hold.held.keys()]))
+    : foldResults(plan.statuses, results, remembered, now, hold.held);
+  return { plan, results, statuses };
+}
 
-  // 5. Statuses: only changed ones, a few at a time, services acted on first, and none once the
-  //    time for writing is over (the next pass recomputes what was not written).
-  const statuses = options.dryRun ? dryRunStatuses(plan.statuses, remembered, now, new Set([...plan.actions.map(serviceId), ...hold.held.keys()])) : foldResults(plan.statuses, results, remembered, now, hold.held);
-  const notRead = read.specs.flatMap((s) => (s.key && !inScope(s.key) ? [serviceId(s.key)] : []));
-  let statusesWritten = 0;
-  let statusesPending = 0;
-  if (!options.dryRun) {
-    const pendingArns = new Set(pending);
-    const acted = new Set(results.filter((r) => r.ok || r.errorClass !== 'skipped').map((r) => serviceId(r.action)));
-    const itemIds = new Map<ServiceId, ServiceKey>();
-    for (const s of read.specs) if (s.key) itemIds.set(serviceId(s.key), s.key);
-    const writes: { id: ServiceId; key: ServiceKey; status: ServiceStatus }[] = [];
-    for (const [id, key] of itemIds) {
-      const next = own(statuses, id);
-      if (next && worthWriting(own(remembered, id), next, pendingArns)) writes.push({ id, key, status: next });
-    }
-    // Stable sort: the memory of what was just done (lastAppliedSpecHash, lastAction) goes first.
-    writes.sort((a, b) => Number(acted.has(b.id)) - Number(acted.has(a.id)));
-    await mapLimit(writes, Math.max(1, options.statusWriteConcurrency ?? STATUS_WRITE_CONCURRENCY), async ({ id, key, status }) => {
-      if (!deadlines.mayWriteStatus()) {
-        statusesPending += 1;
-        return;
-      }
-      try {
-        if (await ports.specs.writeStatus(key, status)) statusesWritten += 1;
-      } catch (err) {
-        if (isBug(err)) throw err;
-        errors.push(`status ${id}: ${messageOf(err)}`);
-      }
-    });
+/**
+ * Writes the changed statuses of the items read: a few at a time, services acted on first, and
+ * none once the time for writing is over (the next pass recomputes what was not written). With
+ * `versions`, each only if its status is still the version read ({@link SpecStore.writeStatus}).
+ */
+export async function writeStatuses(
+  ports: PassPorts,
+  options: PassOptions,
+  deadlines: PassDeadlines,
+  items: readonly SpecParseResult[],
+  acted: Acted,
+  remembered: Record<ServiceId, ServiceStatus>,
+  pending: readonly string[],
+  errors: string[],
+  versions?: Record<ServiceId, string>,
+): Promise<{ written: number; pending: number }> {
+  let written = 0;
+  let notWritten = 0;
+  if (options.dryRun) return { written, pending: notWritten };
+  const pendingArns = new Set(pending);
+  const started = new Set(acted.results.filter((r) => r.ok || r.errorClass !== 'skipped').map((r) => serviceId(r.action)));
+  const itemIds = new Map<ServiceId, ServiceKey>();
+  for (const s of items) if (s.key) itemIds.set(serviceId(s.key), s.key);
+  const writes: { id: ServiceId; key: ServiceKey; status: ServiceStatus }[] = [];
+  for (const [id, key] of itemIds) {
+    const next = own(acted.statuses, id);
+    if (next && worthWriting(own(remembered, id), next, pendingArns)) writes.push({ id, key, status: next });
   }
+  // Stable sort: the memory of what was just done (lastAppliedSpecHash, lastAction) goes first.
+  writes.sort((a, b) => Number(started.has(b.id)) - Number(started.has(a.id)));
+  await mapLimit(writes, Math.max(1, options.statusWriteConcurrency ?? STATUS_WRITE_CONCURRENCY), async ({ id, key, status }) => {
+    if (!deadlines.mayWriteStatus()) {
+      notWritten += 1;
+      return;
+    }
+    try {
+      const expected = versions ? own(versions, id) : undefined;
+      if (await ports.specs.writeStatus(key, status, ...(expected !== undefined ? [expected] : []))) written += 1;
+    } catch (err) {
+      if (isBug(err)) throw err;
+      errors.push(`status ${id}: ${messageOf(err)}`);
+    }
+  });
+  return { written, pending: notWritten };
+}
 
-  // 6. Counts, metrics, summary.
+/** Everything {@link finishPass} sums up. */
+export interface PassParts {
+  readonly base: PassBase;
+  readonly elapsed: () => number;
+  readonly errors: string[];
+  readonly specs: readonly SpecParseResult[];
+  readonly specsComplete: boolean;
+  readonly invalid: number;
+  readonly valid: Map<ServiceId, ValidSpec>;
+  readonly remembered: Record<ServiceId, ServiceStatus>;
+  readonly seen: Seen;
+  readonly acted: Acted;
+  /** Services with an item that were not planned: their remembered status stands. */
+  readonly notRead: readonly ServiceId[];
+  readonly writes: { readonly written: number; readonly pending: number };
+  /** Emit `PassSucceeded` (the scheduled pass's heartbeat). */
+  readonly heartbeat: boolean;
+  readonly readsComplete: boolean;
+  readonly extra: Partial<Pick<PassSummary, 'rotation' | 'events' | 'pruneHolds' | 'pruneHoldsReleased' | 'taskDefinitionCache'>>;
+}
+
+/** Counts, the lag and pass metrics, the summary and its log line. */
+export async function finishPass(ports: PassPorts, options: PassOptions, p: PassParts): Promise<PassSummary> {
+  const { metrics } = ports;
+  const { observed, observation } = p.seen;
+  const { plan, results, statuses } = p.acted;
   const lagCounted = (id: ServiceId, status: ServiceStatus): boolean => {
     const key = keyOf(id);
     if (!key) return false;
-    return countsLag(status, own(own(observed.clusters, key.cluster)?.services, key.service), specs.get(id)?.spec, options.plan.ownerId);
+    return countsLag(status, own(own(observed.clusters, key.cluster)?.services, key.service), p.valid.get(id)?.spec, options.plan.ownerId);
   };
-  const actions: PassAction[] = options.dryRun ? plan.actions.map((a) => passAction(a, undefined)) : results.map((r) => passAction(r.action, r));
   const counts: PassCounts = {
-    specs: read.specs.length,
-    invalid,
+    specs: p.specs.length,
+    invalid: p.invalid,
     actionsPlanned: plan.actions.length,
     actionsApplied: results.filter((r) => r.ok).length,
     actionsFailed: results.filter((r) => !r.ok && r.errorClass !== 'skipped').length,
     actionsSkipped: results.filter((r) => !r.ok && r.errorClass === 'skipped').length,
-    driftCorrections: results.filter((r) => r.ok && isDriftCorrection(r.action, remembered)).length,
+    driftCorrections: results.filter((r) => r.ok && isDriftCorrection(r.action, p.remembered)).length,
     servicesLaggingBeyondGrace:
       Object.entries(statuses).filter(([id, s]) => s.lagBeyondGrace && lagCounted(id, s)).length +
-      notRead.filter((id) => {
-        const rem = own(remembered, id);
+      p.notRead.filter((id) => {
+        const rem = own(p.remembered, id);
         return rem !== undefined && rem.lagBeyondGrace && rememberedLagCounts(rem);
       }).length,
-    statusesWritten,
-    statusesPending,
-    taskDefinitionsPending: pending.length,
+    statusesWritten: p.writes.written,
+    statusesPending: p.writes.pending,
+    taskDefinitionsPending: p.seen.pending.length,
     servicesRead: observation.servicesRead,
-    servicesNotRead: notRead.length,
+    servicesNotRead: p.notRead.length,
   };
-  const clusters: Record<string, boolean> = dict([
-    ...observedClusters.map((oc): [string, boolean] => [oc.cluster, oc.complete]),
-    ...observation.notReached.map((c): [string, boolean] => [c, false]),
-  ]);
-  const readsComplete = read.complete && observation.cycleComplete && observedClusters.every((c) => c.complete);
-
-  for (const [id, status] of Object.entries(statuses)) {
-    const key = keyOf(id);
-    if (!key || !lagCounted(id, status)) continue;
-    const lag = taskLagOf(status);
-    if (shouldEmitTaskLag(lag, own(remembered, id))) metrics.serviceLag(key, lag);
-  }
-  // A service not read this pass keeps a lagging series alive with the lag remembered from the pass that read it.
-  for (const id of notRead) {
-    const key = keyOf(id);
-    const rem = own(remembered, id);
-    if (!key || !rem || !rememberedLagCounts(rem)) continue;
-    // Only a lagging series is kept alive: its recovery 0 was emitted by the pass that read it.
-    const lag = taskLagOf(rem);
-    if (lag > 0) metrics.serviceLag(key, lag);
-  }
-  const durationMs = elapsed();
-  // The heartbeat is the scheduled pass's: a fast path (keys) succeeding must not hide stopped passes.
-  if (read.complete && !options.keys && !options.unreachable) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
+  emitLag(metrics, statuses, p.notRead, p.remembered, lagCounted);
+  const durationMs = p.elapsed();
+  if (p.heartbeat) metrics.passMetric(METRIC.passSucceeded, 1, 'Count');
   metrics.passMetric(METRIC.passDuration, durationMs, 'Milliseconds');
   metrics.passMetric(METRIC.actionsApplied, counts.actionsApplied, 'Count');
   metrics.passMetric(METRIC.actionsFailed, counts.actionsFailed, 'Count');
@@ -714,33 +933,58 @@ async function reconcile(
   metrics.passMetric(METRIC.driftCorrections, counts.driftCorrections, 'Count');
   metrics.passMetric(METRIC.servicesLaggingBeyondGrace, counts.servicesLaggingBeyondGrace, 'Count');
   await metrics.flush();
-
   const summary: PassSummary = {
-    ...base,
+    ...p.base,
     outcome: 'completed',
     durationMs,
     counts,
-    readsComplete,
-    specsComplete: read.complete,
-    clusters,
-    actions,
+    readsComplete: p.readsComplete,
+    specsComplete: p.specsComplete,
+    clusters: dict([
+      ...observation.clusters.map((oc): [string, boolean] => [oc.cluster, oc.complete]),
+      ...observation.notReached.map((c): [string, boolean] => [c, false]),
+    ]),
+    actions: options.dryRun ? plan.actions.map((a) => passAction(a, undefined)) : results.map((r) => passAction(r.action, r)),
     ...(options.dryRun ? { plan: plan.actions } : {}),
-    statuses: withNotRead(statuses, notRead, remembered),
-    ...(cursor ? { rotation: { complete: observation.cycleComplete, cursor } } : {}),
-    ...(eventsSummary ? { events: eventsSummary } : {}),
-    ...(plan.pruneHolds && plan.pruneHolds.held.length > 0 ? { pruneHolds: plan.pruneHolds.held } : {}),
-    ...(plan.pruneHolds && plan.pruneHolds.cleared.length > 0 ? { pruneHoldsReleased: plan.pruneHolds.cleared } : {}),
-    ...(taskDefinitionCacheSummary ? { taskDefinitionCache: taskDefinitionCacheSummary } : {}),
-    errors,
+    statuses: withNotRead(statuses, p.notRead, p.remembered),
+    ...p.extra,
+    errors: p.errors,
   };
-  log.info(options.dryRun ? 'dry run completed' : 'pass completed', {
+  ports.log.info(options.dryRun ? 'dry run completed' : 'pass completed', {
     holder: options.holder,
     durationMs,
     counts,
-    readsComplete,
-    errors,
+    readsComplete: p.readsComplete,
+    errors: p.errors,
   });
   return summary;
+}
+
+/**
+ * `TaskLag` of the services whose lag counts ({@link shouldEmitTaskLag}); a service not read this
+ * pass keeps a lagging series alive with the lag remembered from the pass that read it (its
+ * recovery 0 was emitted by the pass that read it).
+ */
+function emitLag(
+  metrics: MetricsSink,
+  statuses: Record<ServiceId, ServiceStatus>,
+  notRead: readonly ServiceId[],
+  remembered: Record<ServiceId, ServiceStatus>,
+  lagCounted: (id: ServiceId, status: ServiceStatus) => boolean,
+): void {
+  for (const [id, status] of Object.entries(statuses)) {
+    const key = keyOf(id);
+    if (!key || !lagCounted(id, status)) continue;
+    const lag = taskLagOf(status);
+    if (shouldEmitTaskLag(lag, own(remembered, id))) metrics.serviceLag(key, lag);
+  }
+  for (const id of notRead) {
+    const key = keyOf(id);
+    const rem = own(remembered, id);
+    if (!key || !rem || !rememberedLagCounts(rem)) continue;
+    const lag = taskLagOf(rem);
+    if (lag > 0) metrics.serviceLag(key, lag);
+  }
 }
 
 /** Writes the holds the plan set and removes those it released; a failure is reported, never thrown. */
@@ -1010,7 +1254,7 @@ async function readDeploymentHistory(
 }
 
 /** The pass's deadlines, from its lease and (when known) the invocation's remaining time. */
-interface PassDeadlines {
+export interface PassDeadlines {
   /** True while observation may go on with best-effort reads (task definitions, stopped tasks). */
   readonly observing: () => boolean;
   /** True while the rotation may go on reading to meet its resync floor ({@link OBSERVATION_FLOOR_TIME_SHARE}). */
@@ -1027,7 +1271,7 @@ interface PassDeadlines {
  * {@link STATUS_WRITE_LEASE_MARGIN_SECONDS} before the lease expires and
  * {@link STATUS_WRITE_RESERVE_MS} before the invocation ends.
  */
-function passDeadlines(options: PassOptions, clock: Clock, leaseTakenAt: Date): PassDeadlines {
+export function passDeadlines(options: PassOptions, clock: Clock, leaseTakenAt: Date): PassDeadlines {
   const leaseExpiresMs = leaseTakenAt.getTime() + options.leaseTtlSeconds * 1000;
   const remaining = options.remainingMs;
   const timeLeftMs = () =>
@@ -1072,16 +1316,16 @@ function keyOf(id: ServiceId): ServiceKey | undefined {
 }
 
 /** A valid spec and its hash. */
-interface ValidSpec {
+export interface ValidSpec {
   readonly spec: ServiceSpec;
   readonly hash: string;
 }
 
 /** Valid specs by service id (an invalid item for the same key wins, as in the planner). */
-function validSpecsById(read: SpecRead): Map<ServiceId, ValidSpec> {
+export function validSpecsById(items: readonly SpecParseResult[]): Map<ServiceId, ValidSpec> {
   const out = new Map<ServiceId, ValidSpec>();
   const invalid = new Set<ServiceId>();
-  for (const s of read.specs) {
+  for (const s of items) {
     if (!s.key) continue;
     const id = serviceId(s.key);
     if (!s.ok) invalid.add(id);
@@ -1206,7 +1450,7 @@ function observationRequest(
   read: SpecRead,
   specs: Map<ServiceId, ValidSpec>,
   options: PassOptions,
-): Omit<ObserveRequest, 'shouldContinue' | 'onServices'> {
+): ObserveStep {
   const specNames = new Map<string, string[]>();
   const clusters = new Set(options.plan.managedClusters);
   const add = (m: Map<string, string[]>, key: ServiceKey) => {
@@ -1221,9 +1465,7 @@ function observationRequest(
   }
   const priority = new Map<string, string[]>();
   const first = new Map<string, string[]>();
-  if (options.keys) {
-    for (const key of options.keys) if (!options.keysWithSpecOnly || specNames.get(key.cluster)?.includes(key.service)) add(priority, key);
-  } else {
+  {
     // Specs not applied yet (new or edited: what people asked for) before the other services
     // needing attention (drift seen, rolling out, lagging...): hundreds of hand edits remembered
     // as not at rest must not push a spec edit beyond the bound (found by the bench: 1,850 drifted
@@ -1250,7 +1492,7 @@ function observationRequest(
     priority,
     ...(first.size > 0 ? { first } : {}),
     ...(read.cursor ? { cursor: read.cursor } : {}),
-    rotate: !options.keys,
+    rotate: true,
   };
 }
 
@@ -1306,7 +1548,7 @@ async function drainEvents(
   deadlines: PassDeadlines,
   now: Date,
 ): Promise<DrainedEvents | undefined> {
-  if (!feed || !options.events || options.dryRun || options.keys) return undefined;
+  if (!feed || !options.events || options.dryRun) return undefined;
   const got = await feed.receive({ max: MAX_EVENT_MESSAGES, shouldContinue: deadlines.observing });
   const specKeys = new Map<ServiceId, ServiceKey>();
   const byFamily = new Map<string, ServiceKey[]>();
@@ -1367,7 +1609,7 @@ function rememberedLagCounts(rem: ServiceStatus): boolean {
 /** The pass's statuses plus, unchanged, the remembered ones of the services it did not read. */
 function withNotRead(
   statuses: Record<ServiceId, ServiceStatus>,
-  notRead: ServiceId[],
+  notRead: readonly ServiceId[],
   remembered: Record<ServiceId, ServiceStatus>,
 ): Record<ServiceId, ServiceStatus> {
   if (notRead.length === 0) return statuses;

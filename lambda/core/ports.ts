@@ -54,6 +54,11 @@ export interface SpecRead {
    * the planner, which keeps, releases or adds to them.
    */
   readonly pruneHolds?: readonly PruneHold[];
+  /**
+   * The version of each item's status as read (`''`: no status, or one written without a
+   * version), for {@link SpecStore.writeStatus}'s `expectedVersion`. Absent: the store keeps none.
+   */
+  readonly statusVersions?: Record<ServiceId, string>;
 }
 
 /**
@@ -121,14 +126,86 @@ export interface EventFeed {
   acknowledge(handles: readonly string[]): Promise<{ readonly error?: string }>;
 }
 
+/**
+ * One exclusion item of the spec store (`lambda/core/fast-path.ts`): a service, whose actions and
+ * status writes one pass at a time may own, or a task definition family, into which one pass at a
+ * time may register.
+ */
+export type Fence = { readonly kind: 'service'; readonly key: ServiceKey } | { readonly kind: 'family'; readonly family: string };
+
+/** A {@link Fence} as read: its generation (raised by every take) and its holder while taken. */
+export interface FenceState {
+  readonly fence: Fence;
+  /** Times the fence was taken since its item was made. */
+  readonly gen: number;
+  /** The pass that holds it, with its expiry; absent once released. */
+  readonly holder?: string;
+  readonly expiresAt?: Date;
+}
+
+/** Every fence of the store's target as one consistent read saw it, by {@link fenceId}. */
+export type FenceSnapshot = ReadonlyMap<string, FenceState>;
+
+/** The id of a fence in a {@link FenceSnapshot}: `service#cluster/service` or `family#name`. */
+export function fenceId(fence: Fence): string {
+  return fence.kind === 'service' ? `service#${fence.key.cluster}/${fence.key.service}` : `family#${fence.family}`;
+}
+
+/** What {@link SpecStore.takeFences} got. */
+export interface FenceResult {
+  readonly taken: readonly Fence[];
+  /** Fences held by another pass, or changed since `seen`, with the holder when one holds it. */
+  readonly refused: readonly { readonly fence: Fence; readonly holder?: string; readonly expiresAt?: Date }[];
+}
+
+/** Result of reading some spec items by key ({@link SpecStore.readKeys}). */
+export interface KeysRead {
+  /** One parse result per item found (keys without an item are left out). */
+  readonly specs: SpecParseResult[];
+  readonly statuses: Record<ServiceId, ServiceStatus>;
+  /** False when a key could not be read (then it is left out of `specs`). */
+  readonly complete: boolean;
+  readonly error?: string;
+}
+
 export interface SpecStore {
   /** Consistent, paginated read of all specs. Never throws for a failed page: `complete: false`. */
   readAll(): Promise<SpecRead>;
   /**
-   * Writes `status` to the item only if the item still exists; never touches other attributes.
-   * Resolves false when the item is gone (ConditionalCheckFailed), throws on other errors.
+   * Consistent read of the items of `keys` only (no Scan), with their remembered statuses.
+   * Optional: the fast path needs it. Never throws for a DynamoDB failure: `complete: false`.
    */
-  writeStatus(key: ServiceKey, status: ServiceStatus): Promise<boolean>;
+  readKeys?(keys: readonly ServiceKey[]): Promise<KeysRead>;
+  /**
+   * Writes `status` to the item only if the item still exists; never touches other attributes.
+   * With `expectedVersion` (from {@link SpecRead.statusVersions}), only if the status is still the
+   * one read then: a status another pass wrote since is never overwritten by an older view.
+   * Resolves false when the item is gone or its status changed (ConditionalCheckFailed), throws on
+   * other errors.
+   */
+  writeStatus(key: ServiceKey, status: ServiceStatus, expectedVersion?: string): Promise<boolean>;
+  /**
+   * Every fence of this target and its state (consistent read). Optional, with {@link takeFences}
+   * and {@link releaseFences}: a store without them has no per-key exclusion, and only the
+   * scheduled pass (under its lease) acts.
+   * @throws on a storage failure.
+   */
+  readFences?(): Promise<FenceSnapshot>;
+  /**
+   * Takes each fence for `holder` until `now + ttlSeconds` unless another holder's is unexpired,
+   * and, with `seen`, only if the fence's generation is still the one `seen` read (no pass took it
+   * since). Each fence on its own: some may be taken and others refused.
+   * @throws on a storage failure other than a refusal.
+   */
+  takeFences?(holder: string, fences: readonly Fence[], ttlSeconds: number, now: Date, seen?: FenceSnapshot): Promise<FenceResult>;
+  /** Releases the fences `holder` holds among `fences`; others are left alone. Never throws for a refusal. */
+  releaseFences?(holder: string, fences: readonly Fence[]): Promise<void>;
+  /**
+   * Removes fence items `seen` read unheld (or expired), each only if unchanged since: keeps the
+   * fences' part of the table as small as what was taken since the last scheduled pass.
+   * Optional. @throws on a storage failure.
+   */
+  forgetFences?(seen: FenceSnapshot, now: Date, max: number): Promise<number>;
   /**
    * Takes the pass lease for `ttlSeconds` unless another holder's lease is unexpired.
    * Resolves `{ acquired: false, holder, expiresAt }` when held elsewhere.

@@ -126,7 +126,9 @@ describe('partial reads never prune', () => {
     // A service not read is not planned: it keeps its remembered status until a pass reads it.
     const stored = await h.status({ cluster: 'apps', service: name(10) });
     expect(stored?.lastAppliedSpecHash).toBeDefined();
-    expect(s.statuses[`apps/${name(10)}`]).toEqual(stored);
+    // (The stored status also carries the version of its write, which is not part of the memory.)
+    const { version: _version, ...remembered } = stored as unknown as Record<string, unknown>;
+    expect(s.statuses[`apps/${name(10)}`]).toEqual(remembered);
     expect(s.counts.servicesNotRead).toBe(1);
     expect(s.clusters.apps).toBe(false);
     expect(s.errors.some((e) => e.includes('DescribeServices'))).toBe(true);

@@ -13,11 +13,10 @@ import { Reason } from '../../lambda/core/status';
 import type { PassSummary } from '../../lambda/core/pass';
 import type { ServiceStatus } from '../../lambda/core/types';
 import { localDoc } from '../runtime/support';
-import { aSpecItem, aValidSpec, revisions, runtimeWith, useSimHarness } from './support';
+import { aSpecItem, aValidSpec, isStatusWrite, revisions, runtimeWith, useSimHarness } from './support';
 
 const WEB = { cluster: 'apps', service: 'web' };
 const reasonOf = (s: ServiceStatus | undefined) => s?.conditions.find((c) => c.type === 'Ready')?.reason;
-const isUpdateItem = (command: string | undefined) => command === 'UpdateItemCommand' || command === 'UpdateCommand';
 
 describe('production faults', () => {
   const h = useSimHarness();
@@ -162,7 +161,7 @@ describe('production faults', () => {
     const reachedFreeze = new Promise<void>((resolve) => (frozen = resolve));
     doc.middlewareStack.add(
       (next, context) => async (args) => {
-        if (isUpdateItem(context.commandName) && ++writes === 2) {
+        if (isStatusWrite(context.commandName, args.input) && ++writes === 2) {
           frozen();
           return new Promise<never>(() => {});
         }

@@ -106,8 +106,16 @@ export const instantRetries: RetryStrategyV2 = {
   recordSuccess(): void {},
 };
 
-/** lib-dynamodb's UpdateCommand reaches the client's middleware as UpdateItemCommand. */
-const isUpdateItem = (command: string | undefined) => command === 'UpdateItemCommand' || command === 'UpdateCommand';
+/**
+ * A status write: an UpdateItem (lib-dynamodb's UpdateCommand reaches the client's middleware as
+ * UpdateItemCommand) of a spec item, not of the reconciler's own items (fences: `#` keys).
+ */
+export function isStatusWrite(command: string | undefined, input: unknown): boolean {
+  if (command !== 'UpdateItemCommand' && command !== 'UpdateCommand') return false;
+  const pk = (input as { Key?: { cluster?: unknown } } | undefined)?.Key?.cluster;
+  const value = typeof pk === 'string' ? pk : (pk as { S?: string } | undefined)?.S;
+  return !(typeof value === 'string' && value.startsWith('#'));
+}
 
 /**
  * A document client on the harness's table whose status writes (UpdateItem) answer 500, as
@@ -119,7 +127,7 @@ export function statusWritesFailing(h: SimHarness, failing = true) {
   let refused = 0;
   doc.middlewareStack.add(
     (next, context) => async (args) => {
-      if (failing && isUpdateItem(context.commandName)) {
+      if (failing && isStatusWrite(context.commandName, args.input)) {
         refused += 1;
         throw Object.assign(new Error('We encountered an internal error'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
       }

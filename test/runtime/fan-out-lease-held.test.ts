@@ -1,7 +1,7 @@
 /**
  * One slow target never delays another (from a breaker's finding): in fan-out mode a
- * fast-path message (a spec edit's keys, or a target's ECS events) whose target's lease is held
- * does not wait for it inside its invocation, which would hold one of the event source mapping's
+ * fast-path message (a spec edit's keys, or a target's ECS events) whose services' fences another
+ * pass holds (`lambda/core/fast-path.ts`) does not wait for them inside its invocation, which would hold one of the event source mapping's
  * `maximumConcurrency` slots: it tries once and goes back to the fan-out queue with a delay
  * (`requeueAfterLeaseHeld`). Before, each waited up to 30 s; six of them at concurrency 2 held both
  * slots for 90 s and the healthy target's scheduled message started after a schedule interval and
@@ -29,9 +29,10 @@ import { needs } from '../support/tools';
 import { aSpecItem, createSpecsTable, LOCAL, localDoc } from './support';
 
 const TABLE = 'fanout-lease-held';
-const SLOW_LEASE = { cluster: '#lease', service: 'slow' };
+// The fence of slow's service jobs/web (lambda/adapters/fence-items.ts): a pass acting on it holds it.
+const SLOW_FENCE = { cluster: '#fence', service: 'service#slow/jobs#web' };
 
-describe("a target whose lease is held never holds a fan-out slot: its fast-path messages go back to the queue", () => {
+describe("a target whose service fences are held never holds a fan-out slot: its fast-path messages go back to the queue", () => {
   let db: EmbeddedDynamoDb;
   let sim: Simulator;
   let doc: DynamoDBDocumentClient;
@@ -54,9 +55,9 @@ describe("a target whose lease is held never holds a fan-out slot: its fast-path
     // One simulator stands for both accounts: slow's services in cluster jobs, staging's in apps.
     await doc.send(new PutCommand({ TableName: TABLE, Item: aSpecItem({ cluster: 'slow/jobs', service: 'web' }) }));
     await doc.send(new PutCommand({ TableName: TABLE, Item: aSpecItem({ cluster: 'staging/apps', service: 'web' }) }));
-    // The slow target's long scheduled pass holds its lease (another invocation, for minutes).
+    // The slow target's long scheduled pass acts on its service (another invocation, for minutes): it holds the service's fence.
     const expiresAt = Date.now() + 10 * 60_000;
-    await doc.send(new PutCommand({ TableName: TABLE, Item: { ...SLOW_LEASE, holder: 'long-scheduled-pass:slow', expiresAt, expiresAtIso: new Date(expiresAt).toISOString() } }));
+    await doc.send(new PutCommand({ TableName: TABLE, Item: { ...SLOW_FENCE, holder: 'long-scheduled-pass:slow', expiresAt, expiresAtIso: new Date(expiresAt).toISOString(), gen: 1 } }));
   }, 120_000);
 
   afterAll(async () => {
@@ -64,7 +65,7 @@ describe("a target whose lease is held never holds a fan-out slot: its fast-path
     await Promise.all([sim?.close(), db?.stop()]);
   });
 
-  it("six events messages of the slow target end at once, go back to the queue delayed, and the healthy target's scheduled pass runs; once the lease is free they run; past the last delay one is dropped", async () => {
+  it("six events messages of the slow target end at once, go back to the queue delayed, and the healthy target's scheduled pass runs; once the fence is free they run; past the last delay one is dropped", async () => {
     // Prepare: the queue on a clock the test moves; the runner as the handler builds it (requeue = the fan-out queue)
     let skewMs = 0;
     const queue = new InMemoryFanOutQueue(() => Date.now() + skewMs);
@@ -119,8 +120,8 @@ describe("a target whose lease is held never holds a fan-out slot: its fast-path
       expect(queue.size).toBe(1);
       expect(log.lines.some((l) => /dropped/.test(l.message) && /scheduled passes/.test(String(l.fields?.coveredBy)))).toBe(true);
 
-      // Act 4: the long pass ends (its lease is released); the messages sent back run once their delay passes
-      await doc.send(new DeleteCommand({ TableName: TABLE, Key: SLOW_LEASE }));
+      // Act 4: the long pass ends (its fence is released); the messages sent back run once their delay passes
+      await doc.send(new DeleteCommand({ TableName: TABLE, Key: SLOW_FENCE }));
       skewMs += LEASE_HELD_REQUEUE_DELAYS_SECONDS[1] * 1000;
       const rerun = await deliver([...back.slice(2), ...queue.take()], 2, run);
 

@@ -186,18 +186,33 @@ describe('the fast path against dynalite and the ECS simulator', () => {
     expect(scheduled.actions.map((a) => [a.type, a.service])).toEqual([['DeleteService', 'api']]);
   });
 
-  it('waits for a lease the scheduled pass holds, and acts only once it is released', async () => {
-    // Prepare: another pass holds the lease; it releases it at the third try.
+  it("does not wait for the scheduled pass's lease: no whole-table lease is held for one key", async () => {
+    // Prepare: a long scheduled pass holds the table's lease (another invocation).
     const { web, next } = await twoServicesEdited('1.28');
     const store = h.runtime.ports.specs as DynamoSpecStore;
     await store.acquireLease('scheduled-pass', 600, h.sim.clock.now());
+
+    // Act
+    const result = await fastPath([aRecord('MODIFY', WEB, { old: web, new: next })]);
+
+    // Assess
+    expect(result?.attempts).toBe(1);
+    expect(result?.summary.actions.map((a) => a.type)).toEqual(['RegisterTaskDefinition', 'UpdateService']);
+    expect((await h.item(LEASE_KEY))?.holder).toBe('scheduled-pass');
+  });
+
+  it('waits for the fence of a service another pass acts on, and acts only once it is released', async () => {
+    // Prepare: another pass holds web's fence; it releases it at the third try.
+    const { web, next } = await twoServicesEdited('1.28');
+    const store = h.runtime.ports.specs as DynamoSpecStore;
+    await store.takeFences('scheduled-pass', [{ kind: 'service', key: WEB }], 600, h.sim.clock.now());
     let writesWhileHeld = -1;
     let sleeps = 0;
     const sleepAndRelease = async (ms: number) => {
       h.sim.advance(ms / 1000);
       if (++sleeps === 3) {
         writesWhileHeld = h.writes().length;
-        await store.releaseLease('scheduled-pass');
+        await store.releaseFences('scheduled-pass', [{ kind: 'service', key: WEB }]);
       }
     };
 
@@ -211,15 +226,15 @@ describe('the fast path against dynalite and the ECS simulator', () => {
     expect(result?.summary.actions.map((a) => a.type)).toEqual(['RegisterTaskDefinition', 'UpdateService']);
   });
 
-  it('gives up on a lease that stays held; the next scheduled pass repairs the edit first', async () => {
+  it('gives up on a fence that stays held; the next scheduled pass repairs the edit first', async () => {
     // Prepare
     const { web, next } = await twoServicesEdited('1.28');
     const store = h.runtime.ports.specs as DynamoSpecStore;
-    await store.acquireLease('scheduled-pass', 600, h.sim.clock.now());
+    await store.takeFences('scheduled-pass', [{ kind: 'service', key: WEB }], 600, h.sim.clock.now());
 
     // Act
     const result = await fastPath([aRecord('MODIFY', WEB, { old: web, new: next })], 'fast', { leaseWaitMs: 2_000 });
-    await store.releaseLease('scheduled-pass');
+    await store.releaseFences('scheduled-pass', [{ kind: 'service', key: WEB }]);
     const scheduled = await h.pass('scheduled');
 
     // Assess
@@ -227,8 +242,81 @@ describe('the fast path against dynalite and the ECS simulator', () => {
     expect(result?.summary.lease?.holder).toBe('scheduled-pass');
     expect(result?.waitedMs).toBeLessThanOrEqual(2_000);
     expect(result?.attempts).toBe(9); // tries at 0, 250, ..., 2,000 ms
-    expect(h.log.lines.some((l) => l.message.startsWith('fast path: the lease stayed held'))).toBe(true);
+    expect(h.log.lines.some((l) => l.message.startsWith('fast path: the fences stayed held'))).toBe(true);
     expect(scheduled.actions.filter((a) => a.type === 'UpdateService').map((a) => a.service).sort()).toEqual(['api', 'web']);
+  });
+
+  it('a fast path that acts after the scheduled pass read the table: the scheduled pass leaves that service alone', async () => {
+    // Prepare: the fast path runs inside the scheduled pass, after its Scan and observation, just
+    // before it takes its fences to act.
+    const { web, next } = await twoServicesEdited('1.28');
+    const store = h.runtime.ports.specs as DynamoSpecStore;
+    const take = store.takeFences.bind(store);
+    let fast: Awaited<ReturnType<typeof fastPath>>;
+    store.takeFences = async (holder, ...rest) => {
+      if (holder === 'scheduled' && !fast) fast = await fastPath([aRecord('MODIFY', WEB, { old: web, new: next })], 'fast');
+      return take(holder, ...rest);
+    };
+
+    // Act
+    const scheduled = await h.pass('scheduled');
+
+    // Assess: web acted on once, by the fast path; the scheduled pass acted on api only and left
+    // web's status as the fast path wrote it.
+    expect(fast?.summary.actions.map((a) => [a.type, a.service])).toEqual([
+      ['RegisterTaskDefinition', 'web'],
+      ['UpdateService', 'web'],
+    ]);
+    expect(scheduled.actions.map((a) => [a.type, a.service])).toEqual([
+      ['RegisterTaskDefinition', 'api'],
+      ['UpdateService', 'api'],
+    ]);
+    expect(h.sim.calls({ action: 'UpdateService' }).map((c) => c.request.service).sort()).toEqual(['api', 'web']);
+    expect(h.sim.calls({ action: 'RegisterTaskDefinition' }).map((c) => c.request.family).sort()).toEqual(['apps-api', 'apps-web']);
+    expect(await h.status(WEB)).toMatchObject({ lastAppliedSpecHash: aValidSpec({ image: IMAGE('1.28') }).hash });
+  });
+
+  it('a fast path while the scheduled pass acts on the same service: it does not act, the scheduled pass does, once', async () => {
+    // Prepare: the fast path runs when the scheduled pass starts its actions (its fences taken).
+    const { web, next } = await twoServicesEdited('1.28');
+    const writer = h.runtime.ports.writer;
+    const apply = writer.apply.bind(writer);
+    let fast: Awaited<ReturnType<typeof fastPath>>;
+    writer.apply = async (...args) => {
+      fast ??= await fastPath([aRecord('MODIFY', WEB, { old: web, new: next })], 'fast', { leaseWaitMs: 0 });
+      return apply(...args);
+    };
+
+    // Act
+    const scheduled = await h.pass('scheduled');
+
+    // Assess
+    expect(fast?.summary.outcome).toBe('lease-held');
+    expect(fast?.summary.lease?.holder).toBe('scheduled');
+    expect(scheduled.actions.filter((a) => a.service === 'web').map((a) => a.type)).toEqual(['RegisterTaskDefinition', 'UpdateService']);
+    expect(h.sim.calls({ action: 'UpdateService' }).filter((c) => c.request.service === 'web')).toHaveLength(1);
+  });
+
+  it("a new spec naming another running service's family is left to the scheduled pass, which refuses it", async () => {
+    // Prepare: web runs family apps-web; a new spec names that family.
+    await h.putSpec(aSpecItem({ service: 'web' }));
+    await h.converge();
+    const other = aSpecItem({ service: 'other', family: 'apps-web' });
+    await h.putSpec(other);
+    h.sim.clearCalls();
+
+    // Act
+    const fast = await fastPath([aRecord('INSERT', { cluster: 'apps', service: 'other' }, { new: other })]);
+    const scheduled = await h.pass('scheduled');
+
+    // Assess
+    expect(fast?.summary.actions).toEqual([]);
+    expect(h.log.lines.some((l) => l.message.startsWith('fast path: services left to the scheduled pass'))).toBe(true);
+    expect(scheduled.actions).toEqual([]);
+    expect(h.writes()).toEqual([]);
+    const status = await h.status({ cluster: 'apps', service: 'other' });
+    expect(status?.phase).toBe('Blocked');
+    expect(status?.conditions.map((c) => c.reason)).toContain('FamilyCollision');
   });
 
   it('a lost record: the scheduled pass still applies the edit', async () => {

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { LEASE_SAFETY_SECONDS, MAX_HISTORY_READS, OBSERVATION_TIME_SHARE, runPass, type PassOptions, type PassSummary } from '../../lambda/core/pass';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
+import { runFastPath } from '../../lambda/core/fast-path';
 import { METRIC } from '../../lambda/core/metric-names';
 import type { ServiceSpec } from '../../lambda/core/types';
 import { aSpec, anObservedService, NOW, planOptions } from '../support/builders';
@@ -227,7 +228,7 @@ describe('a pass bounded at every phase, and the cursor', () => {
     expect(s.actions.map((a) => `${a.type} ${a.cluster}/${a.service}`)).toContain(`UpdateService charlie/${name(349)}`);
   });
 
-  it('the few-keys entry point reads only those services, lists no cluster, prunes nothing and leaves the cursor', async () => {
+  it('the fast path reads only its services, lists no cluster, prunes nothing and leaves the cursor', async () => {
     // Prepare
     const clock = new ManualClock(NOW.getTime());
     const { ecs, store, ports } = fleet(clock, 20);
@@ -238,15 +239,19 @@ describe('a pass bounded at every phase, and the cursor', () => {
     store.cursorWrites.length = 0;
 
     // Act
-    const s = await pass(clock, ports, opts(LONG, { keys: [{ cluster: 'alpha', service: name(3) }], plan: planOptions({ prune: true }) }));
+    clock.advanceSeconds(60);
+    const fast = await runFastPath(ports, [{ cluster: 'alpha', service: name(3) }], { ...opts(LONG, { plan: planOptions({ prune: true }) }), sleep: async () => undefined });
+    const s = fast!.summary;
 
     // Assess
-    expect(ecs.calls).toEqual([`DescribeServices alpha ${name(3)}`]);
+    expect(ecs.calls.filter((c) => !c.startsWith('DescribeTaskDefinition'))).toEqual([`DescribeServices alpha ${name(3)}`]);
     expect(s.actions.map((a) => `${a.type} ${a.cluster}/${a.service}`)).toEqual([`UpdateService alpha/${name(3)}`]);
     expect(s.rotation).toBeUndefined();
     expect(store.cursorWrites).toEqual([]);
     expect(s.counts.servicesRead).toBe(1);
-    expect(s.counts.servicesNotRead).toBe(59);
+    // Only the key's item is read: no Scan, so no other service counts as not read.
+    expect(s.counts.specs).toBe(1);
+    expect(s.counts.servicesNotRead).toBe(0);
   });
 
   it('a cursor on a cluster no longer managed goes on with the next cluster', async () => {

@@ -4,7 +4,20 @@
  */
 import { DEFAULT_PLAN_OPTIONS } from '../../lambda/core/options';
 import type { PassOptions, PassPorts } from '../../lambda/core/pass';
-import type { Clock, EcsReader, EcsWriter, LeaseResult, SpecRead, SpecStore } from '../../lambda/core/ports';
+import {
+  fenceId,
+  type Clock,
+  type EcsReader,
+  type EcsWriter,
+  type Fence,
+  type FenceResult,
+  type FenceSnapshot,
+  type FenceState,
+  type KeysRead,
+  type LeaseResult,
+  type SpecRead,
+  type SpecStore,
+} from '../../lambda/core/ports';
 import { serviceId, type ServiceId, type ServiceKey, type ServiceStatus, type SpecParseResult } from '../../lambda/core/types';
 import { InMemoryMetricsSink } from '../../lambda/adapters/metrics';
 import { RecordingLog } from '../../lambda/adapters/logger';
@@ -61,11 +74,51 @@ export class MemorySpecStore implements SpecStore {
     return true;
   }
 
+  async readKeys(keys: readonly ServiceKey[]): Promise<KeysRead> {
+    const ids = new Set(keys.map(serviceId));
+    const specs = this.specs.filter((s) => s.key && ids.has(serviceId(s.key)));
+    const statuses = Object.fromEntries(Object.entries(structuredClone(this.statuses)).filter(([id]) => ids.has(id)));
+    return { specs, statuses, complete: true };
+  }
+
   async acquireLease(): Promise<LeaseResult> {
     return { acquired: true };
   }
 
   async releaseLease(): Promise<void> {}
+
+  /** The fences, as the DynamoDB store keeps them (lambda/adapters/fence-items.ts). */
+  readonly fences = new Map<string, FenceState>();
+
+  async readFences(): Promise<FenceSnapshot> {
+    return new Map(this.fences);
+  }
+
+  async takeFences(holder: string, fences: readonly Fence[], ttlSeconds: number, now: Date, seen?: FenceSnapshot): Promise<FenceResult> {
+    const taken: Fence[] = [];
+    const refused: FenceResult['refused'][number][] = [];
+    for (const fence of fences) {
+      const id = fenceId(fence);
+      const cur = this.fences.get(id);
+      const before = seen?.get(id);
+      const free = !cur?.holder || (cur.expiresAt !== undefined && cur.expiresAt < now) || (!seen && cur.holder === holder);
+      const unchanged = !seen || (before ? cur?.gen === before.gen && !(before.holder && before.expiresAt && before.expiresAt > now) : cur === undefined);
+      if (!free || !unchanged) {
+        refused.push({ fence, ...(cur?.holder ? { holder: cur.holder, expiresAt: cur.expiresAt } : {}) });
+        continue;
+      }
+      this.fences.set(id, { fence, gen: (cur?.gen ?? 0) + 1, holder, expiresAt: new Date(now.getTime() + ttlSeconds * 1000) });
+      taken.push(fence);
+    }
+    return { taken, refused };
+  }
+
+  async releaseFences(holder: string, fences: readonly Fence[]): Promise<void> {
+    for (const fence of fences) {
+      const cur = this.fences.get(fenceId(fence));
+      if (cur?.holder === holder) this.fences.set(fenceId(fence), { fence, gen: cur.gen });
+    }
+  }
 }
 
 /** Ports of a pass over `store` and `ecs` (reader and writer), in-memory metrics and logs. */
