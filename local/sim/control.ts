@@ -1,7 +1,7 @@
 /**
  * The control endpoint, outside the ECS protocol: `POST /_sim/<command>` with a JSON body, and
  * `GET /_sim/state`, `/_sim/calls`, `/_sim/call-counts`, `/_sim/failure-rules`, `/_sim/faults`,
- * `/_sim/control-log`. It does what a person does by hand (stop tasks, change a service out of
+ * `/_sim/control-log`, `/_sim/listener-rules`. It does what a person does by hand (stop tasks, change a service out of
  * band, switch failure modes) and what a test or demo needs (advance the clock, throttling,
  * latency, faults, reset). Control commands are never recorded as ECS API calls.
  */
@@ -66,6 +66,27 @@ const commands = {
     run: (sim: SimulatedEcs, a: { subnets?: string[]; securityGroups: string[] }) => {
       sim.setVpc(a.subnets === undefined ? undefined : { subnets: a.subnets, securityGroups: a.securityGroups });
       return { vpc: sim.vpcState() ?? null };
+    },
+  },
+  'lifecycle-hook': {
+    // What a hook target does: scripted answers (the last repeats) or an HTTP endpoint to POST to.
+    schema: z.union([
+      z.object({
+        hookTargetArn: z.string().min(1),
+        answers: z.array(z.object({ hookStatus: z.string(), callBackDelay: z.number().nonnegative().optional(), hookDetails: z.unknown().optional() })).min(1),
+      }),
+      z.object({ hookTargetArn: z.string().min(1), url: z.string().url() }),
+    ]),
+    run: (sim: SimulatedEcs, a: { hookTargetArn: string; answers?: { hookStatus: string }[]; url?: string }) => {
+      sim.setHookTarget(a.hookTargetArn, a.url !== undefined ? { url: a.url } : { answers: (a.answers ?? []) as never });
+      return {};
+    },
+  },
+  alarm: {
+    schema: z.object({ alarmName: z.string().min(1), state: z.enum(['OK', 'ALARM', 'INSUFFICIENT_DATA']) }),
+    run: (sim: SimulatedEcs, a: { alarmName: string; state: 'OK' | 'ALARM' | 'INSUFFICIENT_DATA' }) => {
+      sim.setAlarmState(a.alarmName, a.state);
+      return {};
     },
   },
   throttling: {
@@ -147,6 +168,8 @@ export function handleControl(sim: SimulatedEcs, method: string, path: string, q
           return ok({ faults: sim.faults() });
         case 'control-log':
           return ok({ commands: sim.controlLog() });
+        case 'listener-rules':
+          return ok({ rules: sim.listenerRules() });
         case 'clock':
           return ok({ now: sim.clock.now().toISOString(), speed: sim.clock.speed ?? null });
         default:
@@ -182,7 +205,7 @@ function notFound(name: string): ControlResponse {
     status: 404,
     body: {
       error: 'UnknownCommand',
-      message: `No control command "${name}". POST: ${CONTROL_COMMANDS.join(', ')}. GET: state, calls, call-counts, failure-rules, faults, control-log, clock.`,
+      message: `No control command "${name}". POST: ${CONTROL_COMMANDS.join(', ')}. GET: state, calls, call-counts, failure-rules, faults, control-log, listener-rules, clock.`,
     },
   };
 }

@@ -9,6 +9,7 @@ import type { Arns } from './arns';
 import type { VirtualClock } from './clock';
 import { clientException, clusterNotFound, invalidParameter, serviceNotActive, serviceNotFound } from './errors';
 import type { FailureRule } from './failure-modes';
+import type { HookTarget } from './native-deployments';
 import { SeededRandom } from './random';
 import type { Scheduler, SimTimings } from './scheduler';
 import { emptyState, type SimCluster, type SimFamily, type SimService, type SimState, type SimTask } from './state';
@@ -22,6 +23,10 @@ export class SimCore {
   rules: FailureRule[] = [];
   scheduler!: Scheduler;
   vpc: VpcState;
+  /** Lifecycle hook targets by ARN (the control surface's `setHookTarget`). */
+  readonly hookTargets = new Map<string, HookTarget>();
+  /** CloudWatch alarm states by name (the control surface's `setAlarmState`); absent is OK. */
+  readonly alarms = new Map<string, 'OK' | 'ALARM' | 'INSUFFICIENT_DATA'>();
 
   constructor(
     readonly clock: VirtualClock,

@@ -6,11 +6,12 @@
 import type { DeploymentConfiguration, VpcLatticeConfiguration } from '@aws-sdk/client-ecs';
 import { own } from '../../lambda/core/dict';
 import { invalidParameter } from './errors';
+import { checkStrategyMembers } from './native-rules';
 import { alarmsOf } from './service-rules';
 import type { DeploymentConfig, DeploymentTemplate, SimService } from './state';
 
 export const DEPLOYMENT_STRATEGIES = ['ROLLING', 'BLUE_GREEN', 'LINEAR', 'CANARY'] as const;
-/** Members of the native strategies the simulator keeps as given (it deploys them all rolling). */
+/** Members of the native strategies, kept as given and answered back (./native-deployments runs them). */
 const STRATEGY_MEMBERS = ['lifecycleHooks', 'linearConfiguration', 'canaryConfiguration'] as const;
 
 /**
@@ -49,6 +50,7 @@ export function deploymentConfig(given: DeploymentConfiguration | undefined, cur
   if (!Number.isInteger(out.maximumPercent) || out.maximumPercent < 100) {
     throw invalidParameter('maximumPercent must be at least 100 for a REPLICA service.');
   }
+  checkStrategyMembers(out);
   return out;
 }
 

@@ -29,6 +29,10 @@ import { own } from '../../lambda/core/dict';
 import { ecsAuthorizations, type AuthorizationView } from './authorization';
 import { accessDeniedMessage, evaluatePolicy } from './iam';
 import { taskToWire } from './wire';
+import { hookTargetOf } from './hook-targets';
+import { listenerRules, type ListenerRuleState } from './listener-rules';
+import type { HookTarget } from './native-deployments';
+import type { HookAnswer } from './state';
 
 export type { SimSnapshot, SimVpc } from './snapshot';
 
@@ -359,6 +363,30 @@ export class SimulatedEcs {
     return { taskDefinitionArn: arn };
   }
 
+  /**
+   * Supplies what the lifecycle hook `hookTargetArn` (a Lambda function ARN) does: a local
+   * function, scripted answers (the last one repeats), or an HTTP endpoint that receives the hook
+   * payload as a JSON POST and answers `{hookStatus, callBackDelay?, hookDetails?}`. An ARN with
+   * no target fails its hook, as invoking a missing function does.
+   */
+  setHookTarget(hookTargetArn: string, target: HookTarget | { answers: HookAnswer[] } | { url: string }): void {
+    this.control('setHookTarget', { hookTargetArn, ...(typeof target === 'function' ? { function: true } : target) });
+    this.core.hookTargets.set(hookTargetArn, hookTargetOf(target));
+  }
+
+  /** Sets a CloudWatch alarm's state (deployment alarms roll back a deployment while ALARM). */
+  setAlarmState(alarmName: string, state: 'OK' | 'ALARM' | 'INSUFFICIENT_DATA'): void {
+    this.control('setAlarmState', { alarmName, state });
+    this.core.alarms.set(alarmName, state);
+    for (const c of this.core.state.clusters.values()) for (const svc of c.services.values()) this.core.scheduler.kick(svc);
+  }
+
+  /** The listener rules of native deployments and their target group weights (see ./listener-rules). */
+  listenerRules(): ListenerRuleState[] {
+    this.clock.runDue();
+    return listenerRules(this.core);
+  }
+
   /** The failure rules in effect, first match wins. */
   failureRules(): FailureRule[] {
     return this.core.rules.map((r) => ({ ...r }));
@@ -462,6 +490,8 @@ export class SimulatedEcs {
     this.throttle.reset();
     this.core.rules = [...this.initialRules];
     this.core.rng = new SeededRandom(this.seed);
+    this.core.hookTargets.clear();
+    this.core.alarms.clear();
     this.resetState();
   }
 
@@ -491,6 +521,8 @@ export class SimulatedEcs {
         deployment: (svc, d, eventType, eventName, reason) =>
           this.events.deploymentStateChange(this.clock.nowMs(), this.arns.service(svc.cluster, svc.name), eventType, eventName, d.id, reason),
       },
+      hookTarget: (arn) => this.core.hookTargets.get(arn),
+      alarmState: (name) => this.core.alarms.get(name) ?? 'OK',
       taskDefinitionTags: (arn) => {
         const p = this.arns.parse(arn);
         return p?.kind === 'task-definition' ? (this.core.state.families.get(p.family)?.revisions[p.revision - 1]?.tags ?? []) : [];

@@ -7,6 +7,7 @@
  * runs the last completed revision again within the failed service deployment.
  */
 import { rolloutReason, serviceEvent } from './messages';
+import { activeRun, type NativeDeployments } from './native-deployments';
 import type { SchedulerContext } from './scheduler-context';
 import type { DeploymentTemplate, SimDeployment, SimService, SimServiceDeployment, SimTask } from './state';
 import { MAX_LAUNCH_BACKOFF_SECONDS, MAX_SERVICE_DEPLOYMENTS } from './timings';
@@ -30,7 +31,10 @@ export function circuitBreakerThreshold(desiredCount: number): number {
 const ONGOING = new Set(['IN_PROGRESS', 'PENDING', 'ROLLBACK_IN_PROGRESS']);
 
 export class Rollouts {
-  constructor(private readonly host: RolloutHost) {}
+  constructor(
+    private readonly host: RolloutHost,
+    private readonly native: NativeDeployments,
+  ) {}
 
   private now(): number {
     return this.host.ctx.clock.nowMs();
@@ -48,6 +52,7 @@ export class Rollouts {
     const now = this.now();
     const id = `ecs-svc/${rng.digits(19)}`;
     const sources = [...new Set(svc.deployments.map((d) => d.serviceRevisionArn))];
+    const previous = svc.deployments[0];
     for (const d of svc.deployments) {
       d.status = 'ACTIVE';
       d.updatedAt = now;
@@ -67,6 +72,8 @@ export class Rollouts {
       rolloutStateReason: reason ?? rolloutReason.inProgress(id),
     };
     svc.deployments.unshift(d);
+    const sd = this.serviceDeploymentOf(svc, d);
+    if (sd && !rollback) this.native.begin(svc, sd, d, previous);
     this.host.ctx.events.deployment(svc, d, 'INFO', 'SERVICE_DEPLOYMENT_IN_PROGRESS', d.rolloutStateReason ?? rolloutReason.inProgress(id));
     svc.steady = false;
     // A new deployment resets ECS's launch backoff (docs/ecs-facts.md §4).
@@ -112,6 +119,7 @@ export class Rollouts {
       deploymentCircuitBreaker: { ...cfg.deploymentCircuitBreaker },
       minimumHealthyPercent: cfg.minimumHealthyPercent,
       maximumPercent: cfg.maximumPercent,
+      configuration: structuredClone(cfg),
     });
     if (svc.serviceDeployments.length > MAX_SERVICE_DEPLOYMENTS) svc.serviceDeployments.length = MAX_SERVICE_DEPLOYMENTS;
     return { revisionArn, serviceDeploymentArn };
@@ -130,6 +138,8 @@ export class Rollouts {
     primary.updatedAt = now;
     const sd = this.serviceDeploymentOf(svc, primary);
     if (sd && (sd.status === 'IN_PROGRESS' || sd.status === 'ROLLBACK_IN_PROGRESS')) {
+      // ECS swaps the roles of the primary and alternate target groups after a native deployment.
+      if (sd.native && sd.status === 'IN_PROGRESS') svc.targetGroupsSwapped = !svc.targetGroupsSwapped;
       sd.status = sd.status === 'IN_PROGRESS' ? 'SUCCESSFUL' : 'ROLLBACK_SUCCESSFUL';
       sd.finishedAt = now;
       sd.updatedAt = now;
@@ -183,6 +193,10 @@ export class Rollouts {
     this.host.ctx.events.deployment(svc, d, 'ERROR', 'SERVICE_DEPLOYMENT_FAILED', d.rolloutStateReason);
     const target = svc.lastCompleted;
     const sd = this.serviceDeploymentOf(svc, d);
+    const native = activeRun(svc);
+    if (native && native.run.greenDeploymentId === d.id && svc.deploymentConfiguration.deploymentCircuitBreaker.rollback) {
+      return this.native.rollback(svc, native.sd, 'Service deployment rolled back because the circuit breaker threshold was exceeded.');
+    }
     const rollingBack = svc.deploymentConfiguration.deploymentCircuitBreaker.rollback && target !== undefined && target.id !== d.id;
     if (sd && (sd.status === 'ROLLBACK_IN_PROGRESS' || !rollingBack)) {
       // A rollback that fails in turn, or a failure without rollback, ends the service deployment.
@@ -192,6 +206,26 @@ export class Rollouts {
       sd.updatedAt = this.now();
     }
     if (rollingBack && target && sd?.status !== 'ROLLBACK_FAILED') this.rollBackTo(svc, d, target);
+  }
+
+  /**
+   * StopServiceDeployment (stopType ROLLBACK): a native deployment rolls back to blue; a rolling
+   * one deploys the last completed revision again as its rollback (STOPPED when there is none).
+   */
+  stop(svc: SimService, sd: SimServiceDeployment, reason: string): void {
+    if (sd.native) return this.native.rollback(svc, sd, reason);
+    const primary = svc.deployments[0];
+    const target = svc.lastCompleted;
+    primary.rolloutState = 'FAILED';
+    primary.rolloutStateReason = reason;
+    primary.updatedAt = this.now();
+    if (!target || target.id === primary.id || target.serviceRevisionArn === primary.serviceRevisionArn) {
+      Object.assign(sd, { status: 'STOPPED', statusReason: reason, stoppedAt: this.now(), updatedAt: this.now() });
+      return;
+    }
+    this.rollBackTo(svc, primary, target);
+    sd.statusReason = reason;
+    if (sd.rollback) sd.rollback.reason = reason;
   }
 
   /** Points the service back at `target`'s configuration and deploys it as the rollback of `failed`. */

@@ -7,6 +7,7 @@ import type { Arns } from './arns';
 import type { VirtualClock } from './clock';
 import type { FailureRule } from './failure-modes';
 import type { SeededRandom } from './random';
+import type { HookTarget } from './native-deployments';
 import type { SimCluster, SimDeployment, SimService, SimTask, Tag } from './state';
 import type { SimTimings } from './timings';
 
@@ -20,6 +21,10 @@ export interface SchedulerContext {
   taskDefinition(arn: string): TaskDefinition | undefined;
   /** Tags given when the revision was registered. */
   taskDefinitionTags(arn: string): Tag[];
+  /** The function a lifecycle hook target ARN stands for (supplied through the control surface). */
+  hookTarget(arn: string): HookTarget | undefined;
+  /** The state of a CloudWatch alarm as set through the control surface (default OK). */
+  alarmState(name: string): string;
   /** ECS's events on the bus (`./events`): a task's state changed, a service action, a deployment state change. */
   readonly events: {
     task(t: SimTask): void;

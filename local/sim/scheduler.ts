@@ -8,9 +8,10 @@
  */
 import { ruleForTask } from './failure-modes';
 import { serviceEvent, stoppedReason, type StopCode } from './messages';
+import { NativeDeployments } from './native-deployments';
 import { Rollouts } from './rollouts';
 import { isHealthyRunning, isLive, type LaunchRequest, type SchedulerContext } from './scheduler-context';
-import { PENDING_STATES, type DeploymentTemplate, type SimCluster, type SimDeployment, type SimService, type SimTask, type Tag } from './state';
+import { PENDING_STATES, type DeploymentTemplate, type SimCluster, type SimDeployment, type SimService, type SimServiceDeployment, type SimTask, type Tag } from './state';
 import { TaskLifecycle } from './task-lifecycle';
 import { LAUNCH_WINDOW_MS, MAX_LAUNCHES_PER_MINUTE, MAX_SERVICE_EVENTS, WARNING_REPEAT_MS } from './timings';
 
@@ -22,6 +23,8 @@ export class Scheduler {
   private readonly evaluating = new Set<SimService>();
   private readonly tasks: TaskLifecycle;
   private readonly rollouts: Rollouts;
+  /** BLUE_GREEN, LINEAR and CANARY deployments. */
+  readonly native: NativeDeployments;
 
   constructor(readonly ctx: SchedulerContext) {
     this.tasks = new TaskLifecycle(ctx, {
@@ -30,7 +33,8 @@ export class Scheduler {
       markStable: (t) => this.rollouts.markStable(t),
       pushEvent: (svc, message) => this.pushEvent(svc, message),
     });
-    this.rollouts = new Rollouts(this);
+    this.native = new NativeDeployments(this);
+    this.rollouts = new Rollouts(this, this.native);
   }
 
   private now(): number {
@@ -146,6 +150,7 @@ export class Scheduler {
     this.startPrimaryTasks(svc, cluster, primary);
     this.dropDrainedDeployments(svc);
     this.checkSteadyState(svc);
+    this.native.advance(svc);
   }
 
   /** A DRAINING service stops its tasks and becomes INACTIVE once they all stopped. */
@@ -173,7 +178,8 @@ export class Scheduler {
     const desired = svc.desiredCount;
     const live = this.tasksOf(svc).filter(isLive);
     const primaryLive = live.filter((t) => t.deploymentId === primary.id);
-    const oldLive = live.filter((t) => t.deploymentId !== primary.id);
+    const kept = this.native.keptDeployment(svc);
+    const oldLive = live.filter((t) => t.deploymentId !== primary.id && t.deploymentId !== kept);
     if (primaryLive.length > desired) {
       const order = [...primaryLive].sort((a, b) => rank(a) - rank(b) || b.createdAt - a.createdAt);
       this.stopByScheduler(svc, order.slice(0, primaryLive.length - desired), primary);
@@ -199,11 +205,13 @@ export class Scheduler {
     const liveNow = this.tasksOf(svc).filter(isLive);
     const primaryLiveNow = liveNow.filter((t) => t.deploymentId === primary.id).length;
     const missing = desired - primaryLiveNow;
-    if (missing <= 0 || primary.rolloutState === 'FAILED') return;
+    if (missing <= 0 || primary.rolloutState === 'FAILED' || this.native.holdsLaunches(svc, primary)) return;
+    // A native deployment scales a full set of green tasks up beside blue.
+    const native = this.native.keptDeployment(svc) !== undefined;
     const notStopped = this.tasksOf(svc).filter((t) => t.lastStatus !== 'STOPPED').length;
     const oldRemaining = liveNow.length - primaryLiveNow;
     const maxTasks = Math.floor((desired * svc.deploymentConfiguration.maximumPercent) / 100);
-    const room = oldRemaining > 0 || notStopped > primaryLiveNow ? Math.max(0, maxTasks - notStopped) : missing;
+    const room = native || !(oldRemaining > 0 || notStopped > primaryLiveNow) ? missing : Math.max(0, maxTasks - notStopped);
     const n = Math.min(missing, room);
     if (n <= 0) return;
     if (this.now() < svc.launchBackoffUntil) this.retryAt(svc, svc.launchBackoffUntil);
@@ -324,8 +332,9 @@ export class Scheduler {
 
   private dropDrainedDeployments(svc: SimService): void {
     const tasks = this.tasksOf(svc);
+    const kept = this.native.keptDeployment(svc);
     svc.deployments = svc.deployments.filter(
-      (d, i) => i === 0 || tasks.some((t) => t.deploymentId === d.id && t.lastStatus !== 'STOPPED'),
+      (d, i) => i === 0 || d.id === kept || tasks.some((t) => t.deploymentId === d.id && t.lastStatus !== 'STOPPED'),
     );
   }
 
@@ -341,7 +350,8 @@ export class Scheduler {
       svc.steady = false;
       return;
     }
-    if (primary.rolloutState === 'IN_PROGRESS') this.rollouts.complete(svc, primary);
+    if (primary.rolloutState === 'IN_PROGRESS' && !this.native.holdsCompletion(svc)) this.rollouts.complete(svc, primary);
+    if (primary.rolloutState === 'IN_PROGRESS') return;
     if (primary.rolloutState === 'COMPLETED') svc.lastCompleted = structuredClone(primary);
     if (!svc.steady) {
       svc.steady = true;
@@ -353,6 +363,12 @@ export class Scheduler {
     }
   }
 
+
+  /** StopServiceDeployment: rolls the service deployment back (see Rollouts.stop). */
+  stopServiceDeployment(svc: SimService, sd: SimServiceDeployment, reason: string): void {
+    this.rollouts.stop(svc, sd, reason);
+    this.kick(svc);
+  }
 
   /** Creates a task in PROVISIONING and schedules its lifecycle. */
   launch(req: LaunchRequest): SimTask {

@@ -192,6 +192,74 @@ export interface SimServiceDeployment {
   deploymentCircuitBreaker: { enable: boolean; rollback: boolean };
   minimumHealthyPercent: number;
   maximumPercent: number;
+  /** The deployment configuration it started with (answered by DescribeServiceDeployments). */
+  configuration?: DeploymentConfig;
+  /** A BLUE_GREEN, LINEAR or CANARY deployment's stages, traffic and hooks (./native-deployments). */
+  native?: NativeRun;
+}
+
+/** ECS's lifecycle stages of a native deployment, in order (ServiceDeploymentLifecycleStage). */
+export const LIFECYCLE_STAGES = [
+  'RECONCILE_SERVICE',
+  'PRE_SCALE_UP',
+  'SCALE_UP',
+  'POST_SCALE_UP',
+  'TEST_TRAFFIC_SHIFT',
+  'POST_TEST_TRAFFIC_SHIFT',
+  'PRODUCTION_TRAFFIC_SHIFT',
+  'POST_PRODUCTION_TRAFFIC_SHIFT',
+  'BAKE_TIME',
+  'CLEAN_UP',
+] as const;
+export type LifecycleStage = (typeof LIFECYCLE_STAGES)[number];
+
+/** What a lifecycle hook answers (Lambda hooks: hookStatus, callBackDelay in seconds, hookDetails). */
+export interface HookAnswer {
+  hookStatus: 'SUCCEEDED' | 'FAILED' | 'IN_PROGRESS';
+  callBackDelay?: number;
+  hookDetails?: unknown;
+}
+
+/** One invocation of one lifecycle hook at one stage (DescribeServiceDeployments `lifecycleHookDetails[]`). */
+export interface SimHookRun {
+  /** Hook stage and traffic step it runs at (a hook runs once per stage, per step of a shift). */
+  key: string;
+  /** The hook stage (DeploymentLifecycleHookStage: also PRE_PRODUCTION_TRAFFIC_SHIFT). */
+  stage: string;
+  hookId: string;
+  targetType: 'AWS_LAMBDA' | 'PAUSE';
+  targetArn?: string;
+  status: 'AWAITING_ACTION' | 'IN_PROGRESS' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT';
+  expiresAt: number;
+  timeoutAction: 'ROLLBACK' | 'CONTINUE';
+  /** An answer is awaited (an HTTP or asynchronous hook). */
+  inFlight: boolean;
+  /** Virtual time of the next invocation after an IN_PROGRESS answer. */
+  nextInvokeAt?: number;
+  /** Why it failed, for the rollback reason. */
+  reason?: string;
+}
+
+/** The state of one native deployment. */
+export interface NativeRun {
+  strategy: 'BLUE_GREEN' | 'LINEAR' | 'CANARY';
+  stage: LifecycleStage;
+  blueDeploymentId: string;
+  greenDeploymentId: string;
+  blueRevisionArn: string;
+  /** Percent of production and test traffic on the green target groups. */
+  productionWeight: number;
+  testWeight: number;
+  /** Traffic shift steps taken so far. */
+  step: number;
+  /** The stage (or step) waits until this virtual time (a bake timer). */
+  waitUntil?: number;
+  /** The pre-production hooks ran (they belong to no stage of their own). */
+  preProductionDone: boolean;
+  /** Steps whose bake timer has run. */
+  bakedStep: number;
+  hooks: SimHookRun[];
+  rolledBack: boolean;
 }
 
 export interface SimEvent {
@@ -252,6 +320,8 @@ export interface SimService extends DeploymentTemplate {
   serviceDeployments: SimServiceDeployment[];
   /** Service revisions by ARN. */
   serviceRevisions: Map<string, SimServiceRevision>;
+  /** ECS swaps the primary and alternate target groups after each native deployment. */
+  targetGroupsSwapped?: boolean;
   /** The last deployment that reached COMPLETED (rollback target). */
   lastCompleted?: SimDeployment;
   // Scheduler bookkeeping.

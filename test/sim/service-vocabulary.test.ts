@@ -96,9 +96,17 @@ describe('service vocabulary', () => {
     await prepare();
     const hooks = [{ hookTargetArn: 'arn:aws:lambda:us-east-1:123456789012:function:check', roleArn: 'arn:aws:iam::123456789012:role/hooks', lifecycleStages: ['POST_SCALE_UP'] }];
     const breaker = { enable: true, rollback: true, thresholdConfiguration: { type: 'COUNT', value: 3 }, resetOnHealthyTask: false };
-    await create({ deploymentConfiguration: { strategy: 'CANARY', bakeTimeInMinutes: 5, canaryConfiguration: { canaryPercent: 10, canaryBakeTimeInMinutes: 5 }, lifecycleHooks: hooks, deploymentCircuitBreaker: breaker } as never });
+    const tg = (name: string) => `arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/${name}/0123456789abcdef`;
+    const advancedConfiguration = {
+      alternateTargetGroupArn: tg('web-green'),
+      productionListenerRule: 'arn:aws:elasticloadbalancing:us-east-1:123456789012:listener-rule/app/lb/1/2/3',
+      roleArn: 'arn:aws:iam::123456789012:role/ecs-infrastructure',
+    };
+    const loadBalancers = [{ targetGroupArn: tg('web-blue'), containerName: 'web', containerPort: 80, advancedConfiguration }];
+    await create({ loadBalancers, deploymentConfiguration: { strategy: 'CANARY', bakeTimeInMinutes: 5, canaryConfiguration: { canaryPercent: 10, canaryBakeTimeInMinutes: 5 }, lifecycleHooks: hooks, deploymentCircuitBreaker: breaker } as never });
     const s = await describeService(ecs, 'c1', 'web');
     expect(s.deploymentConfiguration).toMatchObject({ strategy: 'CANARY', bakeTimeInMinutes: 5, canaryConfiguration: { canaryPercent: 10, canaryBakeTimeInMinutes: 5 }, lifecycleHooks: hooks, deploymentCircuitBreaker: breaker });
+    expect(s.loadBalancers).toEqual(loadBalancers);
     const err = await refusal(update({ deploymentConfiguration: { strategy: 'RECREATE' as never } }));
     expect(err).toBeInstanceOf(InvalidParameterException);
     expect(err?.message).toBe("Invalid deploymentConfiguration.strategy 'RECREATE'. Valid values: ROLLING, BLUE_GREEN, LINEAR, CANARY.");

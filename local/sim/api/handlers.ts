@@ -7,7 +7,13 @@ import type { SimCore } from '../core';
 import { clusterToWire } from '../wire';
 import { createCluster, deleteCluster, describeClusters, listClusters, putClusterCapacityProviders } from './clusters';
 import { str } from './inputs';
-import { describeServiceDeployments, describeServiceRevisions, listServiceDeployments } from './service-deployments';
+import {
+  continueServiceDeployment,
+  describeServiceDeployments,
+  describeServiceRevisions,
+  listServiceDeployments,
+  stopServiceDeployment,
+} from './service-deployments';
 import { createService, deleteService, describeServices, listServices } from './services';
 import { tagResource, tagsOf, untagResource } from './tags';
 import {
@@ -50,5 +56,7 @@ export function buildHandlers(core: SimCore): Record<string, Handler> {
     ListServiceDeployments: (i) => listServiceDeployments(core, i),
     DescribeServiceDeployments: (i) => describeServiceDeployments(core, i),
     DescribeServiceRevisions: (i) => describeServiceRevisions(core, i),
+    ContinueServiceDeployment: (i) => continueServiceDeployment(core, i),
+    StopServiceDeployment: (i) => stopServiceDeployment(core, i),
   };
 }

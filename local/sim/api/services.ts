@@ -7,6 +7,7 @@ import { ECS_LIMITS } from '../../../lambda/core/ecs-limits';
 import type { SimCore } from '../core';
 import { deploymentConfig, templateOf, vpcLatticeConfigurationsOf } from '../deployment-config';
 import { invalidParameter } from '../errors';
+import { checkNativeNeeds } from '../native-rules';
 import { page } from '../paging';
 import { listMember, stringMember } from '../protocol';
 import {
@@ -79,6 +80,7 @@ function runtimeMembers(core: SimCore, cluster: SimCluster, req: CreateServiceRe
   }
   const deploymentConfiguration = deploymentConfig(req.deploymentConfiguration, undefined);
   const serviceConnect = serviceConnectOf(req.serviceConnectConfiguration, td, cluster.serviceConnectNamespace, () => core.discoveryArn());
+  checkNativeNeeds(deploymentConfiguration, controller, lbs, serviceConnect !== undefined);
   const volumeConfigurations = volumeConfigurationsOf(req.volumeConfigurations, td);
   const vpcLatticeConfigurations = vpcLatticeConfigurationsOf(req.vpcLatticeConfigurations);
   return {

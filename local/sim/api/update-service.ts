@@ -8,6 +8,7 @@ import type { TaskDefinition, UpdateServiceRequest } from '@aws-sdk/client-ecs';
 import type { SimCore } from '../core';
 import { deploymentConfig, templateOf, vpcLatticeConfigurationsOf } from '../deployment-config';
 import { invalidParameter } from '../errors';
+import { checkNativeNeeds } from '../native-rules';
 import { azRebalancingOf, checkControllerUpdate, propagateTagsOf, serviceConnectOf, volumeConfigurationsOf } from '../service-rules';
 import type { DeploymentConfig, DeploymentTemplate, SimCluster, SimService } from '../state';
 import { serviceToWire } from '../wire';
@@ -78,6 +79,7 @@ function planUpdate(core: SimCore, cluster: SimCluster, svc: SimService, req: Up
   const availabilityZoneRebalancing = azRebalancingOf(req.availabilityZoneRebalancing, svc.availabilityZoneRebalancing);
   const deploymentConfiguration =
     req.deploymentConfiguration !== undefined ? deploymentConfig(req.deploymentConfiguration, svc.deploymentConfiguration) : svc.deploymentConfiguration;
+  checkNativeNeeds(deploymentConfiguration, svc.deploymentController, lbs, serviceConnect !== undefined);
   return {
     newDeployment: flag.newDeployment,
     td,
