@@ -26,6 +26,7 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['delete', async () => (await import('./commands/delete')).deleteCommand],
   ['history', async () => (await import('./commands/history')).historyCommand],
   ['rollback', async () => (await import('./commands/rollback')).rollbackCommand],
+  ['logs', async () => (await import('./commands/logs')).logsCommand],
   ['wait', async () => (await import('./commands/wait')).waitCommand],
   ['export', async () => (await import('./commands/export')).exportCommand],
   ['import', async () => (await import('./commands/import')).importCommand],

@@ -17,7 +17,7 @@ import { isReservedItem } from '../lambda/adapters/dynamo-spec-store';
 import { heartbeatItem, type LocalRunHeartbeat } from './heartbeat';
 import { RecordingLog } from '../lambda/adapters/logger';
 import type { Runtime } from '../lambda/adapters/runtime';
-import { loadConfig } from '../lambda/config';
+import { ENV, loadConfig } from '../lambda/config';
 import { alarmDefinitions } from '../lambda/core/alarms';
 import type { PassSummary } from '../lambda/core/pass';
 import { parseSpecItem, specToItem } from '../lambda/core/spec';
@@ -50,6 +50,9 @@ export interface LocalSpec {
   readonly spec: ServiceSpec;
   readonly hash: string;
 }
+
+/** The task log group prefix of `--forever` runs (the construct's default, `DEFAULT_LOG_GROUP_PREFIX`). */
+export const LOCAL_LOG_GROUP_PREFIX = '/ecs-reconciler/';
 
 /** Default speed: the scenario's simulated time in about one real minute. */
 export const DEFAULT_SPEED = Math.ceil(SCENARIO_SECONDS / 60);
@@ -173,6 +176,8 @@ function startStack(opts: LocalRunOptions, startTime: Date): Promise<LocalStack>
     ...(opts.vpc ? { vpc: opts.vpc } : {}),
     ...(opts.sqsPort !== undefined ? { sqsPort: opts.sqsPort } : {}),
     ...(opts.specsTable ? { specsTable: opts.specsTable } : {}),
+    // Kept running for ecsr and the AWS CLI: task log lines for `ecsr logs` (awslogs, below).
+    ...(opts.forever ? { logs: true } : {}),
   });
 }
 
@@ -190,14 +195,16 @@ interface LocalReconciler {
  */
 function wireReconciler(stack: LocalStack, opts: LocalRunOptions, startTime: Date): LocalReconciler {
   const clock = { now: () => stack.sim.clock.now() };
-  const env = localReconcilerEnv(stack, opts.env ?? process.env);
+  // Under --forever the task definitions log with awslogs, as the construct's do, into the local CloudWatch Logs.
+  const reconcilerVars = opts.forever ? { [ENV.logGroupPrefix]: LOCAL_LOG_GROUP_PREFIX, ...(opts.env ?? process.env) } : (opts.env ?? process.env);
+  const env = localReconcilerEnv(stack, reconcilerVars);
   const config = loadConfig(env);
   const alarms = new LocalAlarms(
     alarmDefinitions({ namespace: config.metricsNamespace, defaultLagGraceSeconds: config.plan.defaultLagGraceSeconds, scheduleMinutes: 1 }),
     clock,
     startTime,
   );
-  const runtime = createLocalRuntime(stack, { env: opts.env ?? process.env, metrics: alarms.sink, log: new RecordingLog() });
+  const runtime = createLocalRuntime(stack, { env: reconcilerVars, metrics: alarms.sink, log: new RecordingLog() });
   return { env, alarms, runtime };
 }
 

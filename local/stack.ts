@@ -20,6 +20,8 @@ import { LocalEventBridge } from './eventbridge';
 import { startSimulator, type Simulator } from './sim';
 import { assumedRoleIdentity } from './sim/events';
 import { LocalSqs } from './sqs';
+import { LocalLogs } from './logs';
+import { feedTaskLogs } from './task-logs';
 
 /** Dummy credentials: the local servers accept any signature. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' } as const;
@@ -80,6 +82,11 @@ export interface LocalStackOptions {
    * refused by the simulator as ECS refuses it).
    */
   readonly vpc?: { readonly subnets?: readonly string[]; readonly securityGroups?: readonly string[] };
+  /**
+   * A local CloudWatch Logs (and STS GetCallerIdentity) on loopback, fed with the log lines of the
+   * simulator's tasks (`./logs`, `./task-logs`), for `ecsr logs` and the spec history's writer.
+   */
+  readonly logs?: boolean;
 }
 
 export interface LocalStack {
@@ -90,6 +97,8 @@ export interface LocalStack {
   readonly clusters: readonly string[];
   /** Events mode, when started with `events: true`. */
   readonly events?: LocalEvents;
+  /** The local CloudWatch Logs, when started with `logs: true`. */
+  readonly logs?: LocalLogs;
   /** A document client on dynalite (for writing specs as a person would). */
   readonly doc: DynamoDBDocumentClient;
   /** SDK configuration of a client pointed at the simulator / dynalite. */
@@ -141,9 +150,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const doc = createDocumentClient(dynamoClientConfig);
   let events: LocalEvents | undefined;
   let unsubscribe = () => {};
+  let logs: LocalLogs | undefined;
+  let stopLogs = () => {};
   const close = async () => {
     unsubscribe();
+    stopLogs();
     doc.destroy();
+    await logs?.close();
     await events?.sqs.close();
     await sim.close();
     await db.stop();
@@ -153,6 +166,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       events = await startLocalEvents(sim, opts.sqsPort ?? 0);
       const bus = events.bus;
       unsubscribe = sim.events.subscribe((e) => void bus.put(e as unknown as Record<string, unknown>));
+    }
+    if (opts.logs) {
+      logs = new LocalLogs(sim.accountId);
+      await logs.start(0);
+      stopLogs = feedTaskLogs(sim, logs.store);
     }
     await createSpecsTable({ dynamoClientConfig }, table);
     for (const clusterName of clusters) await createCluster({ ecsClientConfig }, clusterName);
@@ -170,10 +188,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     ecsClientConfig,
     dynamoClientConfig,
     ...(events ? { events } : {}),
+    ...(logs ? { logs } : {}),
     env: {
       AWS_ENDPOINT_URL_ECS: sim.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
       ...(events ? { AWS_ENDPOINT_URL_SQS: events.sqs.endpoint } : {}),
+      ...(logs ? { AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: logs.endpoint, AWS_ENDPOINT_URL_STS: logs.endpoint } : {}),
       AWS_REGION: region,
       AWS_DEFAULT_REGION: region,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
