@@ -87,6 +87,22 @@ export function renderSummary(
   callCounts: Record<string, CallCount>,
   width = 120,
 ): string {
+  const out = [
+    ...overviewLines(run),
+    ...expectationLines(expectations),
+    '',
+    ...serviceLines(run, convergence, width),
+    '',
+    ...alarmLines(run),
+    '',
+    ...callLines(run, callCounts),
+    ...resultLines(expectations),
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+/** How many passes over how long, and how the passes observed ECS (events or polling). */
+function overviewLines(run: RunRecord): string[] {
   const out: string[] = [];
   const end = run.passes.at(-1)?.at ?? run.startedAt;
   out.push(`Summary: ${run.passes.length} passes over ${timestamp(end, run.startedAt).split(' +')[1]} of simulated time.`);
@@ -102,13 +118,18 @@ export function renderSummary(
   } else if (obs?.mode === 'polling') {
     out.push('Observation: polling (--no-events): every pass read the whole fleet.');
   }
+  return out;
+}
 
-  if (expectations.length > 0) {
-    out.push('', 'Expectations:');
-    for (const e of expectations) out.push(`  ${e.ok ? 'PASS' : 'FAIL'}  ${e.description}: ${e.detail}`);
-  }
+/** The verdict of each expectation (nothing without expectations). */
+function expectationLines(expectations: readonly ExpectationResult[]): string[] {
+  if (expectations.length === 0) return [];
+  return ['', 'Expectations:', ...expectations.map((e) => `  ${e.ok ? 'PASS' : 'FAIL'}  ${e.description}: ${e.detail}`)];
+}
 
-  out.push('', 'Services:');
+/** The services table (final phase, actions applied, time to converge), then the reason of each not converged. */
+function serviceLines(run: RunRecord, convergence: readonly Convergence[], width: number): string[] {
+  const out = ['Services:'];
   const actions = actionsByService(run);
   const phases = finalPhases(run);
   const ids = [...new Set([...Object.keys(run.loadedHashes), ...Object.keys(phases), ...Object.keys(actions)])].sort();
@@ -130,8 +151,12 @@ export function renderSummary(
     const why = st ? statusReason(st) : '';
     if (st && needsReason(st.phase) && why !== '') out.push(reasonBlock(id, why, width));
   }
+  return out;
+}
 
-  out.push('', 'Alarms raised:');
+/** Every transition to ALARM, and the alarms still in ALARM at the end. */
+function alarmLines(run: RunRecord): string[] {
+  const out = ['Alarms raised:'];
   const raised = run.alarms.filter((a) => a.to === 'ALARM');
   if (raised.length === 0) out.push('  none');
   for (const a of raised) {
@@ -142,8 +167,12 @@ export function renderSummary(
     .filter(([, s]) => s === 'ALARM')
     .map(([k]) => stateKeyLabel(k));
   out.push(`  in ALARM at the end: ${stillInAlarm.length > 0 ? stillInAlarm.join(', ') : 'none'}`);
+  return out;
+}
 
-  out.push('', 'ECS API calls (as the simulator answered them):');
+/** The ECS calls per action as the simulator answered them, the errors the reconciler expects said so. */
+function callLines(run: RunRecord, callCounts: Record<string, CallCount>): string[] {
+  const out = ['ECS API calls (as the simulator answered them):'];
   const calls = table(['ACTION', 'CALLS', 'OK', 'THROTTLED', 'ERRORS']);
   const totals = { total: 0, ok: 0, throttled: 0, errors: 0 };
   const expected = expectedErrors(run.calls);
@@ -165,15 +194,17 @@ export function renderSummary(
       '  and ECS answers ClientException ("Unable to describe task definition.") for a family it does not know.',
     );
   }
+  return out;
+}
 
-  if (expectations.length > 0) {
-    const failed = expectations.filter((e) => !e.ok);
-    out.push(
-      '',
-      failed.length === 0
-        ? `Result: all ${expectations.length} expectations held.`
-        : `Result: ${failed.length} of ${expectations.length} expectations did not hold: ${failed.map((e) => `${e.description} (${e.detail})`).join('; ')}.`,
-    );
-  }
-  return `${out.join('\n')}\n`;
+/** The run's verdict (nothing without expectations). */
+function resultLines(expectations: readonly ExpectationResult[]): string[] {
+  if (expectations.length === 0) return [];
+  const failed = expectations.filter((e) => !e.ok);
+  return [
+    '',
+    failed.length === 0
+      ? `Result: all ${expectations.length} expectations held.`
+      : `Result: ${failed.length} of ${expectations.length} expectations did not hold: ${failed.map((e) => `${e.description} (${e.detail})`).join('; ')}.`,
+  ];
 }
