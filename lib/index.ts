@@ -1,6 +1,20 @@
 /** Public entry of the CDK side: the construct, the stack, and the alarm definitions they deploy. */
-export { EcsReconciler, EcsReconcilerPropsError, DEFAULT_LOG_GROUP_PREFIX, HANDLER_ENTRY } from './ecs-reconciler';
-export type { EcsReconcilerProps } from './ecs-reconciler';
+export { EcsReconciler, EcsReconcilerPropsError, DEFAULT_LOG_GROUP_PREFIX, HANDLER_ENTRY, reconcilerFunctionRoleArn } from './ecs-reconciler';
+export type {
+  AlarmOverride,
+  EcsReconcilerProps,
+  PassMetricOptions,
+  ReconcilerAllowListProps,
+  ReconcilerClusterProps,
+  ReconcilerFanOutProps,
+  ReconcilerFunctionProps,
+  ReconcilerMonitoringProps,
+  ReconcilerPlanProps,
+  ReconcilerSpecTableProps,
+  ReconcilerTarget,
+  ReconcilerTaskLogProps,
+  ReconcilerTriggerProps,
+} from './ecs-reconciler';
 export { EcsReconcilerStack, reconcilerPropsFromContext, ContextError, CONTEXT_KEYS } from './reconciler-stack';
 export type { EcsReconcilerStackProps } from './reconciler-stack';
 export { alarmDefinitions, evaluateAlarm, evaluateContributors } from '../lambda/core/alarms';
