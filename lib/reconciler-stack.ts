@@ -2,7 +2,7 @@
  * `EcsReconcilerStack`: one `EcsReconciler` in a stack with outputs, for `cdk deploy`
  * (`bin/app.ts`). Also `reconcilerPropsFromContext`, which turns `-c key=value` context into props.
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { EcsReconciler, type EcsReconcilerProps } from './ecs-reconciler';
@@ -25,6 +25,10 @@ export class EcsReconcilerStack extends Stack {
       description: 'Put specs here: npm run ecsr -- apply -f examples/web.yaml --table <this>',
     });
     new CfnOutput(this, 'FunctionName', { value: r.function.functionName, description: 'The reconciler function' });
+    new CfnOutput(this, 'FunctionRoleArn', {
+      value: r.role.roleArn,
+      description: "The function's role: a target account's ReconcilerTargetRole trusts it (reconcilerRoleArn); fixed with -c functionRoleName=NAME",
+    });
     if (r.topic) new CfnOutput(this, 'AlarmTopicArn', { value: r.topic.topicArn, description: 'Alarms notify this topic' });
     if (r.dashboard) new CfnOutput(this, 'DashboardName', { value: r.dashboard.dashboardName, description: 'CloudWatch dashboard' });
     new CfnOutput(this, 'TaskExecutionRoleArn', {
@@ -66,6 +70,9 @@ export const CONTEXT_KEYS = {
   fleetSize: 'fleetSize',
   reserveConcurrency: 'reserveConcurrency',
   tracing: 'tracing',
+  functionRoleName: 'functionRoleName',
+  taskLogGroupRemovalPolicy: 'taskLogGroupRemovalPolicy',
+  createTaskLogGroups: 'createTaskLogGroups',
   stackName: 'stackName',
 } as const;
 
@@ -79,14 +86,17 @@ export class ContextError extends Error {
 
 type ContextReader = (key: string) => unknown;
 
-/**
- * Builds construct props from CDK context values (strings from `-c`, or JSON values from cdk.json).
- * Lists are comma-separated (an allow-list given as `NONE` allows nothing); booleans are `true`/`false`; numbers are decimal.
- * @throws ContextError naming every missing or malformed key, e.g. when neither `clusters` nor
- *   `createCluster=true` is given.
- */
-export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerProps {
-  const problems: string[] = [];
+/** `retain` or `destroy` (`-c taskLogGroupRemovalPolicy=`) as a removal policy; anything else is a problem. */
+function removalPolicy(value: string | undefined, problems: string[]): RemovalPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'retain') return RemovalPolicy.RETAIN;
+  if (value === 'destroy') return RemovalPolicy.DESTROY;
+  problems.push(`-c ${CONTEXT_KEYS.taskLogGroupRemovalPolicy}= must be retain or destroy, got "${value}"`);
+  return undefined;
+}
+
+/** Readers of context values of each kind; a malformed value adds a sentence to `problems`. */
+function contextReaders(get: ContextReader, problems: string[]) {
   const str = (key: string): string | undefined => {
     const v = get(key);
     if (v === undefined || v === null || v === '') return undefined;
@@ -122,7 +132,18 @@ export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerPro
     }
     return n;
   };
+  return { str, list, allowList, bool, num };
+}
 
+/**
+ * Builds construct props from CDK context values (strings from `-c`, or JSON values from cdk.json).
+ * Lists are comma-separated (an allow-list given as `NONE` allows nothing); booleans are `true`/`false`; numbers are decimal.
+ * @throws ContextError naming every missing or malformed key, e.g. when neither `clusters` nor
+ *   `createCluster=true` is given.
+ */
+export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerProps {
+  const problems: string[] = [];
+  const { str, list, allowList, bool, num } = contextReaders(get, problems);
   const k = CONTEXT_KEYS;
   const clusters = list(k.clusters);
   const createCluster = bool(k.createCluster) ?? false;
@@ -167,6 +188,9 @@ export function reconcilerPropsFromContext(get: ContextReader): EcsReconcilerPro
     fleetSize: num(k.fleetSize),
     reserveConcurrency: bool(k.reserveConcurrency),
     ...(bool(k.tracing) === false ? { tracing: lambda.Tracing.DISABLED } : {}),
+    functionRoleName: str(k.functionRoleName),
+    taskLogGroupRemovalPolicy: removalPolicy(str(k.taskLogGroupRemovalPolicy), problems),
+    createTaskLogGroups: bool(k.createTaskLogGroups),
   };
   if (problems.length > 0) {
     throw new ContextError(`Cannot build the stack: ${problems.join('; ')}.`);
