@@ -329,6 +329,9 @@ export function toObservedService(s: Service): ObservedService {
     deployments,
     events: (s.events ?? []).map((e) => ({ id: e.id ?? '', createdAt: e.createdAt ?? EPOCH, message: e.message ?? '' })),
     tags: tagMap(s.tags),
+    // Every declared service field (lambda/core/vocab/service.ts), as DescribeServices reports it:
+    // a walk over the declarations, so that no declared field can be left uncopied (invisible drift).
+    ...declaredFieldsOf(s, SERVICE_FIELDS_ON_SERVICE),
   };
   if (s.launchType) out.launchType = s.launchType;
   if (s.capacityProviderStrategy) {
@@ -338,9 +341,6 @@ export function toObservedService(s: Service): ObservedService {
       ...(c.base !== undefined ? { base: c.base } : {}),
     }));
   }
-  // Every declared service field (lambda/core/vocab/service.ts), as DescribeServices reports it:
-  // a walk over the declarations, so that no declared field can be left uncopied (invisible drift).
-  Object.assign(out, declaredFieldsOf(s, SERVICE_FIELDS_ON_SERVICE));
   if (s.deploymentController?.type) out.deploymentController = { type: s.deploymentController.type };
   if (dc) {
     out.deploymentConfiguration = {
