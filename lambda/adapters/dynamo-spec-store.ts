@@ -24,6 +24,7 @@ import { AwsCallError, isConditionalCheckFailed } from './errors';
 import { dict, own, putOwn } from '../core/dict';
 import { decodeItem } from './attribute-values';
 import { exactContentCondition, LEASE_MAX_AHEAD_SECONDS, readLeaseItem, type LeaseReading } from './lease-item';
+import { HISTORY_PARTITION } from './spec-history';
 import { FENCE_PARTITION, forgetFences, readFences, releaseFences, takeFences, type FenceTable } from './fence-items';
 import { DEFAULT_TARGET, HEARTBEAT_PARTITION, partitionKeyOf, splitPartitionKey, TARGET_PARTITION, TARGET_SEPARATOR } from '../core/targets';
 
@@ -119,6 +120,9 @@ export const RESERVED_PARTITIONS: readonly string[] = [
   PRUNE_HOLD_PARTITION,
   // Every take and release of a fence (lambda/adapters/fence-items.ts).
   FENCE_PARTITION,
+  // Every revision ecsr or the stream path records (lambda/adapters/spec-history.ts): the stream
+  // path reads revisions itself, it never needs their own records.
+  HISTORY_PARTITION,
   // Fan-out mode: every completed target pass writes its heartbeat item.
   HEARTBEAT_PARTITION,
   TARGET_PARTITION,
