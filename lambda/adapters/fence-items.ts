@@ -14,6 +14,7 @@
  * Source: Amazon DynamoDB API reference, UpdateItem and DeleteItem (ConditionExpression,
  * `if_not_exists`, ConditionalCheckFailedException), Query (ConsistentRead, LastEvaluatedKey).
  */
+import { mapLimit } from '../core/map-limit';
 import {
   DeleteItemCommand,
   GetItemCommand,
@@ -230,16 +231,3 @@ export async function forgetFences(t: FenceTable, seen: FenceSnapshot, now: Date
   return deleted;
 }
 
-/** Maps with at most `limit` calls in flight, results in input order. Rejections propagate. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}

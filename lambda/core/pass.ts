@@ -19,6 +19,7 @@
  * {@link runPass}. A failed AWS call inside the pass is reported in the summary, never thrown;
  * only programming errors escape.
  */
+import { mapLimit } from './map-limit';
 import { METRIC } from './metric-names';
 import type { PlanOptions } from './options';
 import {
@@ -1940,16 +1941,3 @@ function withRemembered(status: ServiceStatus, prev: ServiceStatus | undefined):
   };
 }
 
-/** Maps with at most `limit` calls in flight, results in input order. Rejections propagate. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}
