@@ -141,6 +141,8 @@ export const REGISTER_TASK_DEFINITION_CHECKLIST: Checklist<RegisterTaskDefinitio
   ephemeralStorage: 'managed',
   runtimePlatform: 'managed',
   enableFaultInjection: 'managed',
+  trustedExecutionConfiguration:
+    'unmanaged: Managed Instances only (Nitro sandboxes on EC2 hosts); Fargate tasks have no isolation mode to set',
 };
 
 export const TASK_DEFINITION_CHECKLIST: Checklist<TaskDefinition> = {
