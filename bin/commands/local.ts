@@ -166,6 +166,99 @@ const FAN_OUT_IGNORES = [
   { key: 'table', flag: '--table' },
 ] as const;
 
+/**
+ * Refuses `--targets` outside 1..20 and, with the fan-out, the options it would ignore.
+ * @throws CliError naming them.
+ */
+function checkFanOutOptions(opts: LocalOptions, cmd: Command): void {
+  if (opts.targets === 1) return;
+  if (opts.targets < 2 || opts.targets > 20) throw new CliError(`--targets must be from 1 to 20, got ${opts.targets}.`, 2);
+  // The fan-out has its own clock, servers and table and no live view or report: refuse what it would ignore.
+  const ignored = FAN_OUT_IGNORES.filter((o) => cmd.getOptionValueSource(o.key) === 'cli').map((o) => o.flag);
+  if (ignored.length > 0) {
+    throw new CliError(
+      `${ignored.join(', ')} cannot be used with --targets: the fan-out runs its own simulated clock, free ports, table and plain output, without a report (it takes --specs, --seed and --no-events).`,
+    );
+  }
+}
+
+/**
+ * Writes the page `html()` to `--report` (nothing without it).
+ * @throws CliError saying why the file could not be written.
+ */
+function writePage(file: string | undefined, html: () => string): void {
+  if (file === undefined) return;
+  try {
+    writeReportFile(file, html());
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'its directory does not exist' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : err instanceof Error ? err.message : String(err);
+    throw new CliError(`The report could not be written to ${file}: ${why}.`, 1, [], { cause: err });
+  }
+}
+
+/** What the run prints once its servers listen: the `--forever` banner, or the scenario's one line. */
+function readyLine(opts: LocalOptions, loaded: number, web: { cluster: string; service: string } | undefined, stack: LocalStack, reconcilerEnv: Readonly<Record<string, string>>): string {
+  if (web) return foreverBanner(stack, reconcilerEnv, { file: shown(WEB_EXAMPLE), ...web }, opts.speed);
+  const seconds = Math.round(((LAST_PASS_MINUTE * 60) / opts.speed) * 10) / 10;
+  return (
+    `ecsr local: ${loaded} specs from ${shown(opts.specs)} in table ${stack.table} (dynalite ${stack.db.endpoint}), ` +
+    `ECS simulator ${stack.sim.endpoint}; ${stack.events ? `events mode (queue ${stack.events.queueUrl})` : 'polling (--no-events)'}; ` +
+    `${LAST_PASS_MINUTE + 1} passes, one per simulated minute, at ${opts.speed}x (about ${seconds} s).\n`
+  );
+}
+
+/**
+ * The scripted run (or `--forever`): the live or plain view, the report, Ctrl+C, and the verdict.
+ * @throws CliError with exit code 130 when interrupted, 1 when an expectation did not hold.
+ */
+async function runScripted(opts: LocalOptions, loaded: ReturnType<typeof loadSpecFiles>): Promise<void> {
+  // --forever also creates the cluster of examples/web.yaml, so the banner's apply works as printed.
+  const web = opts.forever ? loadSpecFiles([WEB_EXAMPLE], 'the local run did not start')[0] : undefined;
+  // A terminal that reports no size (some pseudo-terminals) cannot be redrawn in place.
+  const live = Boolean(process.stdout.isTTY) && (process.stdout.rows ?? 0) > 0 && !opts.plain;
+  const view = live ? new LiveView(process.stdout) : new PlainView((t) => process.stdout.write(t));
+  const reportInfo: LocalReportInfo = { forever: opts.forever === true, seed: opts.seed, speed: opts.speed, specs: shown(opts.specs) };
+  const report = (timeline: RunTimeline, more: Partial<LocalReportInfo>) => writePage(opts.report, () => localRunReport(timeline, { ...reportInfo, ...more }));
+  // A page that cannot be written fails now, not after the run.
+  writePage(opts.report, () => '<!doctype html><html lang="en"><meta charset="utf-8"><title>ecsr local</title><p>The run has not made its first pass yet.</p></html>\n');
+  const controller = new AbortController();
+  const release = interruptHandling(() => controller.abort(), opts.forever === true);
+  try {
+    const result = await listening(opts.ecsPort, () =>
+      runLocal({
+        specs: loaded.map((s) => ({ spec: s.spec, hash: s.hash })),
+        speed: opts.speed,
+        forever: opts.forever,
+        width: terminalWidth(),
+        view,
+        write: (t) => process.stdout.write(t),
+        seed: opts.seed,
+        ecsPort: opts.ecsPort,
+        dynamodbPort: opts.dynamodbPort,
+        sqsPort: opts.sqsPort,
+        events: opts.events,
+        specsTable: opts.table,
+        vpc: { subnets: opts.subnet, securityGroups: opts.securityGroup },
+        ...(web ? { extraClusters: [web.key.cluster] } : {}),
+        signal: controller.signal,
+        ...(opts.forever && opts.report !== undefined ? { onPass: (timeline: RunTimeline) => report(timeline, { running: true }) } : {}),
+        onReady: (stack, reconcilerEnv) => process.stdout.write(readyLine(opts, loaded.length, web?.key, stack, reconcilerEnv)),
+      }),
+    );
+    process.stdout.write(`\n${result.summary}`);
+    report(result.timeline, { expectations: result.expectations, aborted: result.aborted });
+    if (opts.report !== undefined) process.stdout.write(`Report written to ${opts.report}\n`);
+    if (result.aborted) throw new CliError('Interrupted before the scenario ended; no verdict.', 130);
+    if (!result.ok) {
+      const failed = result.expectations.filter((e) => !e.ok);
+      throw new CliError(`The scenario failed: ${failed.length} expectation${failed.length === 1 ? '' : 's'} did not hold.`, 1, failed.map((e) => `${e.description}: ${e.detail}`));
+    }
+  } finally {
+    release();
+  }
+}
+
 export function localCommand(): Command {
   return new Command('local')
     .description('Run the reconciler against a simulated Fargate cluster and embedded DynamoDB, with a scripted scenario (npm start)')
@@ -188,91 +281,11 @@ export function localCommand(): Command {
     .option('--debug', 'print stack traces of errors')
     .action(
       runAction(async (opts: LocalOptions, cmd: Command) => {
-        if (opts.targets !== 1) {
-          if (opts.targets < 2 || opts.targets > 20) throw new CliError(`--targets must be from 1 to 20, got ${opts.targets}.`, 2);
-          // The fan-out has its own clock, servers and table and no live view or report: refuse what it would ignore.
-          const ignored = FAN_OUT_IGNORES.filter((o) => cmd.getOptionValueSource(o.key) === 'cli').map((o) => o.flag);
-          if (ignored.length > 0) {
-            throw new CliError(
-              `${ignored.join(', ')} cannot be used with --targets: the fan-out runs its own simulated clock, free ports, table and plain output, without a report (it takes --specs, --seed and --no-events).`,
-            );
-          }
-        }
+        checkFanOutOptions(opts, cmd);
         const loaded = loadSpecFiles([opts.specs], 'the local run did not start');
-        if (opts.targets !== 1) {
-          const result = await runLocalFanOut({ specs: loaded, targets: opts.targets, seed: opts.seed, events: opts.events, write: (t) => process.stdout.write(t) });
-          if (!result.ok) throw new CliError(`The fan-out did not converge every account in ${result.minutes} simulated minutes.`, 1);
-          return;
-        }
-        // --forever also creates the cluster of examples/web.yaml, so the banner's apply works as printed.
-        const web = opts.forever ? loadSpecFiles([WEB_EXAMPLE], 'the local run did not start')[0] : undefined;
-        // A terminal that reports no size (some pseudo-terminals) cannot be redrawn in place.
-        const live = Boolean(process.stdout.isTTY) && (process.stdout.rows ?? 0) > 0 && !opts.plain;
-        const view = live ? new LiveView(process.stdout) : new PlainView((t) => process.stdout.write(t));
-        const reportInfo: LocalReportInfo = { forever: opts.forever === true, seed: opts.seed, speed: opts.speed, specs: shown(opts.specs) };
-        const writePage = (html: () => string) => {
-          if (opts.report === undefined) return;
-          try {
-            writeReportFile(opts.report, html());
-          } catch (err) {
-            const code = (err as NodeJS.ErrnoException).code;
-            const why = code === 'ENOENT' ? 'its directory does not exist' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : err instanceof Error ? err.message : String(err);
-            throw new CliError(`The report could not be written to ${opts.report}: ${why}.`, 1, [], { cause: err });
-          }
-        };
-        const report = (timeline: RunTimeline, more: Partial<LocalReportInfo>) => writePage(() => localRunReport(timeline, { ...reportInfo, ...more }));
-        // A page that cannot be written fails now, not after the run.
-        writePage(() => '<!doctype html><html lang="en"><meta charset="utf-8"><title>ecsr local</title><p>The run has not made its first pass yet.</p></html>\n');
-        const controller = new AbortController();
-        const release = interruptHandling(() => controller.abort(), opts.forever === true);
-        try {
-          const result = await listening(opts.ecsPort, () =>
-            runLocal({
-              specs: loaded.map((s) => ({ spec: s.spec, hash: s.hash })),
-              speed: opts.speed,
-              forever: opts.forever,
-              width: terminalWidth(),
-              view,
-              write: (t) => process.stdout.write(t),
-              seed: opts.seed,
-              ecsPort: opts.ecsPort,
-              dynamodbPort: opts.dynamodbPort,
-              sqsPort: opts.sqsPort,
-              events: opts.events,
-              specsTable: opts.table,
-              vpc: { subnets: opts.subnet, securityGroups: opts.securityGroup },
-              ...(web ? { extraClusters: [web.key.cluster] } : {}),
-              signal: controller.signal,
-              ...(opts.forever && opts.report !== undefined ? { onPass: (timeline: RunTimeline) => report(timeline, { running: true }) } : {}),
-              onReady: (stack, reconcilerEnv) => {
-                if (web) {
-                  process.stdout.write(foreverBanner(stack, reconcilerEnv, { file: shown(WEB_EXAMPLE), ...web.key }, opts.speed));
-                } else {
-                  const seconds = Math.round(((LAST_PASS_MINUTE * 60) / opts.speed) * 10) / 10;
-                  process.stdout.write(
-                    `ecsr local: ${loaded.length} specs from ${shown(opts.specs)} in table ${stack.table} (dynalite ${stack.db.endpoint}), ` +
-                      `ECS simulator ${stack.sim.endpoint}; ${stack.events ? `events mode (queue ${stack.events.queueUrl})` : 'polling (--no-events)'}; ` +
-                      `${LAST_PASS_MINUTE + 1} passes, one per simulated minute, at ${opts.speed}x (about ${seconds} s).\n`,
-                  );
-                }
-              },
-            }),
-          );
-          process.stdout.write(`\n${result.summary}`);
-          report(result.timeline, { expectations: result.expectations, aborted: result.aborted });
-          if (opts.report !== undefined) process.stdout.write(`Report written to ${opts.report}\n`);
-          if (result.aborted) throw new CliError('Interrupted before the scenario ended; no verdict.', 130);
-          if (!result.ok) {
-            const failed = result.expectations.filter((e) => !e.ok);
-            throw new CliError(
-              `The scenario failed: ${failed.length} expectation${failed.length === 1 ? '' : 's'} did not hold.`,
-              1,
-              failed.map((e) => `${e.description}: ${e.detail}`),
-            );
-          }
-        } finally {
-          release();
-        }
+        if (opts.targets === 1) return runScripted(opts, loaded);
+        const result = await runLocalFanOut({ specs: loaded, targets: opts.targets, seed: opts.seed, events: opts.events, write: (t) => process.stdout.write(t) });
+        if (!result.ok) throw new CliError(`The fan-out did not converge every account in ${result.minutes} simulated minutes.`, 1);
       }),
     );
 }
