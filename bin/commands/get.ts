@@ -35,8 +35,11 @@ function parseSelector(text: string): Selector {
   return { cluster: text };
 }
 
-/** The machine-readable form of one item (`-o json|yaml`). */
-export function entryDocument(e: TableEntry): Record<string, unknown> {
+/**
+ * The machine-readable form of one item (`-o json|yaml`); `pruneHold`, when the item's cluster has
+ * its prunes held (docs/operations.md, "Prune safety"), is that hold (`cluster`, `since`, `reason`).
+ */
+export function entryDocument(e: TableEntry, pruneHold?: PruneHold): Record<string, unknown> {
   const r = e.result;
   return {
     target: e.target ?? 'default',
@@ -46,11 +49,29 @@ export function entryDocument(e: TableEntry): Record<string, unknown> {
     ...(r.ok ? { specHash: r.hash, synced: e.status?.specHash === r.hash } : { errors: r.errors }),
     spec: r.ok ? specToItem(r.spec) : e.item,
     status: e.status ?? null,
+    ...(pruneHold ? { pruneHold } : {}),
   };
 }
 
+/**
+ * The documents of `-o json|yaml` (one for CLUSTER/SERVICE, else a list), each with its cluster's
+ * prune hold, and the lines of the holds of clusters no shown item is in (for stderr: a wiped
+ * cluster has no item to carry its hold).
+ */
+export function machineDocuments(read: Read, one: boolean): { doc: unknown; unattached: string[] } {
+  const holds = read.pruneHolds ?? [];
+  const holdOf = (e: TableEntry) => {
+    const cluster = e.key?.cluster ?? e.item.cluster;
+    const id = e.target && e.target !== 'default' && read.targets ? `${e.target}/${String(cluster)}` : cluster;
+    return holds.find((h) => h.cluster === id);
+  };
+  const docs = read.entries.map((e) => entryDocument(e, holdOf(e)));
+  const attached = new Set(read.entries.map(holdOf).filter((h) => h !== undefined));
+  return { doc: one ? docs[0] : docs, unattached: pruneHoldLines(holds.filter((h) => !attached.has(h))) };
+}
+
 /** What `get` read: the entries `selector` names, and the local run's heartbeat when there is one. */
-interface Read {
+export interface Read {
   entries: TableEntry[];
   heartbeat?: LocalRunHeartbeat;
   /** Several targets are shown: the TARGET column. */
@@ -184,11 +205,12 @@ export function getCommand(): Command {
       } finally {
         table.close();
       }
-      // One service: its document; otherwise a list (also when empty).
-      const doc = selector?.service ? entryDocument(read.entries[0]) : read.entries.map(entryDocument);
-      if (opts.output === 'json') process.stdout.write(toJson(doc));
-      else if (opts.output === 'yaml') process.stdout.write(toYaml(doc));
-      else process.stdout.write(renderEntries(read, selector, table.name, opts.output === 'wide', terminalWidth()));
+      if (opts.output === 'json' || opts.output === 'yaml') {
+        // One service: its document; otherwise a list (also when empty).
+        const { doc, unattached } = machineDocuments(read, selector?.service !== undefined);
+        process.stdout.write(opts.output === 'json' ? toJson(doc) : toYaml(doc));
+        for (const line of unattached) process.stderr.write(`ecsr get: ${line}\n`);
+      } else process.stdout.write(renderEntries(read, selector, table.name, opts.output === 'wide', terminalWidth()));
     }),
   );
 }

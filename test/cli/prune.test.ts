@@ -58,6 +58,18 @@ describe('ecsr prune --confirm', () => {
     expect(pruning.actions.map((a) => `${a.type} ${a.service} ${a.outcome}`).sort()).toEqual(['DeleteService api applied', 'DeleteService web applied']);
   }, SLOW);
 
+  it('get -o json of a cluster with no spec left prints no item and says its hold on stderr', async () => {
+    // Prepare
+    const c = await anEmptiedTable();
+    await c.pass();
+    // Act
+    const r = await ecsr(['get', c.cluster, '-o', 'json'], { env: c.env });
+    // Assess: stdout stays the (empty) list a program parses.
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.stderr).toMatch(new RegExp(`^ecsr get: Prune held in cluster ${c.cluster} since .*ecsr prune --confirm ${c.cluster}`));
+  }, SLOW);
+
   it('--reconcile runs the pass itself and says what it deleted', async () => {
     // Prepare
     const c = await anEmptiedTable();
@@ -97,6 +109,8 @@ describe('ecsr prune --confirm', () => {
     const stillHeld = await c.pass();
     const get = await ecsr(['get'], { env: { ...c.env, COLUMNS: '400' } });
     const describe = await ecsr(['describe', `${c.cluster}/s1`], { env: { ...c.env, COLUMNS: '400' } });
+    const listJson = await ecsr(['get', '-o', 'json'], { env: c.env });
+    const oneJson = await ecsr(['get', `${c.cluster}/s1`, '-o', 'json'], { env: c.env });
     // Act
     const confirmed = await ecsr(['prune', '--confirm', c.cluster], { env: c.env });
     const itemsAfter = await c.items();
@@ -110,6 +124,10 @@ describe('ecsr prune --confirm', () => {
     expect(get.stdout).toContain(`Prune held in cluster ${c.cluster} since ${held.startedAt}: a pass found 4 of the 6 owned services of cluster ${c.cluster} without a spec (more than half)`);
     expect(get.stdout).toContain(`ecsr prune --confirm ${c.cluster}`);
     expect(describe.stdout).toMatch(new RegExp(`Prune hold: +Prune held in cluster ${c.cluster} since`));
+    const hold = { cluster: c.cluster, since: held.startedAt, reason: expect.stringContaining('4 of the 6 owned services') };
+    expect((JSON.parse(listJson.stdout) as { service: string; pruneHold?: unknown }[]).map((d) => [d.service, d.pruneHold])).toEqual(['s1', 's2', 's3', 's4', 's5'].map((s) => [s, hold]));
+    expect(listJson.stderr).toBe('');
+    expect(JSON.parse(oneJson.stdout)).toMatchObject({ service: 's1', pruneHold: hold });
     expect(confirmed.code).toBe(0);
     expect(confirmed.stdout).toContain(`Released the prune hold of cluster ${c.cluster}, held since ${held.startedAt} because a pass found 4 of the 6 owned services`);
     expect(itemsAfter.filter((i) => i.cluster === '#prune-hold')).toEqual([]);
