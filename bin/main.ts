@@ -21,6 +21,8 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['get', async () => (await import('./commands/get')).getCommand],
   ['describe', async () => (await import('./commands/describe')).describeCommand],
   ['set', async () => (await import('./commands/set')).setCommand],
+  ['scale', async () => (await import('./commands/scale')).scaleCommand],
+  ['restart', async () => (await import('./commands/restart')).restartCommand],
   ['diff', async () => (await import('./commands/diff')).diffCommand],
   ['plan', async () => (await import('./commands/plan')).planCommand],
   ['delete', async () => (await import('./commands/delete')).deleteCommand],

@@ -438,6 +438,44 @@ export class SpecTable {
   }
 
   /**
+   * Sets a spec's `desiredCount` (`ecsr scale`): one UpdateItem of that attribute only, conditional
+   * on the item existing and not being autoscaled (`autoscaled: true` gives the count to
+   * Application Auto Scaling), so a concurrent edit of other attributes is never overwritten.
+   * Nothing is written when the count is already that one.
+   * @param count tasks, a whole number from 0 (the spec's own limit applies).
+   * @throws CliError when there is no such item, it is autoscaled or absent, or the count is not
+   *   one the spec accepts; the SDK error otherwise.
+   */
+  async setDesiredCount(key: ServiceKey, count: number): Promise<{ outcome: 'set' | 'unchanged'; previous: unknown; entry: TableEntry }> {
+    const stored = await this.getRaw(key);
+    if (!stored) throw new CliError(`There is no spec ${this.id(key)} in table ${this.name}.`);
+    const { [STATUS_ATTRIBUTE]: _status, ...before } = unprefixed(stored).item;
+    if (before.autoscaled === true) throw new CliError(`${this.id(key)} is autoscaled: Application Auto Scaling owns its desiredCount, so ecsr scale writes nothing (change the scalable target's capacity instead).`);
+    if (before.state === 'absent') throw new CliError(`${this.id(key)} is marked absent: there is nothing to scale (apply it again first).`);
+    if (before.desiredCount === count) return { outcome: 'unchanged', previous: count, entry: toEntry(stored) };
+    const result = parseSpecItem({ ...(plain(before) as Record<string, unknown>), desiredCount: count });
+    const countErrors = result.ok ? [] : result.errors.filter((e) => e.path === 'desiredCount');
+    if (countErrors.length > 0) throw new CliError(`${this.id(key)}: ${countErrors.map((e) => `${e.path}: ${e.message}`).join('; ')}; nothing was written.`);
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.name,
+          Key: this.stored(key),
+          UpdateExpression: 'SET #count = :count',
+          ConditionExpression: 'attribute_exists(#pk) AND (attribute_not_exists(#auto) OR #auto = :false)',
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#count': 'desiredCount', '#auto': 'autoscaled' },
+          ExpressionAttributeValues: { ':count': count, ':false': false },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { outcome: 'set', previous: before.desiredCount, entry: toEntry(out.Attributes ?? {}) };
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) throw new CliError(`The spec ${this.id(key)} was deleted or made autoscaled while it was being scaled; nothing was written.`);
+      throw this.translate(err);
+    }
+  }
+
+  /**
    * Marks a spec `state: absent` (UpdateItem, only if the item exists): the next pass deletes the
    * service. Other attributes and `status` are kept.
    * @returns the item after the change.

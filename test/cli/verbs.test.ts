@@ -1,0 +1,122 @@
+/**
+ * The day-to-day verbs on a running service, end to end through the CLI (in process) against
+ * dynalite and the ECS simulator: `ecsr restart` (one UpdateService forceNewDeployment, only on a
+ * managed, owned service) and `ecsr scale` (a conditional edit of the spec's desiredCount, which
+ * the next pass sends to ECS).
+ */
+import { DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createHandMadeService, spec, useCliStack } from './harness';
+import { ecsr } from '../support/cli-in-process';
+
+const FAST = ['--interval', '200ms', '--stable-for', '30s'];
+/** Each case runs several CLI commands and passes: generous on a busy machine (not a measure). */
+const SLOW = 300_000;
+
+describe('ecsr restart and ecsr scale', () => {
+  const harness = useCliStack('vb');
+  let ecs: ECSClient | undefined;
+  const client = () => (ecs ??= new ECSClient(harness.stack().ecsClientConfig));
+  afterAll(() => ecs?.destroy());
+  type Case = Awaited<ReturnType<typeof harness.aCase>>;
+
+  /** A case whose `web` converged (two tasks RUNNING). */
+  async function converged(extra = ''): Promise<Case> {
+    const c = await harness.aCase();
+    expect((await ecsr(['apply', '-f', c.file('a.yaml', spec(c.cluster, 'web', extra))], { env: c.env })).code).toBe(0);
+    for (let i = 0; i < 10 && (await c.item('web'))?.status?.phase !== 'Converged'; i++) {
+      await c.pass();
+      harness.stack().sim.clock.advance(60);
+    }
+    expect((await c.item('web'))?.status?.phase).toBe('Converged');
+    return c;
+  }
+  const live = async (c: Case) => (await client().send(new DescribeServicesCommand({ cluster: c.cluster, services: ['web'] }))).services?.[0];
+
+  it('restart sends one UpdateService with forceNewDeployment alone, and --wait sees the new tasks through', async () => {
+    // Prepare
+    const c = await converged();
+    const before = c.writeCalls().length;
+    const stop = c.passLoop();
+
+    // Act
+    const r = await ecsr(['restart', `${c.cluster}/web`, '--wait', ...FAST, '--timeout', '120s'], { env: c.env });
+    await stop();
+
+    // Assess: the only write is the restart; the passes while it rolled did not fight it.
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^${c.cluster}/web restarting: ECS started deployment ecs-svc/\\S+ of ${c.cluster}-web:1, which replaces every task\\.\\n`));
+    expect(r.stdout).toMatch(/1 service converged/);
+    const writes = c.writeCalls().slice(before);
+    expect(writes.map((w) => [w.action, w.request])).toEqual([['UpdateService', { cluster: c.cluster, service: 'web', forceNewDeployment: true }]]);
+    const svc = await live(c);
+    expect(svc?.deployments?.map((d) => [d.status, d.rolloutState])).toEqual([['PRIMARY', 'COMPLETED']]);
+    expect(svc?.runningCount).toBe(2);
+  }, SLOW);
+
+  it.each([
+    { case: 'a spec that is not in the table', setup: async (_c: Case) => 'nope', stderr: /^ecsr restart: There is no spec \S+\/nope in table \S+: ecsr restart acts only on services the reconciler manages\.\n$/ },
+    {
+      case: 'a service the reconciler does not own',
+      setup: async (c: Case) => {
+        await createHandMadeService(harness.stack().ecsClientConfig, c.cluster, 'made');
+        expect((await ecsr(['apply', '-f', c.file('m.yaml', spec(c.cluster, 'made'))], { env: c.env, timeoutMs: 120_000 })).code).toBe(0);
+        return 'made';
+      },
+      stderr: /^ecsr restart: \S+\/made has no owner tag ecs-reconciler:owner=ecs-reconciler, so the reconciler leaves it alone and so does ecsr restart \(set adopt: true in its spec, or run ecsr import \S+\/made --apply\)\.\n$/,
+    },
+  ])('restart refuses $case and writes nothing to ECS', async ({ setup, stderr }) => {
+    // Prepare
+    const c = await converged();
+    const service = await setup(c);
+    const before = c.writeCalls().length;
+    // Act
+    const r = await ecsr(['restart', `${c.cluster}/${service}`], { env: c.env });
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(stderr);
+    expect(c.writeCalls().slice(before)).toEqual([]);
+  }, SLOW);
+
+  it('scale writes desiredCount alone into the spec, and the next pass sends it to ECS', async () => {
+    // Prepare
+    const c = await converged();
+    const itemBefore = await c.item('web');
+    const stop = c.passLoop();
+
+    // Act
+    const r = await ecsr(['scale', `${c.cluster}/web`, '3', '--wait', ...FAST, '--timeout', '120s'], { env: c.env });
+    await stop();
+    const again = await ecsr(['scale', `${c.cluster}/web`, '3'], { env: c.env });
+
+    // Assess
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^${c.cluster}/web desiredCount set: 2 -> 3\\n`));
+    const { status: _s, ...spec } = (await c.item('web')) ?? {};
+    const { status: _b, ...specBefore } = itemBefore ?? {};
+    expect(spec).toEqual({ ...specBefore, desiredCount: 3 });
+    expect((await live(c))?.runningCount).toBe(3);
+    expect(again.stdout).toBe(`${c.cluster}/web desiredCount unchanged (3)\n`);
+  }, SLOW);
+
+  it.each([
+    { case: 'an autoscaled spec', args: (c: Case) => ['scale', `${c.cluster}/auto`, '3'], stderr: /^ecsr scale: \S+\/auto is autoscaled: Application Auto Scaling owns its desiredCount, so ecsr scale writes nothing/ },
+    { case: 'a spec that is not in the table', args: (c: Case) => ['scale', `${c.cluster}/nope`, '3'], stderr: /^ecsr scale: There is no spec \S+\/nope in table/ },
+    { case: 'a count that is not a whole number', args: (c: Case) => ['scale', `${c.cluster}/web`, '-1'], stderr: /^ecsr scale: / },
+    { case: 'a count above what ECS takes', args: (c: Case) => ['scale', `${c.cluster}/web`, '3000000000'], stderr: /^ecsr scale: \S+\/web: desiredCount: must be at most 2147483647/ },
+  ])('scale refuses $case and writes nothing', async ({ args, stderr }) => {
+    // Prepare
+    const c = await harness.aCase();
+    const auto = `cluster: ${c.cluster}\nservice: auto\nimage: public.ecr.aws/nginx/nginx:1.27\nautoscaled: true\n`;
+    expect((await ecsr(['apply', '-f', c.file('s.yaml', `${spec(c.cluster, 'web')}---\n${auto}`)], { env: c.env })).code).toBe(0);
+    const before = await c.items();
+    // Act
+    const r = await ecsr(args(c), { env: c.env });
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(stderr);
+    expect(await c.items()).toEqual(before);
+  }, SLOW);
+});
