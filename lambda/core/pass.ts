@@ -19,6 +19,7 @@
  * {@link runPass}. A failed AWS call inside the pass is reported in the summary, never thrown;
  * only programming errors escape.
  */
+import { THROTTLE_BUCKETS } from './ecs-limits';
 import { mapLimit } from './map-limit';
 import { METRIC } from './metric-names';
 import type { PlanOptions } from './options';
@@ -1070,13 +1071,13 @@ async function confirmCachedDescriptions(
   },
 ): Promise<{ observed?: ObservedState; summary?: TaskDefinitionCacheSummary; error?: string }> {
   if (!reader.unconfirmedTaskDefinitions || !reader.confirmTaskDefinitions) return {};
-  const decisive = new Set<ServiceId>();
-  for (const a of plan.actions) if (a.type === 'RegisterTaskDefinition' || a.type === 'UpdateService') decisive.add(serviceId(a));
-  for (const id in plan.statuses) {
-    const st = own(plan.statuses, id) as ServiceStatus;
-    if (st.conditions.some((c) => JUDGED_BY_TASK_DEFINITION.has(c.reason))) decisive.add(id);
-  }
+  const decisive = confirmationRanks(plan);
   const must: string[] = [];
+  const rankOf = new Map<string, number>();
+  const mustAt = (arn: string, id: ServiceId) => {
+    must.push(arn);
+    rankOf.set(arn, Math.min(rankOf.get(arn) ?? DRIFT, decisive.get(id) ?? UNSEEN));
+  };
   for (const cluster in observed.clusters) {
     const oc = own(observed.clusters, cluster) as ObservedCluster;
     for (const name in oc.services) {
@@ -1087,19 +1088,27 @@ async function confirmCachedDescriptions(
       // Deciding: every revision the plan may have compared. Otherwise: the revisions the last status did not see.
       const wanted = decisive.has(id) ? (arn: string) => arn.length > 0 : (arn: string) => arn.length > 0 && arn !== known;
       if (!decisive.has(id) && known === svc.taskDefinition) continue;
-      if (wanted(svc.taskDefinition)) must.push(svc.taskDefinition);
-      for (const d of svc.deployments) if ((d.status === 'PRIMARY' || d.status === 'ACTIVE') && wanted(d.taskDefinition ?? '')) must.push(d.taskDefinition);
+      if (wanted(svc.taskDefinition)) mustAt(svc.taskDefinition, id);
+      for (const d of svc.deployments) if ((d.status === 'PRIMARY' || d.status === 'ACTIVE') && wanted(d.taskDefinition ?? '')) mustAt(d.taskDefinition, id);
       if (!decisive.has(id)) continue;
-      for (const sd of svc.serviceDeployments ?? []) if (sd.targetTaskDefinition) must.push(sd.targetTaskDefinition);
+      for (const sd of svc.serviceDeployments ?? []) if (sd.targetTaskDefinition) mustAt(sd.targetTaskDefinition, id);
     }
   }
   const unconfirmed = new Set(reader.unconfirmedTaskDefinitions([...new Set([...must, ...inUse])]));
   if (unconfirmed.size === 0) return {};
-  const needed = new Set(must.filter((arn) => unconfirmed.has(arn) && !opts.asked.has(arn)));
+  // Stable by rank: what a spec change decides by is asked of ECS before what a drift correction
+  // does, so a deadline that cuts the confirmations short leaves the corrections, not the rollouts.
+  const rank = (arn: string) => rankOf.get(arn) ?? UNSEEN;
+  const byRank = [...must].sort((a, b) => rank(a) - rank(b));
+  const needed = new Set(byRank.filter((arn) => unconfirmed.has(arn) && !opts.asked.has(arn)));
+  // Drift corrections past what one pass can send are not asked: their services wait, so that the
+  // confirmations leave the pass its time to act.
+  const corrections = [...needed].filter((arn) => rank(arn) === DRIFT);
+  const waiting = new Set(corrections.slice(DRIFT_CONFIRMATIONS_PER_PASS));
   const sweep = opts.sweepWhile() ? sweepWindow(inUse, unconfirmed, new Set([...needed, ...opts.asked]), now) : [];
   if (needed.size === 0 && sweep.length === 0) return {};
   for (const arn of [...needed, ...sweep]) opts.asked.add(arn);
-  const result = await reader.confirmTaskDefinitions([...needed, ...sweep], {
+  const result = await reader.confirmTaskDefinitions([...needed].filter((arn) => !waiting.has(arn)).concat(sweep), {
     shouldDescribe: (arn) => (needed.has(arn) ? opts.mustBefore() : opts.sweepWhile()),
     repair: opts.repair,
   });
@@ -1124,6 +1133,41 @@ async function confirmCachedDescriptions(
     ...(notReached.length > 0 ? { taskDefinitionsPending: [...(observed.taskDefinitionsPending ?? []), ...notReached] } : {}),
   };
   return { observed: next, summary, ...(error !== undefined ? { error } : {}) };
+}
+
+/**
+ * The order in which the cached descriptions a plan decides by are confirmed with ECS (lower
+ * first), as the actuator orders its calls ({@link specChangesFirst}): a spec change (a
+ * RegisterTaskDefinition, or an UpdateService that is not only a drift correction), a revision its
+ * last status did not see (a hand edit to find), a status judged by the task definition
+ * (RolloutFailed, NotUpdatable), a drift correction.
+ */
+const SPEC_CHANGE = 0;
+const UNSEEN = 1;
+const JUDGED = 2;
+const DRIFT = 3;
+
+/**
+ * Drift corrections whose cached descriptions one pass confirms, at most: ECS's UpdateService burst
+ * (`serviceModify`, 50 calls), more than the actuator's share of it sends in a pass. The others'
+ * services are left alone until a later pass (`taskDefinitionsPending`), as a deadline leaves them,
+ * instead of spending the pass's action time describing revisions it could not act on.
+ */
+export const DRIFT_CONFIRMATIONS_PER_PASS = THROTTLE_BUCKETS.serviceModify.burst;
+
+/** The services of a plan that decide by a cached description, each with its confirmation rank. */
+function confirmationRanks(plan: { readonly actions: readonly Action[]; readonly statuses: Readonly<Record<ServiceId, ServiceStatus>> }): Map<ServiceId, number> {
+  const ranks = new Map<ServiceId, number>();
+  const rank = (id: ServiceId, r: number) => ranks.set(id, Math.min(ranks.get(id) ?? DRIFT, r));
+  for (const a of plan.actions) {
+    if (a.type === 'RegisterTaskDefinition') rank(serviceId(a), SPEC_CHANGE);
+    else if (a.type === 'UpdateService') rank(serviceId(a), a.kind === 'drift' ? DRIFT : SPEC_CHANGE);
+  }
+  for (const id in plan.statuses) {
+    const st = own(plan.statuses, id) as ServiceStatus;
+    if (st.conditions.some((c) => JUDGED_BY_TASK_DEFINITION.has(c.reason))) rank(id, JUDGED);
+  }
+  return ranks;
 }
 
 /**

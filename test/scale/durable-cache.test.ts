@@ -10,7 +10,7 @@ import { CreateTableCommand, DeleteItemCommand, DynamoDBClient, PutItemCommand, 
 import { RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { taskDefinitionCacheTableDefinition } from '../../lambda/adapters/dynamo-task-definition-cache';
 import { ENV } from '../../lambda/config';
-import { CACHE_CONFIRMATIONS_PER_PASS, type PassSummary } from '../../lambda/core/pass';
+import { CACHE_CONFIRMATIONS_PER_PASS, DRIFT_CONFIRMATIONS_PER_PASS, type PassSummary } from '../../lambda/core/pass';
 import { ConditionType, Reason } from '../../lambda/core/status';
 import { LOCAL } from '../runtime/support';
 import { aSpecItem, personEcs, useSimHarness } from '../break/support';
@@ -101,6 +101,42 @@ describe('a new container with the durable task definition cache', () => {
     expect(s.actions.filter((a) => a.type === 'UpdateService').map((a) => [a.service, a.kind, a.outcome])).toEqual([[name(5), 'drift', 'applied']]);
     expect(notCompared(s)).toEqual([]);
     await h.converge(20);
+  });
+
+  it('behind more drift corrections than a pass can send, spec edits are confirmed first and rolled out on the first pass', async () => {
+    // Prepare: every other service scaled by hand (each correction decides by a cached revision ECS
+    // must confirm first) and spec edits on the last services in order.
+    const drifted = Array.from({ length: FLEET - 3 }, (_, i) => name(i));
+    const edited = [name(FLEET - 3), name(FLEET - 2), name(FLEET - 1)];
+    expect(drifted.length).toBeGreaterThan(DRIFT_CONFIRMATIONS_PER_PASS);
+    for (const service of drifted) h.sim.setDesiredCount({ cluster: 'apps', service, desiredCount: 2 });
+    for (const service of edited) await h.putSpec(aSpecItem({ service, desiredCount: 1, image: 'public.ecr.aws/nginx/nginx:1.28' }));
+
+    // Act
+    const s = await newContainerPass('warm-behind-drift');
+
+    // Assess: the spec edits' revisions were asked of ECS before any correction's, and rolled out.
+    const asked = h.sim
+      .calls({ action: 'DescribeTaskDefinition' })
+      .map((c) => String(c.request.taskDefinition))
+      .filter((t) => t.startsWith('arn:'));
+    const serviceOf = (arn: string) => /task-definition\/apps-(s\d+):/.exec(arn)?.[1] ?? arn;
+    const firstCorrection = asked.findIndex((arn) => drifted.includes(serviceOf(arn)));
+    const lastEdit = Math.max(...edited.map((e) => asked.findIndex((arn) => serviceOf(arn) === e)));
+    expect(lastEdit).toBeGreaterThanOrEqual(0);
+    expect(lastEdit).toBeLessThan(firstCorrection);
+    const updated = (drift: boolean) =>
+      s.actions.filter((a) => a.type === 'UpdateService' && a.outcome === 'applied' && (a.kind === 'drift') === drift).map((a) => a.service);
+    expect(updated(false).sort()).toEqual(edited);
+    // No more corrections confirmed than a pass can send; the others wait.
+    const correctionsAsked = new Set(asked.map(serviceOf).filter((svc) => drifted.includes(svc)));
+    expect(correctionsAsked.size).toBeLessThanOrEqual(DRIFT_CONFIRMATIONS_PER_PASS + CACHE_CONFIRMATIONS_PER_PASS);
+    // Their desiredCount is corrected all the same; their task definitions are compared on a later pass.
+    const waiting = notCompared(s).map(([id]) => id.split('/')[1]);
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(waiting.every((svc) => drifted.includes(svc) && !correctionsAsked.has(svc))).toBe(true);
+    await h.converge(20);
+    for (const service of drifted) expect((await h.status({ cluster: 'apps', service }))?.phase).toBe('Converged');
   });
 
   it('a corrupt cache (every item garbage) is ignored: the container describes instead, acts on nothing wrongly, and rewrites it', async () => {
