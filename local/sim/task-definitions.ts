@@ -11,6 +11,7 @@ import type {
 } from '@aws-sdk/client-ecs';
 import { clientException } from './errors';
 import { listMember } from './protocol';
+import { checkRuntimePlatform, checkS3FilesVolumes, fargatePlatformIncompatibility } from './platform-rules';
 import { checkContainersAndVolumes, fargateIncompatibility, HEALTH_CHECK_DEFAULTS, vocabularyAttributes } from './task-definition-rules';
 
 /** Valid Fargate memory values (MiB) for each task CPU value (vCPU units), Linux. */
@@ -100,16 +101,43 @@ export interface RegisterContext {
  *   task-level cpu/memory, an invalid Fargate cpu/memory pair ("No Fargate configuration exists
  *   for given values: 256 CPU, 4096 memory. ..."), awslogs or ECR images on Fargate without an
  *   execution role, awsvpc host ports different from container ports, missing container memory,
- *   and the multi-container checks of {@link checkContainersAndVolumes} (task-definition-rules.ts).
+ *   and the multi-container checks of {@link checkContainersAndVolumes} (task-definition-rules.ts);
+ *   Windows on Fargate and S3 Files volumes as ./platform-rules.ts checks them.
  */
 export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: RegisterContext): TaskDefinition {
-  const family = req.family;
-  // typeof first: RegExp.test would turn 5 or ["api"] into a valid-looking name.
+  const family = checkFamily(req.family);
+  const containers = checkShape(req);
+  checkRuntimePlatform(req);
+  const cpu = req.cpu !== undefined && req.cpu !== '' ? normalizeCpu(req.cpu) : undefined;
+  const memory = req.memory !== undefined && req.memory !== '' ? normalizeMemory(req.memory) : undefined;
+  const awsvpc = req.networkMode === 'awsvpc';
+  const requiresFargate = (req.requiresCompatibilities ?? []).includes('FARGATE');
+  if (requiresFargate) checkFargate(req, containers, cpu, memory);
+  checkContainerSizesAndPorts(containers, memory, awsvpc);
+  checkContainersAndVolumes(req, containers, cpu === undefined ? undefined : Number(cpu), memory === undefined ? undefined : Number(memory), requiresFargate);
+  checkS3FilesVolumes(req);
+  const fargateCompatible =
+    awsvpc &&
+    cpu !== undefined &&
+    memory !== undefined &&
+    isValidFargatePair(Number(cpu), Number(memory)) &&
+    fargateIncompatibility(req, containers) === undefined &&
+    fargatePlatformIncompatibility(req, containers, Number(cpu)) === undefined;
+  return describedRevision(req, ctx, { family, containers, cpu, memory, fargateCompatible });
+}
+
+/** The family, checked. typeof first: RegExp.test would turn 5 or ["api"] into a valid-looking name. */
+function checkFamily(family: unknown): string {
   if (typeof family !== 'string' || !FAMILY_RE.test(family)) {
     throw clientException(
       'Family name is invalid: up to 255 letters (uppercase and lowercase), numbers, underscores, and hyphens are allowed.',
     );
   }
+  return family;
+}
+
+/** The request's lists and size, and each container's name and image; returns the containers. */
+function checkShape(req: RegisterTaskDefinitionRequest): ContainerDefinition[] {
   const body = req as unknown as Record<string, unknown>;
   const containers = (listMember(body, 'containerDefinitions', 'structure') ?? []) as ContainerDefinition[];
   listMember(body, 'requiresCompatibilities', 'string');
@@ -129,30 +157,33 @@ export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: Reg
     if (names.has(c.name)) throw clientException(`Duplicate container name '${c.name}' in task definition.`);
     names.add(c.name);
   }
-  const cpu = req.cpu !== undefined && req.cpu !== '' ? normalizeCpu(req.cpu) : undefined;
-  const memory = req.memory !== undefined && req.memory !== '' ? normalizeMemory(req.memory) : undefined;
-  const networkMode = req.networkMode;
-  const awsvpc = networkMode === 'awsvpc';
-  const requiresFargate = (req.requiresCompatibilities ?? []).includes('FARGATE');
+  return containers;
+}
 
-  if (requiresFargate) {
-    if (!awsvpc) throw clientException("Fargate only supports network mode 'awsvpc'.");
-    if (cpu === undefined) throw clientException("Fargate requires that 'cpu' be defined at the task level.");
-    if (memory === undefined) throw clientException("Fargate requires that 'memory' be defined at the task level.");
-    if (!isValidFargatePair(Number(cpu), Number(memory))) {
-      throw clientException(
-        `No Fargate configuration exists for given values: ${cpu} CPU, ${memory} memory. See the Amazon ECS documentation for the valid values.`,
-      );
+/** What a task definition requiring FARGATE needs: awsvpc, a valid task size, its platform, an execution role for awslogs and ECR. */
+function checkFargate(req: RegisterTaskDefinitionRequest, containers: readonly ContainerDefinition[], cpu: string | undefined, memory: string | undefined): void {
+  if (req.networkMode !== 'awsvpc') throw clientException("Fargate only supports network mode 'awsvpc'.");
+  if (cpu === undefined) throw clientException("Fargate requires that 'cpu' be defined at the task level.");
+  if (memory === undefined) throw clientException("Fargate requires that 'memory' be defined at the task level.");
+  const platform = fargatePlatformIncompatibility(req, containers, Number(cpu));
+  if (platform !== undefined) throw clientException(platform);
+  if (!isValidFargatePair(Number(cpu), Number(memory))) {
+    throw clientException(
+      `No Fargate configuration exists for given values: ${cpu} CPU, ${memory} memory. See the Amazon ECS documentation for the valid values.`,
+    );
+  }
+  for (const c of containers) {
+    if (c.logConfiguration?.logDriver === 'awslogs' && !req.executionRoleArn) {
+      throw clientException('Fargate requires task definition to have execution role ARN to support log driver awslogs.');
     }
-    for (const c of containers) {
-      if (c.logConfiguration?.logDriver === 'awslogs' && !req.executionRoleArn) {
-        throw clientException('Fargate requires task definition to have execution role ARN to support log driver awslogs.');
-      }
-      if (isEcrImage(c.image as string) && !req.executionRoleArn) {
-        throw clientException('Fargate requires task definition to have execution role ARN to support ECR images.');
-      }
+    if (isEcrImage(c.image as string) && !req.executionRoleArn) {
+      throw clientException('Fargate requires task definition to have execution role ARN to support ECR images.');
     }
   }
+}
+
+/** Container memory against the task's, and awsvpc's host ports. */
+function checkContainerSizesAndPorts(containers: readonly ContainerDefinition[], memory: string | undefined, awsvpc: boolean): void {
   for (const c of containers) {
     if (memory === undefined && c.memory === undefined && c.memoryReservation === undefined) {
       throw clientException(
@@ -162,29 +193,31 @@ export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: Reg
     if (memory !== undefined && c.memory !== undefined && c.memory > Number(memory)) {
       throw clientException(`The 'memory' setting for container '${c.name}' is greater than for the task.`);
     }
-    if (awsvpc) {
-      for (const p of c.portMappings ?? []) {
-        if (p.hostPort !== undefined && p.hostPort !== 0 && p.hostPort !== p.containerPort) {
-          throw clientException('When networkMode=awsvpc, the host ports and container ports in port mappings must match.');
-        }
+    if (!awsvpc) continue;
+    for (const p of c.portMappings ?? []) {
+      if (p.hostPort !== undefined && p.hostPort !== 0 && p.hostPort !== p.containerPort) {
+        throw clientException('When networkMode=awsvpc, the host ports and container ports in port mappings must match.');
       }
     }
   }
+}
 
-  checkContainersAndVolumes(req, containers, cpu === undefined ? undefined : Number(cpu), memory === undefined ? undefined : Number(memory), requiresFargate);
+interface Checked {
+  readonly family: string;
+  readonly containers: readonly ContainerDefinition[];
+  readonly cpu: string | undefined;
+  readonly memory: string | undefined;
+  readonly fargateCompatible: boolean;
+}
 
-  const containerDefinitions = containers.map((c) => normalizeContainer(c, awsvpc));
-  const fargateCompatible =
-    awsvpc &&
-    cpu !== undefined &&
-    memory !== undefined &&
-    isValidFargatePair(Number(cpu), Number(memory)) &&
-    fargateIncompatibility(req, containers) === undefined;
-
-  const td: TaskDefinition = {
+/** The revision as DescribeTaskDefinition answers it: every member the request gave, and ECS's defaults. */
+function describedRevision(req: RegisterTaskDefinitionRequest, ctx: RegisterContext, c: Checked): TaskDefinition {
+  const networkMode = req.networkMode;
+  const containerDefinitions = c.containers.map((x) => normalizeContainer(x, networkMode === 'awsvpc'));
+  return {
     taskDefinitionArn: ctx.arn,
     containerDefinitions,
-    family,
+    family: c.family,
     ...(req.taskRoleArn ? { taskRoleArn: req.taskRoleArn } : {}),
     ...(req.executionRoleArn ? { executionRoleArn: req.executionRoleArn } : {}),
     ...(networkMode ? { networkMode } : {}),
@@ -193,20 +226,21 @@ export function buildTaskDefinition(req: RegisterTaskDefinitionRequest, ctx: Reg
     status: 'ACTIVE',
     requiresAttributes: requiresAttributes(req, containerDefinitions),
     placementConstraints: req.placementConstraints ?? [],
-    compatibilities: fargateCompatible ? ['EC2', 'FARGATE'] : ['EC2'],
+    compatibilities: c.fargateCompatible ? ['EC2', 'FARGATE'] : ['EC2'],
     ...(req.runtimePlatform ? { runtimePlatform: req.runtimePlatform } : {}),
     ...(req.requiresCompatibilities ? { requiresCompatibilities: [...req.requiresCompatibilities] } : {}),
-    ...(cpu !== undefined ? { cpu } : {}),
-    ...(memory !== undefined ? { memory } : {}),
+    ...(c.cpu !== undefined ? { cpu: c.cpu } : {}),
+    ...(c.memory !== undefined ? { memory: c.memory } : {}),
     ...(req.pidMode ? { pidMode: req.pidMode } : {}),
     ...(req.ipcMode ? { ipcMode: req.ipcMode } : {}),
     ...(req.proxyConfiguration ? { proxyConfiguration: req.proxyConfiguration } : {}),
     ...(req.ephemeralStorage ? { ephemeralStorage: req.ephemeralStorage } : {}),
     ...(req.inferenceAccelerators ? { inferenceAccelerators: req.inferenceAccelerators } : {}),
+    ...(req.enableFaultInjection !== undefined ? { enableFaultInjection: req.enableFaultInjection } : {}),
+    ...(req.trustedExecutionConfiguration ? { trustedExecutionConfiguration: req.trustedExecutionConfiguration } : {}),
     registeredAt: ctx.registeredAt,
     registeredBy: ctx.registeredBy,
   };
-  return td;
 }
 
 function isEcrImage(image: string): boolean {
