@@ -261,7 +261,7 @@ describe('ecsr against dynalite and the ECS simulator', () => {
     await c.pass();
 
     // Act
-    const r = await ecsr(['delete', `${c.cluster}/web`], { env: c.env });
+    const r = await ecsr(['delete', `${c.cluster}/web`, '--yes'], { env: c.env });
     const next = await c.pass();
     const unknown = await ecsr(['delete', `${c.cluster}/nope`], { env: c.env });
 

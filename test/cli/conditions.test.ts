@@ -56,7 +56,7 @@ describe('conditions and counts say what is true', () => {
     const c = await aCase();
     await ecsr(['apply', '-f', c.file('a.yaml', spec(c.cluster, 'api').replace('desiredCount: 2', 'desiredCount: 3'))], { env: c.env });
     expect((await converge(c, 'api'))?.runningCount).toBe(3);
-    expect((await ecsr(['delete', `${c.cluster}/api`], { env: c.env })).code).toBe(0);
+    expect((await ecsr(['delete', `${c.cluster}/api`, '--yes'], { env: c.env })).code).toBe(0);
     await c.pass();
 
     // Act: no more passes, so it times out and explains.

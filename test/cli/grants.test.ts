@@ -126,7 +126,7 @@ describe('the grants cover every call of the commands they name', () => {
       calls: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ecs:DescribeClusters', 'ecs:DescribeServices', 'ecs:DescribeTasks', 'ecs:ListTasks'],
     },
     { command: 'set image', grant: 'grantSpecWrite', args: (c) => ['set', 'image', `${c.cluster}/web`, 'public.ecr.aws/nginx/nginx:1.29'], calls: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
-    { command: 'delete', grant: 'grantSpecWrite', args: (c) => ['delete', `${c.cluster}/web`], calls: ['dynamodb:UpdateItem'] },
+    { command: 'delete', grant: 'grantSpecWrite', args: (c) => ['delete', `${c.cluster}/web`, '--yes'], calls: ['dynamodb:UpdateItem'] },
     { command: 'prune --confirm', grant: 'grantSpecWrite', args: (c) => ['prune', '--confirm', c.cluster], calls: ['dynamodb:PutItem'] },
   ];
 

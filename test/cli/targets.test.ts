@@ -39,7 +39,7 @@ describe('ecsr --target', () => {
     const applied = await ecsr(['apply', '-f', path, '--target', 'staging'], { env: c.env });
     const hoisted = await ecsr(['--target', 'staging', 'set', 'image', `${c.cluster}/web`, 'public.ecr.aws/nginx/nginx:1.28'], { env: c.env });
     const home = await ecsr(['apply', '-f', path], { env: c.env });
-    const deleted = await ecsr(['delete', `${c.cluster}/web`, '--target', 'staging'], { env: c.env });
+    const deleted = await ecsr(['delete', `${c.cluster}/web`, '--target', 'staging', '--yes'], { env: c.env });
 
     // Assess
     expect(applied.stderr).toContain("target staging's specs are written unchecked");

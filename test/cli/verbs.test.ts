@@ -2,9 +2,11 @@
  * The day-to-day verbs on a running service, end to end through the CLI (in process) against
  * dynalite and the ECS simulator: `ecsr restart` (one UpdateService forceNewDeployment, only on a
  * managed, owned service) and `ecsr scale` (a conditional edit of the spec's desiredCount, which
- * the next pass sends to ECS).
+ * the next pass sends to ECS), and `ecsr delete` saying what it deletes and asking first.
  */
+import { PassThrough } from 'node:stream';
 import { DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { askYes, confirmOrRefuse } from '../../bin/commands/support/confirm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHandMadeService, spec, useCliStack } from './harness';
 import { ecsr } from '../support/cli-in-process';
@@ -119,4 +121,82 @@ describe('ecsr restart and ecsr scale', () => {
     expect(r.stderr).toMatch(stderr);
     expect(await c.items()).toEqual(before);
   }, SLOW);
+});
+
+describe('ecsr delete says what it deletes and asks first', () => {
+  const harness = useCliStack('vd');
+
+  /** A case with `web` applied and seen by a pass. */
+  async function applied() {
+    const c = await harness.aCase();
+    expect((await ecsr(['apply', '-f', c.file('a.yaml', spec(c.cluster, 'web'))], { env: c.env })).code).toBe(0);
+    await c.pass();
+    return c;
+  }
+
+  it('--dry-run says what the deletion does and writes nothing', async () => {
+    // Prepare
+    const c = await applied();
+    const before = await c.items();
+    // Act
+    const r = await ecsr(['delete', `${c.cluster}/web`, '--dry-run'], { env: c.env });
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      `Deleting ${c.cluster}/web marks its spec absent: the next pass scales ECS service web in cluster ${c.cluster} to 0 tasks and deletes it (the last pass saw 0 running of 2 desired, phase Progressing).\nNothing was written (--dry-run).\n`,
+    );
+    expect(await c.items()).toEqual(before);
+  }, SLOW);
+
+  it('refuses without a terminal and without --yes, naming --yes, and writes nothing', async () => {
+    // Prepare
+    const c = await applied();
+    const before = await c.items();
+    // Act: a spawned CLI whose stdin is a pipe, as in a script
+    const r = await ecsr(['delete', `${c.cluster}/web`], { env: c.env, input: '' });
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`ecsr delete: stdin is not a terminal, so nothing was asked and nothing was written: pass --yes to mark ${c.cluster}/web absent (--dry-run shows what it would do).\n`);
+    expect(await c.items()).toEqual(before);
+  }, SLOW);
+
+  it('--yes marks the spec absent without asking', async () => {
+    const c = await applied();
+    const r = await ecsr(['delete', `${c.cluster}/web`, '--yes'], { env: c.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${c.cluster}/web marked absent; the next pass deletes the service.\n`);
+    expect((await c.item('web'))?.state).toBe('absent');
+  }, SLOW);
+});
+
+describe('the question before a destructive write', () => {
+  /** A terminal that answers `answer` (undefined: the input ends), and what was printed. */
+  function terminal(answer: string | undefined) {
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const output = new PassThrough();
+    let printed = '';
+    output.on('data', (d: Buffer) => (printed += d.toString()));
+    if (answer === undefined) input.end();
+    else input.write(answer);
+    return { prompt: { input, output }, printed: () => printed };
+  }
+
+  it.each([
+    { answer: 'y\n', yes: true },
+    { answer: 'YES\n', yes: true },
+    { answer: '\n', yes: false },
+    { answer: 'no\n', yes: false },
+    { answer: undefined, yes: false },
+  ])('answer $answer is yes: $yes', async ({ answer, yes }) => {
+    const t = terminal(answer);
+    expect(await askYes('Delete shop/api?', t.prompt)).toBe(yes);
+    expect(t.printed()).toBe('Delete shop/api? [y/N] ');
+  });
+
+  it('a no on a terminal refuses; --yes does not ask', async () => {
+    await expect(confirmOrRefuse('Delete shop/api?', 'mark shop/api absent', { prompt: terminal('n\n').prompt })).rejects.toThrow('Not confirmed; nothing was written.');
+    const silent = terminal(undefined);
+    await confirmOrRefuse('Delete shop/api?', 'mark shop/api absent', { yes: true, prompt: silent.prompt });
+    expect(silent.printed()).toBe('');
+  });
 });

@@ -115,7 +115,7 @@ describe('ecsr --wait and ecsr wait tell the truth', () => {
     // Act
     const converged = await ecsr(['wait', `${c.cluster}/web`, ...FAST, '--timeout', '90s'], { env: c.env });
     const wrongWay = await ecsr(['wait', `${c.cluster}/web`, '--for', 'deleted', ...FAST, '--timeout', '5s'], { env: c.env });
-    const marked = await ecsr(['delete', `${c.cluster}/web`], { env: c.env });
+    const marked = await ecsr(['delete', `${c.cluster}/web`, '--yes'], { env: c.env });
     const deleted = await ecsr(['wait', `${c.cluster}/web`, '--for', 'deleted', ...FAST, '--timeout', '90s'], { env: c.env });
     await stop();
     await stack().doc.send(new DeleteCommand({ TableName: c.table, Key: { cluster: c.cluster, service: 'web' } }));
