@@ -543,6 +543,7 @@ describe('SPEC_ATTRIBUTES', () => {
       'assignPublicIp',
       'capacityProvider',
       'cpuArchitecture',
+      'operatingSystemFamily',
       'taskRoleArn',
       'executionRoleArn',
       'healthCheck',

@@ -1,7 +1,7 @@
 /**
  * The SDK's ECS shapes as a checklist: every member of `Service` (and of the CreateService and
  * UpdateService requests), `TaskDefinition` (and the RegisterTaskDefinition request) and
- * `ContainerDefinition` is named here, either `managed` (declared in the vocabulary,
+ * `ContainerDefinition` (and the task's `Volume` and `RuntimePlatform`) is named here, either `managed` (declared in the vocabulary,
  * `lambda/core/vocab/`, or a spec attribute the planner renders it from) or `unmanaged: <why>`.
  * The tables are typed by the SDK's own models: a member the SDK gains in an upgrade and that no
  * table names fails to compile, so an upgrade forces a decision; a `managed` entry the vocabulary
@@ -11,9 +11,12 @@ import type {
   ContainerDefinition,
   CreateServiceCommandInput,
   RegisterTaskDefinitionCommandInput,
+  RuntimePlatform,
+  S3FilesVolumeConfiguration,
   Service,
   TaskDefinition,
   UpdateServiceCommandInput,
+  Volume,
 } from '@aws-sdk/client-ecs';
 
 /** How the reconciler treats one SDK member. */
@@ -201,4 +204,26 @@ export const CONTAINER_DEFINITION_CHECKLIST: Checklist<ContainerDefinition> = {
   resourceRequirements: FARGATE_REFUSES,
   firelensConfiguration: 'managed',
   credentialSpecs: 'managed',
+};
+
+export const VOLUME_CHECKLIST: Checklist<Volume> = {
+  name: 'managed',
+  efsVolumeConfiguration: 'managed',
+  s3filesVolumeConfiguration: 'managed',
+  configuredAtLaunch: 'managed',
+  host: FARGATE_REFUSES,
+  dockerVolumeConfiguration: FARGATE_REFUSES,
+  fsxWindowsFileServerVolumeConfiguration: FARGATE_REFUSES,
+};
+
+export const S3FILES_VOLUME_CONFIGURATION_CHECKLIST: Checklist<S3FilesVolumeConfiguration> = {
+  fileSystemArn: 'managed',
+  rootDirectory: 'managed',
+  transitEncryptionPort: 'managed',
+  accessPointArn: 'managed',
+};
+
+export const RUNTIME_PLATFORM_CHECKLIST: Checklist<RuntimePlatform> = {
+  cpuArchitecture: 'managed',
+  operatingSystemFamily: 'managed',
 };

@@ -23,7 +23,7 @@ import { diffTaskDefinitions, renderTaskDefinition, SERVER_ONLY_TASK_DEFINITION_
 import type { ObservedService, ServiceKey, ServiceSpec, TaskDefinition } from './types';
 import { type Node, type Unexpressible, canonicalOf, deepEqual, importOf, isRecord, list, prune } from './vocab/decl';
 import { CAPACITY_PROVIDER_STRATEGY_ITEM, DEPLOYMENT_CONFIGURATION_NEVER_SET, LOAD_BALANCER, SERVICE_FIELDS, SERVICE_FIELD_NAMES, type ServiceFieldDecl } from './vocab/service';
-import { TASK_DEFINITION } from './vocab/task';
+import { FARGATE_OPERATING_SYSTEM_FAMILIES, TASK_DEFINITION } from './vocab/task';
 
 /** One reason a service cannot be imported: the live field and what is wrong. */
 export interface ImportProblem {
@@ -78,7 +78,7 @@ export const TASK_DEFINITION_ATTRIBUTES: Readonly<Record<keyof typeof TASK_DEFIN
   requiresCompatibilities: { to: 'checked', why: 'the reconciler registers task definitions for FARGATE only' },
   cpu: { to: 'number', attr: 'cpu' },
   memory: { to: 'number', attr: 'memory' },
-  runtimePlatform: { to: 'checked', why: 'the spec sets cpuArchitecture, on LINUX' },
+  runtimePlatform: { to: 'checked', why: 'the spec sets cpuArchitecture and operatingSystemFamily, on the families Fargate runs' },
   taskRoleArn: { to: 'copy', attr: 'taskRoleArn' },
   executionRoleArn: { to: 'copy', attr: 'executionRoleArn' },
   containerDefinitions: { to: 'copy', attr: 'containers' },
@@ -202,7 +202,10 @@ function importTaskDefinition(raw: Record<string, unknown>, item: Record<string,
   }
   const platform = isRecord(td.runtimePlatform) ? td.runtimePlatform : {};
   const os = platform.operatingSystemFamily;
-  if (os !== undefined && os !== null && os !== 'LINUX') problem('taskDefinition.runtimePlatform.operatingSystemFamily', `must be LINUX, got ${JSON.stringify(os)} (${TASK_DEFINITION_ATTRIBUTES.runtimePlatform.why})`);
+  if (os !== undefined && os !== null && os !== 'LINUX') {
+    if ((FARGATE_OPERATING_SYSTEM_FAMILIES as readonly unknown[]).includes(os)) item.operatingSystemFamily = os;
+    else problem('taskDefinition.runtimePlatform.operatingSystemFamily', `must be one Fargate runs (${FARGATE_OPERATING_SYSTEM_FAMILIES.join(', ')}), got ${JSON.stringify(os)} (${TASK_DEFINITION_ATTRIBUTES.runtimePlatform.why})`);
+  }
   const arch = platform.cpuArchitecture;
   if (typeof arch === 'string') item.cpuArchitecture = arch;
 

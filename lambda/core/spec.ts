@@ -32,7 +32,8 @@ import {
   SERVICE_FIELD_NAMES,
   type ServiceFieldName,
 } from './vocab/service';
-import { CONTAINER, EPHEMERAL_STORAGE, HEALTH_CHECK, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
+import { checkPlatformRules } from './vocab/platform-rules';
+import { CONTAINER, EPHEMERAL_STORAGE, FARGATE_OPERATING_SYSTEM_FAMILIES, HEALTH_CHECK, PROXY_CONFIGURATION, TASK_DEFINITION, VOLUME } from './vocab/task';
 import { own } from './dict';
 import {
   ENV_NAME_RE,
@@ -402,7 +403,7 @@ const ECS_SPEC_SHAPE = {
     ),
   volumes: zodOf(list(VOLUME, { order: 'ordered', maxItems: 20 }))
     .optional()
-    .describe('Task volumes (ECS Volume): EFS (efsVolumeConfiguration), bind mounts (a name only), EBS (configuredAtLaunch).'),
+    .describe('Task volumes (ECS Volume): EFS (efsVolumeConfiguration), S3 Files (s3filesVolumeConfiguration), bind mounts (a name only), EBS (configuredAtLaunch).'),
   ephemeralStorage: zodOf(EPHEMERAL_STORAGE)
     .optional()
     .describe('Task ephemeral storage above the Fargate default of 20 GiB (21-200).'),
@@ -484,6 +485,10 @@ const specObject = z.strictObject({
     .default(SPEC_DEFAULTS.capacityProvider)
     .describe('Fargate capacity provider; FARGATE_SPOT runs X86_64, and ARM64 on platform version 1.4.0 or later.'),
   cpuArchitecture: z.enum(['X86_64', 'ARM64']).default(SPEC_DEFAULTS.cpuArchitecture).describe('Task CPU architecture.'),
+  operatingSystemFamily: z
+    .enum(FARGATE_OPERATING_SYSTEM_FAMILIES)
+    .optional()
+    .describe('Task operating system on Fargate (ECS default LINUX). Windows Server 2019 or 2022, Full or Core: cpu 1024, 2048 or 4096, X86_64, FARGATE (not Spot).'),
   taskRoleArn: roleArn('IAM role the containers assume.').optional(),
   executionRoleArn: roleArn("IAM role ECS uses to pull the image and read secrets; omit to use the reconciler's default.").optional(),
   healthCheck: healthCheckSchema.optional(),
@@ -639,7 +644,9 @@ function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>):
 export const serviceSpecSchema = specObject
   .superRefine(checkAcrossAttributes, { when: () => true })
   .transform((s): ServiceSpec => {
-    const spec: ServiceSpec = { ...s, image: s.image ?? '' };
+    // LINUX is ECS's default: written or not, the same spec (and the same hash).
+    const { operatingSystemFamily, ...rest } = s;
+    const spec: ServiceSpec = { ...rest, ...(operatingSystemFamily !== undefined && operatingSystemFamily !== 'LINUX' ? { operatingSystemFamily } : {}), image: s.image ?? '' };
     // The container must expose the port the target group sends to (CreateService rejects a
     // load balancer whose containerPort no port mapping has): one spelling for one meaning.
     if (s.containerPort === undefined && s.loadBalancer) return { ...spec, containerPort: s.loadBalancer.containerPort };
@@ -825,9 +832,9 @@ function vocabularyRuleErrors(input: Record<string, unknown>): SpecError[] {
   const errors: SpecError[] = [];
   const cpu = num(input.cpu) ?? SPEC_DEFAULTS.cpu;
   const memory = num(input.memory) ?? SPEC_DEFAULTS.memory;
-  checkVocabularyRules(input, cpu, memory, (path, message, value) =>
-    errors.push({ path: formatPath(path), value: displayValue(value), message }),
-  );
+  const push = (path: (string | number)[], message: string, value?: unknown) => errors.push({ path: formatPath(path), value: displayValue(value), message });
+  checkVocabularyRules(input, cpu, memory, push);
+  checkPlatformRules(input, cpu, push);
   if (input.loadBalancer !== undefined && input.image === undefined && input.containers !== undefined) {
     errors.push({
       path: 'loadBalancer',

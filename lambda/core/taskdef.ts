@@ -60,7 +60,7 @@ export interface RenderOptions {
  *
  * Shape: family `${cluster}-${service}`; `networkMode: "awsvpc"`; `requiresCompatibilities:
  * ["FARGATE"]`; `cpu` as a string of vCPU units (1024 = 1 vCPU) and `memory` as a string of MiB;
- * `runtimePlatform` with the spec's `cpuArchitecture` and `operatingSystemFamily: "LINUX"`;
+ * `runtimePlatform` with the spec's `cpuArchitecture` and `operatingSystemFamily` (LINUX when omitted);
  * `taskRoleArn` from the spec; `executionRoleArn` from the spec, else `defaults.executionRoleArn`;
  * one essential container named after the service with `image`, `command`, `environment` (sorted
  * by name), `secrets` (name -> valueFrom, sorted), `portMappings` `[{containerPort, protocol:
@@ -84,7 +84,7 @@ export function renderTaskDefinition(spec: ServiceSpec, options: RenderOptions):
     requiresCompatibilities: ['FARGATE'],
     cpu: String(spec.cpu),
     memory: String(spec.memory),
-    runtimePlatform: { cpuArchitecture: spec.cpuArchitecture, operatingSystemFamily: 'LINUX' },
+    runtimePlatform: { cpuArchitecture: spec.cpuArchitecture, operatingSystemFamily: spec.operatingSystemFamily ?? 'LINUX' },
     containerDefinitions: containers,
   };
   if (spec.taskRoleArn !== undefined) td.taskRoleArn = spec.taskRoleArn;

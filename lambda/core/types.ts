@@ -62,6 +62,8 @@ export function serviceId(key: ServiceKey): ServiceId {
 
 export type CapacityProvider = 'FARGATE' | 'FARGATE_SPOT';
 export type CpuArchitecture = 'X86_64' | 'ARM64';
+/** The operating system families Fargate runs (`runtimePlatform.operatingSystemFamily`). */
+export type FargateOperatingSystemFamily = 'LINUX' | 'WINDOWS_SERVER_2019_FULL' | 'WINDOWS_SERVER_2019_CORE' | 'WINDOWS_SERVER_2022_FULL' | 'WINDOWS_SERVER_2022_CORE';
 
 /** Container health check, mapped to ECS `healthCheck` (times in seconds). */
 export interface HealthCheckSpec {
@@ -153,6 +155,8 @@ export interface ServiceSpec extends ServiceKey, EcsSpecFields {
   readonly assignPublicIp?: boolean;
   readonly capacityProvider: CapacityProvider;
   readonly cpuArchitecture: CpuArchitecture;
+  /** Undefined means LINUX (ECS's default); the parser never keeps an explicit LINUX. */
+  readonly operatingSystemFamily?: FargateOperatingSystemFamily;
   readonly taskRoleArn?: string;
   readonly executionRoleArn?: string;
   readonly healthCheck?: HealthCheckSpec;

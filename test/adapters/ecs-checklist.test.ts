@@ -8,14 +8,17 @@ import {
   CONTAINER_DEFINITION_CHECKLIST,
   CREATE_SERVICE_CHECKLIST,
   REGISTER_TASK_DEFINITION_CHECKLIST,
+  RUNTIME_PLATFORM_CHECKLIST,
+  S3FILES_VOLUME_CONFIGURATION_CHECKLIST,
   SERVICE_CHECKLIST,
   TASK_DEFINITION_CHECKLIST,
   UPDATE_SERVICE_CHECKLIST,
+  VOLUME_CHECKLIST,
 } from '../../lambda/adapters/ecs-checklist';
 import { CORE_SERVICE_FIELD_CONTROLLERS, SERVICE_FIELD_NAMES } from '../../lambda/core/vocab/service';
-import { CONTAINER, TASK_DEFINITION } from '../../lambda/core/vocab/task';
+import { CONTAINER, S3FILES_VOLUME_CONFIGURATION, TASK_DEFINITION, VOLUME } from '../../lambda/core/vocab/task';
 import { SPEC_ATTRIBUTES } from '../../lambda/core/spec';
-import type { Field } from '../../lambda/core/vocab/decl';
+import type { Field, ObjectNode } from '../../lambda/core/vocab/decl';
 
 const managed = (table: Record<string, string>) => Object.entries(table).filter(([, c]) => c === 'managed').map(([k]) => k);
 const declaredFields = (fields: Readonly<Record<string, Field>>) => Object.keys(fields).filter((k) => fields[k].refused === undefined);
@@ -47,6 +50,16 @@ describe('the SDK checklist', () => {
     expect(managed(CONTAINER_DEFINITION_CHECKLIST).filter((k) => !declared.has(k))).toEqual([]);
     const refused = Object.keys(CONTAINER.fields).filter((k) => !declared.has(k));
     expect(refused.filter((k) => CONTAINER_DEFINITION_CHECKLIST[k as keyof typeof CONTAINER_DEFINITION_CHECKLIST] === 'managed')).toEqual([]);
+  });
+
+  it.each([
+    ['Volume', VOLUME_CHECKLIST, VOLUME.fields],
+    ['S3FilesVolumeConfiguration', S3FILES_VOLUME_CONFIGURATION_CHECKLIST, S3FILES_VOLUME_CONFIGURATION.fields],
+    ['RuntimePlatform', RUNTIME_PLATFORM_CHECKLIST, (TASK_DEFINITION.fields.runtimePlatform.type as ObjectNode).fields],
+  ] as [string, Record<string, string>, Readonly<Record<string, Field>>][])('every managed member of %s is declared, and every refused one unmanaged', (_name, table, fields) => {
+    const declared = new Set(declaredFields(fields));
+    expect(managed(table).filter((k) => !declared.has(k))).toEqual([]);
+    expect(Object.keys(fields).filter((k) => !declared.has(k) && table[k] === 'managed')).toEqual([]);
   });
 
   it('every declared service field and every spec attribute the tables name is on the SDK side too', () => {

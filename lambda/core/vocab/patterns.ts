@@ -48,6 +48,9 @@ export const S3_OBJECT_ARN_RE = new RegExp(`^arn:${PARTITION}:s3:::[a-z0-9.-]{3,
 /** EFS file system id. */
 export const EFS_ID_RE = /^fs-[0-9a-f]{8,40}$/;
 export const EFS_ACCESS_POINT_RE = /^fsap-[0-9a-f]{8,40}$/;
+/** S3 Files file system ARN (`arn:aws:s3files:REGION:ACCOUNT:file-system/ID`), and its access points. */
+export const S3FILES_FILE_SYSTEM_ARN_RE = new RegExp(`^arn:${PARTITION}:s3files:${REGION}:${ACCOUNT}:file-system/[A-Za-z0-9-]+$`);
+export const S3FILES_ACCESS_POINT_ARN_RE = new RegExp(`^arn:${PARTITION}:s3files:${REGION}:${ACCOUNT}:(?:file-system/[A-Za-z0-9-]+/)?access-point/[A-Za-z0-9-]+$`);
 /** CloudWatch alarm name: 1-255 characters. */
 export const ALARM_NAME_RE = /^.{1,255}$/s;
 /** Cloud Map service ARN (`serviceRegistries[].registryArn`). */

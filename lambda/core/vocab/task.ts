@@ -36,6 +36,8 @@ import {
   ROLE_ARN_ALLOWED,
   ROLE_ARN_RE,
   S3_OBJECT_ARN_RE,
+  S3FILES_ACCESS_POINT_ARN_RE,
+  S3FILES_FILE_SYSTEM_ARN_RE,
   SECRET_REF_ALLOWED,
   SECRET_REF_RE,
 } from './patterns';
@@ -215,7 +217,25 @@ export const CONTAINER = obj(
   { doc: 'A container of the task (ECS ContainerDefinition), in ECS\'s own field names.' },
 );
 
-/** ECS Volume on Fargate: EFS, a bind mount (name only), or EBS configured at launch. */
+/**
+ * ECS S3FilesVolumeConfiguration: an S3 Files file system mounted into the task. ECS needs a task
+ * role for it, and with an access point a root directory omitted or `/` (cross-field rules:
+ * ./platform-rules.ts).
+ */
+export const S3FILES_VOLUME_CONFIGURATION = obj(
+  {
+    fileSystemArn: {
+      type: str({ pattern: S3FILES_FILE_SYSTEM_ARN_RE, allowed: 'must be an S3 Files file system ARN (arn:aws:s3files:REGION:ACCOUNT:file-system/ID)' }),
+      required: true,
+    },
+    rootDirectory: { type: str(), default: '/', doc: 'Directory of the file system mounted as the root (ECS default /).' },
+    transitEncryptionPort: int({ min: 0, max: 65535 }),
+    accessPointArn: str({ pattern: S3FILES_ACCESS_POINT_ARN_RE, allowed: 'must be an S3 Files access point ARN (arn:aws:s3files:REGION:ACCOUNT:file-system/ID/access-point/ID)' }),
+  },
+  { doc: 'An Amazon S3 Files file system (ECS s3filesVolumeConfiguration); the task needs taskRoleArn.' },
+);
+
+/** ECS Volume on Fargate: EFS, S3 Files, a bind mount (name only), or EBS configured at launch. */
 export const VOLUME = obj({
   name: { type: str({ pattern: NAME_RE, allowed: 'must be 1-255 letters, numbers, hyphens or underscores (ECS volume name)' }), required: true },
   efsVolumeConfiguration: obj({
@@ -228,6 +248,7 @@ export const VOLUME = obj({
       iam: { type: oneOf(['ENABLED', 'DISABLED']), default: 'DISABLED' },
     }),
   }),
+  s3filesVolumeConfiguration: S3FILES_VOLUME_CONFIGURATION,
   configuredAtLaunch: { type: bool(), doc: 'EBS volume configured by the service (volumeConfigurations).' },
   host: refused(FARGATE('host paths; a volume with a name only is a bind mount')),
   dockerVolumeConfiguration: refused(FARGATE('Docker volumes')),
@@ -246,6 +267,13 @@ export const PROXY_CONFIGURATION = obj({
 export const EPHEMERAL_STORAGE = obj({
   sizeInGiB: { type: int({ min: 21, max: 200, unit: 'GiB' }), required: true, default: 20, doc: 'Fargate default 20 GiB; 21-200.' },
 });
+
+/**
+ * The operating system families Fargate runs (Amazon ECS Developer Guide, "Amazon ECS task
+ * definition parameters for Fargate", `operatingSystemFamily`); Windows Server 2025 and the older
+ * families are in the API's enum but not documented for Fargate (docs/ecs-facts.md §15).
+ */
+export const FARGATE_OPERATING_SYSTEM_FAMILIES = ['LINUX', 'WINDOWS_SERVER_2019_FULL', 'WINDOWS_SERVER_2019_CORE', 'WINDOWS_SERVER_2022_FULL', 'WINDOWS_SERVER_2022_CORE'] as const;
 
 /** Task `cpu` in vCPU units, `memory` in MiB: RegisterTaskDefinition also takes "0.25 vCPU", "2 GB". */
 function resourceAmount(scaled: RegExp): (value: unknown) => unknown {
@@ -276,7 +304,9 @@ export const TASK_DEFINITION = obj({
   runtimePlatform: obj({
     cpuArchitecture: { type: oneOf(['X86_64', 'ARM64']), default: 'X86_64' },
     operatingSystemFamily: {
-      type: oneOf(['LINUX', 'WINDOWS_SERVER_2019_FULL', 'WINDOWS_SERVER_2019_CORE', 'WINDOWS_SERVER_2022_FULL', 'WINDOWS_SERVER_2022_CORE', 'WINDOWS_SERVER_2025_FULL', 'WINDOWS_SERVER_2025_CORE', 'WINDOWS_SERVER_2004_CORE', 'WINDOWS_SERVER_20H2_CORE']),
+      // The API's whole enum, so that a described task definition of any family decodes; the
+      // families Fargate runs are FARGATE_OPERATING_SYSTEM_FAMILIES.
+      type: oneOf(['LINUX', 'WINDOWS_SERVER_2019_FULL', 'WINDOWS_SERVER_2019_CORE', 'WINDOWS_SERVER_2022_FULL', 'WINDOWS_SERVER_2022_CORE', 'WINDOWS_SERVER_2025_FULL', 'WINDOWS_SERVER_2025_CORE', 'WINDOWS_SERVER_2004_CORE', 'WINDOWS_SERVER_20H2_CORE', 'WINDOWS_SERVER_2016_FULL']),
       default: 'LINUX',
     },
   }),
