@@ -21,6 +21,7 @@
  * (or read from the durable cache by a new container).
  */
 import {
+  DescribeServiceDeploymentsCommand,
   DescribeServiceRevisionsCommand,
   DescribeServicesCommand,
   DescribeTaskDefinitionCommand,
@@ -30,6 +31,7 @@ import {
   paginateListServices,
   type ECSClient,
   type Service,
+  type ServiceDeployment,
   type ServiceRevision,
   type Task,
 } from '@aws-sdk/client-ecs';
@@ -50,6 +52,7 @@ import type {
   ObservedDeployment,
   ObservedService,
   ObservedServiceDeployment,
+  ObservedServiceDeploymentDetail,
   ObservedServiceRevision,
   StoppedTask,
   TaskDefinition,
@@ -159,6 +162,48 @@ let cacheNowMs = Date.now();
 
 /** Service deployments read per service and pass: ListServiceDeployments' default page. */
 export const SERVICE_DEPLOYMENTS_READ = 20;
+/** DescribeServiceDeployments takes at most 20 ARNs (Amazon ECS API reference). */
+const DESCRIBE_SERVICE_DEPLOYMENTS_BATCH = 20;
+/** ServiceDeploymentStatus values of a deployment ECS is still running (Amazon ECS Developer Guide, "View service history using Amazon ECS service deployments"). */
+const ONGOING_SERVICE_DEPLOYMENT: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'STOP_REQUESTED', 'ROLLBACK_REQUESTED', 'ROLLBACK_IN_PROGRESS']);
+
+/**
+ * What the planner reads of a DescribeServiceDeployments `ServiceDeployment`: strategy, stage,
+ * traffic of the target revision, bake times, the current stage's hooks, and why it was rolled
+ * back (Amazon ECS API reference, "ServiceDeployment").
+ */
+export function serviceDeploymentDetail(sd: ServiceDeployment): ObservedServiceDeploymentDetail {
+  const dc = sd.deploymentConfiguration;
+  const target = sd.targetServiceRevision;
+  const step = dc?.strategy === 'CANARY' ? dc.canaryConfiguration?.canaryBakeTimeInMinutes : dc?.strategy === 'LINEAR' ? dc.linearConfiguration?.stepBakeTimeInMinutes : undefined;
+  const out: ObservedServiceDeploymentDetail = {
+    ...(dc?.strategy ? { strategy: dc.strategy } : {}),
+    ...(sd.lifecycleStage ? { lifecycleStage: sd.lifecycleStage } : {}),
+    ...(sd.updatedAt ? { updatedAt: sd.updatedAt } : {}),
+    ...(target?.requestedProductionTrafficWeight !== undefined ? { productionTrafficPercent: target.requestedProductionTrafficWeight } : {}),
+    ...(target?.requestedTestTrafficWeight !== undefined ? { testTrafficPercent: target.requestedTestTrafficWeight } : {}),
+    ...(dc?.bakeTimeInMinutes !== undefined ? { bakeTimeInMinutes: dc.bakeTimeInMinutes } : {}),
+    ...(step !== undefined ? { stepBakeTimeInMinutes: step } : {}),
+    ...(sd.lifecycleHookDetails && sd.lifecycleHookDetails.length > 0
+      ? {
+          hooks: sd.lifecycleHookDetails.map((h) => ({
+            ...(h.hookId ? { hookId: h.hookId } : {}),
+            ...(h.targetType ? { targetType: h.targetType } : {}),
+            ...(h.targetArn ? { targetArn: h.targetArn } : {}),
+            ...(h.status ? { status: h.status } : {}),
+            ...(h.expiresAt ? { expiresAt: h.expiresAt } : {}),
+          })),
+        }
+      : {}),
+    ...(sd.rollback?.reason ? { rollbackReason: sd.rollback.reason } : {}),
+    ...(sd.alarms?.triggeredAlarmNames && sd.alarms.triggeredAlarmNames.length > 0 ? { triggeredAlarms: [...sd.alarms.triggeredAlarmNames] } : {}),
+    ...(sd.deploymentCircuitBreaker?.status === 'TRIGGERED'
+      ? { circuitBreaker: { status: 'TRIGGERED', failureCount: sd.deploymentCircuitBreaker.failureCount, threshold: sd.deploymentCircuitBreaker.threshold } }
+      : {}),
+  };
+  return out;
+}
+
 /** DescribeServiceRevisions takes at most 20 ARNs (Amazon ECS API reference). */
 const DESCRIBE_SERVICE_REVISIONS_BATCH = 20;
 
@@ -334,6 +379,7 @@ export function toObservedService(s: Service): ObservedService {
     ...declaredFieldsOf(s, SERVICE_FIELDS_ON_SERVICE),
   };
   if (s.launchType) out.launchType = s.launchType;
+  if (s.currentServiceDeployment) out.currentServiceDeployment = s.currentServiceDeployment;
   if (s.capacityProviderStrategy) {
     out.capacityProviderStrategy = s.capacityProviderStrategy.map((c) => ({
       capacityProvider: c.capacityProvider ?? '',
@@ -808,10 +854,34 @@ export class EcsObserver implements EcsReader {
         })
         // Newest first, whatever order the page came in.
         .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-      return { deployments };
+      return { deployments: await this.withDetails(deployments) };
     } catch (err) {
       return { error: failureMessage(`ECS ListServiceDeployments ${cluster}/${service}`, err) };
     }
+  }
+
+  /**
+   * `deployments` with the {@link ObservedServiceDeploymentDetail} of the ongoing ones and of the
+   * newest rolled-back one (one DescribeServiceDeployments call, at most 20 ARNs): the lifecycle
+   * stage, traffic and hooks of a native deployment, and ECS's reason for a rollback. A refused
+   * or failed call leaves them without detail (the history alone still tells a rollback).
+   */
+  private async withDetails(deployments: ObservedServiceDeployment[]): Promise<ObservedServiceDeployment[]> {
+    const rolledBack = deployments.find((d) => d.status.startsWith('ROLLBACK_'));
+    const wanted = deployments.filter((d) => ONGOING_SERVICE_DEPLOYMENT.has(d.status) || d === rolledBack).slice(0, DESCRIBE_SERVICE_DEPLOYMENTS_BATCH);
+    if (wanted.length === 0) return deployments;
+    let described: ServiceDeployment[];
+    try {
+      described = (await this.ecs.send(new DescribeServiceDeploymentsCommand({ serviceDeploymentArns: wanted.map((d) => d.serviceDeploymentArn) }))).serviceDeployments ?? [];
+    } catch (err) {
+      if (isProgrammingError(err)) throw err;
+      return deployments;
+    }
+    const byArn = new Map(described.map((sd) => [sd.serviceDeploymentArn ?? '', sd]));
+    return deployments.map((d) => {
+      const sd = byArn.get(d.serviceDeploymentArn);
+      return sd ? { ...d, detail: serviceDeploymentDetail(sd) } : d;
+    });
   }
 
   private async describeOne(taskDefinition: string): Promise<TaskDefinition | undefined> {

@@ -60,6 +60,7 @@ export const SERVICE_MEMBERS: Readonly<
   tags: 'print: read fields',
   serviceDeployments: 'print',
   serviceDeploymentsError: 'print',
+  currentServiceDeployment: 'print',
   events: 'status reads it',
   stoppedTasks: 'status reads it',
 };

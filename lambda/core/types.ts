@@ -351,6 +351,41 @@ export interface ObservedServiceDeployment {
    * groups, load balancers, capacity providers...) from another one of the same task definition.
    */
   targetRevision?: ObservedServiceRevision;
+  /**
+   * What DescribeServiceDeployments answered for this deployment, read only for an ongoing one
+   * and for the newest one that was rolled back; undefined when not read.
+   */
+  detail?: ObservedServiceDeploymentDetail;
+}
+
+/**
+ * A service deployment as DescribeServiceDeployments answers it (Amazon ECS API reference,
+ * "ServiceDeployment"): the strategy it runs, its lifecycle stage, the traffic its target revision
+ * is asked to take, the hooks of its current stage, and why it was rolled back.
+ */
+export interface ObservedServiceDeploymentDetail {
+  /** `deploymentConfiguration.strategy`: ROLLING, BLUE_GREEN, LINEAR, CANARY (an open string). */
+  strategy?: string;
+  /** RECONCILE_SERVICE ... BAKE_TIME, CLEAN_UP (an open string). */
+  lifecycleStage?: string;
+  /** When ECS last updated the deployment (the start of its current stage or traffic step, as far as ECS says). */
+  updatedAt?: Date;
+  /** Percent of production traffic the target revision is asked to take (0-100). */
+  productionTrafficPercent?: number;
+  /** Percent of test traffic the target revision is asked to take (0-100). */
+  testTrafficPercent?: number;
+  /** `deploymentConfiguration.bakeTimeInMinutes`. */
+  bakeTimeInMinutes?: number;
+  /** Minutes between traffic steps: `canaryBakeTimeInMinutes` or `stepBakeTimeInMinutes`. */
+  stepBakeTimeInMinutes?: number;
+  /** `lifecycleHookDetails[]`: the hooks of the current stage. */
+  hooks?: { hookId?: string; targetType?: string; targetArn?: string; status?: string; expiresAt?: Date }[];
+  /** `rollback.reason`. */
+  rollbackReason?: string;
+  /** `alarms.triggeredAlarmNames`. */
+  triggeredAlarms?: string[];
+  /** `deploymentCircuitBreaker` when ECS reports it TRIGGERED. */
+  circuitBreaker?: { status?: string; failureCount?: number; threshold?: number };
 }
 
 /**
@@ -423,6 +458,8 @@ export interface ObservedService extends Partial<Pick<DescribedServiceFields, Se
   serviceDeployments?: ObservedServiceDeployment[];
   /** Why the deployment history was wanted but could not be read this pass (e.g. AccessDenied). */
   serviceDeploymentsError?: string;
+  /** `Service.currentServiceDeployment`: the ARN of the service's current service deployment, when ECS names one. */
+  currentServiceDeployment?: string;
 }
 
 /** What the observer saw of one cluster. */
@@ -577,8 +614,35 @@ export interface ServiceStatus {
    * (`lambda/core/rejections.ts`, docs/operations.md "Refused actions").
    */
   rejection?: Rejection;
+  /**
+   * The native deployment (BLUE_GREEN, LINEAR, CANARY) ECS is running, as the last pass read it
+   * from DescribeServiceDeployments; absent when none is running or it was not read.
+   */
+  deployment?: DeploymentProgress;
   /** ISO time of the observation this status reflects. */
   observedAt: string;
+}
+
+/**
+ * Where a native deployment stands (`ServiceStatus.deployment`). Only stable values, so that a
+ * status is not written again every pass of a bake: the bake's end is a time, not a countdown.
+ */
+export interface DeploymentProgress {
+  serviceDeploymentArn: string;
+  /** BLUE_GREEN, LINEAR or CANARY. */
+  strategy: string;
+  /** ECS ServiceDeploymentStatus (IN_PROGRESS, ROLLBACK_IN_PROGRESS, ...). */
+  status: string;
+  /** ECS lifecycleStage (SCALE_UP, TEST_TRAFFIC_SHIFT, BAKE_TIME, ...). */
+  lifecycleStage?: string;
+  /** Percent of production traffic on the new revision (0-100). */
+  productionTrafficPercent?: number;
+  /** Percent of test traffic on the new revision (0-100). */
+  testTrafficPercent?: number;
+  /** ISO time the current bake (BAKE_TIME, or the wait between traffic steps) ends, as far as ECS's updatedAt tells. */
+  bakeEndsAt?: string;
+  /** A PAUSE hook waiting for `ecsr continue` (ContinueServiceDeployment): its hookId. */
+  awaitingHookId?: string;
 }
 
 /** One refused action of a spec, remembered for the backoff (`ServiceStatus.rejection`). */

@@ -68,6 +68,8 @@ export function serviceToWire(core: SimCore, svc: SimService, includeTags: boole
     deploymentConfiguration: structuredClone(svc.deploymentConfiguration),
     ...(svc.deploymentController === 'EXTERNAL' ? { taskSets: [] } : {}),
     deployments: svc.deployments.map((d) => deploymentToWire(core, svc, d)),
+    // The newest service deployment (API reference, Service: "The ARN of the current service deployment").
+    ...(svc.serviceDeployments[0] ? { currentServiceDeployment: svc.serviceDeployments[0].arn } : {}),
     events: svc.events.map((e) => ({ id: e.id, createdAt: new Date(e.createdAt), message: e.message })),
     createdAt: new Date(svc.createdAt),
     placementConstraints: structuredClone(svc.placementConstraints) as Service['placementConstraints'],

@@ -16,6 +16,7 @@ import type {
 } from '../types';
 import { type Comparison, isRevisionChange, taskDefinitionChanges } from './compare';
 import { anyFailedDeployment, primaryDeployment } from './live';
+import { NATIVE_STRATEGIES, rollbackDetailText } from './native';
 import { drafts, graceOf, serviceStatus } from './status';
 import type { Counts, Decision, Memory, PlanContext, ServiceView, ValidSpec } from './types';
 
@@ -93,24 +94,40 @@ export function detectFailedRollout(hash: string, svc: ObservedService, c: Compa
   const facts: RolloutFacts = { hash, svc, c, rem, wouldDeploy };
   const rolledBack = wouldDeploy ? rolledBackInHistory(facts, ctx) : undefined;
   const failed = failedDeploymentOf(facts, ctx);
+  // ECS's own account of the rollback (which hook, alarm or stage), when the history described it.
+  const ecsAccount = rolledBack !== undefined ? rolledBackMessage(rolledBack, svc) : undefined;
   if (failed) {
-    const message = `deployment ${failed.id} of ${failed.taskDefinition} FAILED: ${failed.rolloutStateReason ?? 'no reason given'}`;
+    const native = rolledBack?.detail?.strategy !== undefined && NATIVE_STRATEGIES.has(rolledBack.detail.strategy);
+    const message = (native ? ecsAccount : undefined) ?? `deployment ${failed.id} of ${failed.taskDefinition} FAILED: ${failed.rolloutStateReason ?? 'no reason given'}`;
     return { message, serviceDeploymentArn: rolledBack?.serviceDeploymentArn };
   }
   const primary = primaryDeployment(svc);
   if (primary !== undefined && rolledBackAfterTheFact(facts, primary)) {
-    const message = `ECS rolled back to ${svc.taskDefinition} (PRIMARY deployment ${primary.id})` + (primary.rolloutStateReason ? `: ${primary.rolloutStateReason}` : '');
+    const message = ecsAccount ?? `ECS rolled back to ${svc.taskDefinition} (PRIMARY deployment ${primary.id})` + (primary.rolloutStateReason ? `: ${primary.rolloutStateReason}` : '');
     return { message, serviceDeploymentArn: rolledBack?.serviceDeploymentArn };
   }
   if (rolledBack) {
     const sd = rolledBack;
     const message =
+      ecsAccount ??
       `ECS rolled back service deployment ${sd.serviceDeploymentArn} of ${sd.targetTaskDefinition} (${sd.status}` +
-      `${sd.statusReason ? `: ${sd.statusReason}` : ''}); the service runs ${svc.taskDefinition}`;
+        `${sd.statusReason ? `: ${sd.statusReason}` : ''}); the service runs ${svc.taskDefinition}`;
     return { message, serviceDeploymentArn: sd.serviceDeploymentArn };
   }
   if (wouldDeploy && svc.serviceDeploymentsError !== undefined) return unexplainedRollback(svc, rem, ctx);
   return undefined;
+}
+
+/**
+ * A rolled-back service deployment in ECS's words, when DescribeServiceDeployments described it:
+ * `ECS rolled back CANARY service deployment <arn> of <task definition> (ROLLBACK_SUCCESSFUL):
+ * <rollback.reason>; at stage POST_SCALE_UP; lifecycle hook <arn> FAILED; the service runs <arn>`.
+ */
+function rolledBackMessage(sd: ObservedServiceDeployment, svc: ObservedService): string | undefined {
+  const account = rollbackDetailText(sd);
+  if (account === undefined) return undefined;
+  const strategy = sd.detail?.strategy !== undefined && sd.detail.strategy !== 'ROLLING' ? `${sd.detail.strategy} ` : '';
+  return `ECS rolled back ${strategy}service deployment ${sd.serviceDeploymentArn} of ${sd.targetTaskDefinition ?? '?'} (${sd.status}): ${account}; the service runs ${svc.taskDefinition}`;
 }
 
 /**

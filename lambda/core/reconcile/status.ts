@@ -7,6 +7,7 @@ import { AUTOSCALED_INITIAL_DESIRED_COUNT } from '../plan-service';
 import { type ConditionDrafts, type Reason, isStoppedTaskReason, isoTime, rememberReason, resolveConditions, stoppedTaskReason } from '../status';
 import type { ObservedService, Phase, ServiceSpec, ServiceStatus } from '../types';
 import { isGone } from './live';
+import { deploymentProgressOf } from './native';
 import type { Counts, Decision, PlanContext, StatusArgs } from './types';
 
 /** Drafts for the common case: Ready and Progressing tell the same reason. */
@@ -146,6 +147,8 @@ export function serviceStatus(ctx: PlanContext, rem: ServiceStatus | undefined, 
   if (rem?.lastAction !== undefined) out.lastAction = rem.lastAction;
   const reasons = rememberReason(rem?.reasonsFirstSeen, reason, ctx.now);
   if (reasons !== undefined) out.reasonsFirstSeen = reasons;
+  const progress = current !== undefined ? deploymentProgressOf(current) : undefined;
+  if (progress !== undefined) out.deployment = progress;
   out.observedAt = isoTime(ctx.now);
   return out as unknown as ServiceStatus;
 }

@@ -11,6 +11,7 @@ import type { ObservedDeployment, ObservedService, Phase, TaskDefinition } from 
 import type { Comparison } from './compare';
 import type { PlannedUpdate } from './judge';
 import { anyFailedDeployment, rolloutStateOf } from './live';
+import { deploymentProgressOf, mayRunNativeDeployment, progressText } from './native';
 import { drafts, graceOf, serviceStatus } from './status';
 import type { Counts, Decision, Memory, PlanContext, ServiceView, ValidSpec } from './types';
 
@@ -35,6 +36,8 @@ export interface SteadyFound {
  */
 export function knownSteady(view: ServiceView, r: ValidSpec, svc: ObservedService, liveTd: TaskDefinition | undefined, ctx: PlanContext): SteadyFound | undefined {
   if (liveTd === undefined || view.remembered?.failedSpecHash === r.hash || svc.stoppedTasks !== undefined) return undefined;
+  // A native deployment moves through stages DescribeServices does not show: its history is read.
+  if (mayRunNativeDeployment(svc)) return undefined;
   return steadyComparisonOf<SteadyFound>(view.id, r.hash, ctx.renderKey, liveTd, svc, ctx.nowMs)?.found;
 }
 
@@ -45,7 +48,7 @@ export function knownSteady(view: ServiceView, r: ValidSpec, svc: ObservedServic
  */
 export function rememberIfSteady(view: ServiceView, r: ValidSpec, svc: ObservedService, c: Comparison, u: PlannedUpdate, found: SteadyFound, ctx: PlanContext): void {
   const liveTd = c.liveTd;
-  if (u.adopting || liveTd === undefined) return;
+  if (u.adopting || liveTd === undefined || mayRunNativeDeployment(svc)) return;
   const steady =
     c.tdChanges !== undefined &&
     c.tdChanges.length === 0 &&
@@ -140,7 +143,11 @@ function steadyPhase(
     const during = rolling ? ` (deployment ${primary?.id ?? '?'} in progress)` : '';
     return { phase: 'Degraded', reason: Reason.LagBeyondGrace, message: `${countText}, lagging since ${lag.laggingSince}${during}` };
   }
-  if (rolling) return { phase: 'Progressing', reason: Reason.RolloutInProgress, message: `deployment ${primary?.id ?? '?'} in progress; ${countText}` };
+  if (rolling) {
+    const native = deploymentProgressOf(svc);
+    const what = native !== undefined ? progressText(native) : `deployment ${primary?.id ?? '?'} in progress`;
+    return { phase: 'Progressing', reason: Reason.RolloutInProgress, message: `${what}; ${countText}` };
+  }
   if (counts.runningCount < counts.desiredCount) {
     return { phase: 'Progressing', reason: Reason.TasksLagging, message: `${countText}, lagging since ${lag.laggingSince}` };
   }
