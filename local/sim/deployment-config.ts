@@ -50,8 +50,38 @@ export function deploymentConfig(given: DeploymentConfiguration | undefined, cur
   if (!Number.isInteger(out.maximumPercent) || out.maximumPercent < 100) {
     throw invalidParameter('maximumPercent must be at least 100 for a REPLICA service.');
   }
+  // An update keeps the current criteria, unless it moves the service off ROLLING (where they do not apply).
+  const early = given?.earlySuccessCriteria ?? (out.strategy === 'ROLLING' ? current?.earlySuccessCriteria : undefined);
+  if (early !== undefined) out.earlySuccessCriteria = earlySuccessCriteriaOf(early, out);
   checkStrategyMembers(out);
   return out;
+}
+
+const SOURCE_REVISION_CLEANUP = ['BLOCKING', 'DEFERRED'];
+
+/**
+ * `earlySuccessCriteria` (Amazon ECS API reference, DeploymentEarlySuccessCriteria): rolling
+ * deployments only; `enable` required; `healthyPercent` a whole percent 0-100, at least
+ * `minimumHealthyPercent`; `sourceServiceRevisionCleanup` BLOCKING or DEFERRED. Kept as given.
+ * @throws InvalidParameterException naming the member.
+ */
+function earlySuccessCriteriaOf(given: unknown, cfg: DeploymentConfig): Record<string, unknown> {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw invalidParameter('earlySuccessCriteria must be a structure.');
+  const e = given as Record<string, unknown>;
+  if (cfg.strategy !== 'ROLLING') throw invalidParameter(`earlySuccessCriteria can be used only with the ROLLING deployment strategy, not ${cfg.strategy}.`);
+  if (typeof e.enable !== 'boolean') throw invalidParameter('earlySuccessCriteria.enable can not be null.');
+  const healthy = e.healthyPercent;
+  if (healthy !== undefined && (!Number.isInteger(healthy) || (healthy as number) < 0 || (healthy as number) > 100)) {
+    throw invalidParameter('earlySuccessCriteria.healthyPercent must be a whole number between 0 and 100.');
+  }
+  if (typeof healthy === 'number' && healthy < cfg.minimumHealthyPercent) {
+    throw invalidParameter(`earlySuccessCriteria.healthyPercent (${healthy}) must be at least minimumHealthyPercent (${cfg.minimumHealthyPercent}).`);
+  }
+  const cleanup = e.sourceServiceRevisionCleanup;
+  if (cleanup !== undefined && !SOURCE_REVISION_CLEANUP.includes(cleanup as string)) {
+    throw invalidParameter(`Invalid earlySuccessCriteria.sourceServiceRevisionCleanup '${String(cleanup)}'. Valid values: ${SOURCE_REVISION_CLEANUP.join(', ')}.`);
+  }
+  return structuredClone(e);
 }
 
 /** The deployment template of the service as it is now (what a new deployment snapshots). */
