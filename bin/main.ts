@@ -30,6 +30,7 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['rollback', async () => (await import('./commands/rollback')).rollbackCommand],
   ['logs', async () => (await import('./commands/logs')).logsCommand],
   ['wait', async () => (await import('./commands/wait')).waitCommand],
+  ['ui', async () => (await import('./commands/ui')).uiCommand],
   ['export', async () => (await import('./commands/export')).exportCommand],
   ['import', async () => (await import('./commands/import')).importCommand],
   ['reconcile', async () => (await import('./commands/reconcile')).reconcileCommand],

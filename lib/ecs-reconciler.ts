@@ -304,7 +304,7 @@ export class EcsReconciler extends Construct {
 
   /**
    * Lets `grantee` run what reads specs, their status and the services ECS runs for them:
-   * `ecsr get`, `export`, `plan`, `diff`, `describe` and `wait`. On the spec table: Scan,
+   * `ecsr get`, `export`, `plan`, `diff`, `describe`, `wait` and `ui`. On the spec table: Scan,
    * GetItem, Query and DescribeTable (and decrypt with its key); in ECS, the reads of the managed
    * clusters a pass makes (`ecsReadStatements` in lambda/core/ecs-policy.ts: ListServices and
    * ListTasks with `ecs:cluster`, DescribeServices, DescribeTasks, DescribeClusters,

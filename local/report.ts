@@ -16,6 +16,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import type { AlarmState } from '../lambda/core/alarms';
 import { serviceId } from '../lambda/core/types';
+import { BASE_CSS, escapeHtml, phaseColor, phaseTag, PHASE_COLOR, whyCaption, whyTable as renderWhyTable, type WhyRow } from './html';
 import { STEPS, type ExpectationResult } from './scenario';
 import {
   buildTimeline,
@@ -49,21 +50,7 @@ const KIND_LABEL: Readonly<Record<MarkerKind, string>> = {
   step: 'change by hand',
 };
 
-const PHASE_COLOR: ReadonlyMap<string, string> = new Map([
-  ['Converged', '#2e7d32'],
-  ['Progressing', '#1565c0'],
-  ['Pending', '#6a8caf'],
-  ['Degraded', '#c62828'],
-  ['Invalid', '#ad1457'],
-  ['Blocked', '#e65100'],
-  ['Deleting', '#757575'],
-  ['Deleted', '#bdbdbd'],
-]);
-
-/** Text for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+export { escapeHtml };
 
 /** `+5m00s`, `+1h02m00s`: simulated time since the start. */
 export function offsetLabel(at: Date, startedAt: Date): string {
@@ -197,7 +184,7 @@ function phaseBand(spans: readonly PhaseSpan[], x: (d: Date) => number, top: num
       const x0 = x(s.from);
       const width = Math.max(1, x(s.to) - x0);
       const text = `${s.phase} ${offsetLabel(s.from, startedAt)} to ${offsetLabel(s.to, startedAt)}${s.reason ? `: ${s.reason}` : ''}`;
-      return `<rect x="${fmt(x0)}" y="${top}" width="${fmt(width)}" height="${BAND_H}" fill="${PHASE_COLOR.get(s.phase) ?? '#9e9e9e'}" class="phase" data-phase="${escapeHtml(s.phase)}"><title>${escapeHtml(text)}</title></rect>`;
+      return `<rect x="${fmt(x0)}" y="${top}" width="${fmt(width)}" height="${BAND_H}" fill="${phaseColor(s.phase)}" class="phase" data-phase="${escapeHtml(s.phase)}"><title>${escapeHtml(text)}</title></rect>`;
     })
     .join('');
 }
@@ -243,7 +230,7 @@ function serviceSection(svc: ServiceTimeline, n: number, model: TimelineModel): 
   ].join('');
   return [
     `<section class="service" id="service-${n}" data-service="${escapeHtml(svc.id)}">`,
-    `<h2>${escapeHtml(svc.id)} <span class="phase-tag" style="border-color:${PHASE_COLOR.get(svc.final.phase) ?? '#9e9e9e'}">${escapeHtml(svc.final.phase)}</span></h2>`,
+    `<h2>${escapeHtml(svc.id)} ${phaseTag(svc.final.phase)}</h2>`,
     svg,
     `<p class="detail" aria-live="polite" data-default="${escapeHtml(summary)}">${escapeHtml(summary)}</p>`,
     eventList(svc.markers, prefix, model.startedAt),
@@ -273,19 +260,25 @@ function reconcilerSection(model: TimelineModel): string {
 function whyTable(model: TimelineModel): string {
   const services = [...model.services].sort((a, b) => Number(a.final.notConvergedSince === undefined) - Number(b.final.notConvergedSince === undefined) || (a.id < b.id ? -1 : 1));
   const notConverged = services.filter((s) => s.final.notConvergedSince !== undefined).length;
-  const rows = services
-    .map((s) => {
-      const n = model.services.indexOf(s);
-      const tasks = s.final.running !== undefined ? `${s.final.running}/${s.final.desired}` : '-';
-      const since = s.final.notConvergedSince ? offsetLabel(s.final.notConvergedSince, model.startedAt) : '-';
-      return `<tr data-service="${escapeHtml(s.id)}"${s.final.notConvergedSince ? ' class="open"' : ''}><td><a href="#service-${n}">${escapeHtml(s.id)}</a></td><td>${escapeHtml(s.final.phase)}</td><td>${tasks}</td><td class="why">${escapeHtml(s.final.reason || '-')}</td><td>${since}</td><td>${escapeHtml(s.final.lagAlarm ?? '-')}</td></tr>`;
-    })
-    .join('');
-  return [
-    `<table id="why" class="why-table"><caption>Why not converged: ${notConverged} of ${model.services.length} service${model.services.length === 1 ? '' : 's'} not converged at ${offsetLabel(model.endedAt, model.startedAt)}</caption>`,
-    `<thead><tr><th>service</th><th>phase</th><th>running/desired</th><th>why</th><th>not converged since</th><th>lag alarm</th></tr></thead>`,
-    `<tbody>${rows}</tbody></table>`,
-  ].join('');
+  const rows: WhyRow[] = services.map((s) => {
+    const n = model.services.indexOf(s);
+    const tasks = s.final.running !== undefined ? `${s.final.running}/${s.final.desired}` : '-';
+    const since = s.final.notConvergedSince ? offsetLabel(s.final.notConvergedSince, model.startedAt) : '-';
+    return {
+      service: s.id,
+      open: s.final.notConvergedSince !== undefined,
+      cells: [
+        { html: `<a href="#service-${n}">${escapeHtml(s.id)}</a>` },
+        { html: escapeHtml(s.final.phase) },
+        { html: tasks },
+        { html: escapeHtml(s.final.reason || '-'), className: 'why' },
+        { html: since },
+        { html: escapeHtml(s.final.lagAlarm ?? '-') },
+      ],
+    };
+  });
+  const caption = whyCaption(notConverged, model.services.length, offsetLabel(model.endedAt, model.startedAt));
+  return renderWhyTable(caption, ['service', 'phase', 'running/desired', 'why', 'not converged since', 'lag alarm'], rows);
 }
 
 function legend(): string {
@@ -303,14 +296,8 @@ function legend(): string {
   ].join('');
 }
 
-const CSS = `
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1000px;color:#212121;padding:0 1em}
-h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.1em;margin:1.2em 0 .3em}
-.facts{color:#555;margin:0 0 .8em}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:2px 6px;border-bottom:1px solid #e0e0e0;vertical-align:top}
-caption{text-align:left;font-weight:600;padding:.3em 0}
-.why-table tr.open td{background:#fff3f3}.why{white-space:pre-wrap;word-break:break-word}
-.chart{width:100%;height:auto;display:block}
+/** The report's own styles, after the shared ones. */
+const CSS = `${BASE_CSS}.chart{width:100%;height:auto;display:block}
 .grid{stroke:#eee}.tick,.lane{font-size:10px;fill:#757575}
 .running{fill:#81c784;stroke:none}.pending{fill:#fff59d;stroke:none}.desired{fill:none;stroke:#1a237e;stroke-width:2}
 .rule{stroke:#9e9e9e;stroke-dasharray:2 3;stroke-width:1;opacity:.5}
@@ -322,7 +309,6 @@ caption{text-align:left;font-weight:600;padding:.3em 0}
 .events td.t{white-space:nowrap;font-family:ui-monospace,monospace}.events{font-size:12px}
 .events tr.hi td{background:#fff8e1}
 .k{padding:0 4px;border-radius:3px;color:#fff;white-space:nowrap}.k-action{background:#1e88e5}.k-drift{background:#fb8c00}.k-failure{background:#c62828}.k-alarm{background:#6a1b9a}.k-step{background:#616161}
-.phase-tag{border:2px solid;padding:0 6px;border-radius:3px;font-size:.8em;vertical-align:middle}
 .legend{border:1px solid #e0e0e0;padding:.3em .8em;margin:1em 0;font-size:12px}.legend p{margin:.3em 0}
 .swatch{display:inline-block;width:12px;height:12px;margin:0 3px 0 8px;vertical-align:middle}.swatch.to-alarm{background:#d50000}.swatch.to-ok{background:#43a047}
 .line.desired{display:inline-block;width:18px;border-top:2px solid #1a237e;vertical-align:middle;margin:0 3px}

@@ -80,7 +80,8 @@ export function showRevisions(revisions: readonly Revision[], entry: TableEntry 
   });
 }
 
-function changeSummary(r: ShownRevision): string {
+/** What a revision changed, in a few words: `image "nginx:1.28"`, `first revision`, `item removed`. */
+export function changeSummary(r: ShownRevision): string {
   if (r.removed) return 'item removed';
   if (r.invalid) return `invalid: ${r.invalid[0]}`;
   if (r.changes.length === 0) return r.oldest ? (r.revision === 1 ? 'first revision' : 'oldest revision kept') : 'no change';

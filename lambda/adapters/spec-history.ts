@@ -109,7 +109,8 @@ export function specIdentity(spec: Record<string, unknown> | undefined): { hash?
   return r.ok ? { hash: r.hash } : { invalid: r.errors.map((e) => `${e.path}: ${e.message}`) };
 }
 
-function revisionOf(item: Record<string, unknown>, key: ServiceKey): Revision | undefined {
+/** A history item as a revision of `key`, or undefined when it is not one (no number or time). */
+export function revisionOf(item: Record<string, unknown>, key: ServiceKey): Revision | undefined {
   if (typeof item.revision !== 'number' || typeof item.writtenAt !== 'string') return undefined;
   let spec: Record<string, unknown> | undefined;
   if (typeof item.spec === 'string') {

@@ -241,11 +241,12 @@ export class SpecTable {
 
   /**
    * {@link scan}, and the heartbeat of `ecsr local` when the table is a local run's (its reserved
-   * item, local/heartbeat.ts), read by the same Scan.
+   * item, local/heartbeat.ts), read by the same Scan; `onReserved` is given every reserved
+   * item the Scan reads (`#history` revisions, `#prune-hold`...), as stored.
    * @throws CliError when the table does not exist; the SDK error otherwise.
    */
   async scanWithHeartbeat(
-    opts: { allTargets?: boolean } = {},
+    opts: { allTargets?: boolean; onReserved?: (raw: Record<string, unknown>) => void } = {},
   ): Promise<{ entries: TableEntry[]; heartbeat?: LocalRunHeartbeat; otherTargets: Record<string, number>; pruneHolds: PruneHold[] }> {
     const out: TableEntry[] = [];
     const otherTargets: Record<string, number> = dict();
@@ -255,6 +256,7 @@ export class SpecTable {
       for await (const page of paginateScan({ client: this.doc }, { TableName: this.name, ConsistentRead: true })) {
         for (const raw of page.Items ?? []) {
           if (isReservedItem(raw)) {
+            opts.onReserved?.(raw);
             heartbeat ??= readHeartbeat(raw);
             const hold = this.holdIn(raw, opts.allTargets === true);
             if (hold) pruneHolds.push(hold);
