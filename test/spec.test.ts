@@ -379,7 +379,7 @@ const rejections: Rejection[] = [
   { case: 'ECS name of the service', item: anItem({ serviceName: 'web' }), path: 'serviceName', message: /did you mean "service"\?$/ },
   { case: 'short for environment', item: anItem({ env: {} }), path: 'env', message: /did you mean "environment"\?$/ },
   { case: 'port alone', item: anItem({ port: 80 }), path: 'port', message: /did you mean "containerPort"\?$/ },
-  { case: 'unrelated attribute', item: anItem({ replicas: 3 }), path: 'replicas', message: /^is not a spec attribute \(allowed: cluster, service, image, desiredCount, .*tags, family, containers, .*volumeConfigurations\)$/ },
+  { case: 'unrelated attribute', item: anItem({ replicas: 3 }), path: 'replicas', message: /^is not a spec attribute \(allowed: cluster, service, image, desiredCount, .*tags, family, containers, .*volumeConfigurations, vpcLatticeConfigurations\)$/ },
   { case: 'unknown nested key', item: anItem({ deployment: { maxPercent: 150 } }), path: 'deployment.maxPercent', message: /did you mean "maximumPercent"\?$/ },
 ];
 
@@ -563,6 +563,7 @@ describe('SPEC_ATTRIBUTES', () => {
       'enableFaultInjection',
       'launchType',
       'capacityProviderStrategy',
+      'deploymentConfiguration',
       'loadBalancers',
       'platformVersion',
       'healthCheckGracePeriodSeconds',
@@ -573,6 +574,7 @@ describe('SPEC_ATTRIBUTES', () => {
       'serviceRegistries',
       'serviceConnectConfiguration',
       'volumeConfigurations',
+      'vpcLatticeConfigurations',
       'status',
     ]);
   });

@@ -285,7 +285,7 @@ const EPOCH = new Date(0);
 export function toObservedServiceRevision(r: ServiceRevision): ObservedServiceRevision {
   const view = toObservedService({
     ...r,
-    deployments: [{ status: 'PRIMARY', taskDefinition: r.taskDefinition, serviceConnectConfiguration: r.serviceConnectConfiguration, volumeConfigurations: r.volumeConfigurations }],
+    deployments: [{ status: 'PRIMARY', taskDefinition: r.taskDefinition, ...declaredFieldsOf(r, SERVICE_FIELDS_ON_DEPLOYMENT) }],
   } as Service);
   const primary = view.deployments[0];
   return {
@@ -296,8 +296,7 @@ export function toObservedServiceRevision(r: ServiceRevision): ObservedServiceRe
     ...(view.networkConfiguration ? { networkConfiguration: view.networkConfiguration } : {}),
     ...(view.loadBalancers ? { loadBalancers: view.loadBalancers } : {}),
     ...(view.serviceRegistries ? { serviceRegistries: view.serviceRegistries } : {}),
-    ...(primary?.serviceConnectConfiguration ? { serviceConnectConfiguration: primary.serviceConnectConfiguration } : {}),
-    ...(primary?.volumeConfigurations ? { volumeConfigurations: primary.volumeConfigurations } : {}),
+    ...(primary ? declaredFieldsOf(primary, SERVICE_FIELDS_ON_DEPLOYMENT) : {}),
   };
 }
 

@@ -109,11 +109,7 @@ const SERVICE_STATE_FIELDS = new Set([
  * that hold a value as left unmanaged. The reconciler never sends them (UpdateService keeps what it
  * does not name), so they stay as they are.
  */
-export const UNMANAGED_SERVICE_FIELDS: Readonly<Record<string, 'service' | 'primaryDeployment'>> = {
-  // VPC Lattice target groups; DescribeServices reports them per deployment (Amazon ECS API
-  // Reference, Deployment and ServiceRevision; not a member of Service).
-  vpcLatticeConfigurations: 'primaryDeployment',
-};
+export const UNMANAGED_SERVICE_FIELDS: Readonly<Record<string, 'service' | 'primaryDeployment'>> = dict();
 
 /** The live fields of {@link UNMANAGED_SERVICE_FIELDS} that hold a value, by name. */
 function unmanagedFields(raw: Record<string, unknown>): string[] {

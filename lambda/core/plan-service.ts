@@ -89,7 +89,6 @@ export function desiredServiceConfig(spec: ServiceSpec, defaults: ReconcilerDefa
           ...(s.base !== undefined ? { base: s.base } : {}),
         }))
       : [{ capacityProvider: spec.capacityProvider, weight: 1 }];
-  const alarms = spec.deployment?.alarms;
   return {
     desiredCount: spec.autoscaled ? undefined : spec.desiredCount,
     ...(spec.launchType ? { launchType: spec.launchType } : {}),
@@ -104,24 +103,41 @@ export function desiredServiceConfig(spec: ServiceSpec, defaults: ReconcilerDefa
         assignPublicIp: publicIp ? 'ENABLED' : 'DISABLED',
       },
     },
-    deploymentConfiguration: {
-      minimumHealthyPercent: spec.deployment?.minimumHealthyPercent ?? ECS_SERVICE_DEFAULTS.minimumHealthyPercent,
-      maximumPercent: spec.deployment?.maximumPercent ?? ECS_SERVICE_DEFAULTS.maximumPercent,
-      deploymentCircuitBreaker: { ...(spec.deployment?.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER) },
-      ...(alarms ? { alarms: { ...alarms, alarmNames: [...alarms.alarmNames] } } : {}),
-    },
-    loadBalancers: spec.loadBalancers
-      ? spec.loadBalancers.map((l) => ({ ...l }))
-      : spec.loadBalancer
-        ? [
-            {
-              targetGroupArn: spec.loadBalancer.targetGroupArn,
-              containerName: spec.service,
-              containerPort: spec.loadBalancer.containerPort,
-            },
-          ]
-        : [],
+    deploymentConfiguration: deploymentConfigurationOf(spec),
+    loadBalancers: loadBalancersOf(spec),
   };
+}
+
+/**
+ * The ECS deploymentConfiguration a spec asks for: its `deployment` with the circuit breaker under
+ * ECS's name, ECS's 100/200, the reconciler's {@link DEFAULT_CIRCUIT_BREAKER} when the spec names
+ * none, and for BLUE_GREEN a bake time of 0 when the spec gives none (ECS requires the member for
+ * that strategy; 0 is its default).
+ */
+export function deploymentConfigurationOf(spec: ServiceSpec): DesiredServiceConfig['deploymentConfiguration'] {
+  const { circuitBreaker, minimumHealthyPercent, maximumPercent, ...rest } = structuredClone(spec.deployment ?? {});
+  return {
+    minimumHealthyPercent: minimumHealthyPercent ?? ECS_SERVICE_DEFAULTS.minimumHealthyPercent,
+    maximumPercent: maximumPercent ?? ECS_SERVICE_DEFAULTS.maximumPercent,
+    deploymentCircuitBreaker: circuitBreaker ?? { ...DEFAULT_CIRCUIT_BREAKER },
+    ...rest,
+    ...(rest.strategy === 'BLUE_GREEN' && rest.bakeTimeInMinutes === undefined ? { bakeTimeInMinutes: 0 } : {}),
+  };
+}
+
+/** The spec's load balancers in ECS's shape: `loadBalancers`, or the shorthand's one, sending to the container named after the service. */
+function loadBalancersOf(spec: ServiceSpec): DesiredServiceConfig['loadBalancers'] {
+  if (spec.loadBalancers) return structuredClone(spec.loadBalancers);
+  const lb = spec.loadBalancer;
+  if (!lb) return [];
+  return [
+    {
+      targetGroupArn: lb.targetGroupArn,
+      containerName: spec.service,
+      containerPort: lb.containerPort,
+      ...(lb.advancedConfiguration ? { advancedConfiguration: structuredClone(lb.advancedConfiguration) } : {}),
+    },
+  ];
 }
 
 /**
@@ -430,11 +446,11 @@ function withLiveAdvancedConfiguration(
       l.containerPort === want.containerPort &&
       (l.targetGroupArn === want.targetGroupArn || own(l.advancedConfiguration, 'alternateTargetGroupArn') === want.targetGroupArn),
   );
-  if (!match?.advancedConfiguration) return { ...want };
-  const advancedConfiguration = structuredClone(match.advancedConfiguration);
+  if (want.advancedConfiguration || !match?.advancedConfiguration) return structuredClone(want);
+  const advancedConfiguration = structuredClone(match.advancedConfiguration) as Record<string, unknown>;
   // After a swap the spec's target group is the live alternate: the live primary is the alternate now.
   if (match.targetGroupArn !== want.targetGroupArn && match.targetGroupArn !== undefined) advancedConfiguration.alternateTargetGroupArn = match.targetGroupArn;
-  return { ...want, advancedConfiguration };
+  return { ...want, advancedConfiguration } as typeof want;
 }
 
 /** The shared results of a comparison that found nothing (frozen: a caller's push would throw, not leak). */

@@ -22,11 +22,13 @@ import type {
   SpecError,
   SpecParseResult,
 } from './types';
-import { type Field, knownKeysOf, list, zodOf } from './vocab/decl';
+import { type Field, type Infer, knownKeysOf, list, zodOf } from './vocab/decl';
 import { checkVocabularyRules } from './vocab/rules';
 import {
+  ADVANCED_CONFIGURATION,
   CAPACITY_PROVIDER_STRATEGY_ITEM,
-  DEPLOYMENT_ALARMS,
+  DEPLOYMENT,
+  DEPLOYMENT_CONFIGURATION,
   LOAD_BALANCER,
   SERVICE_FIELDS,
   SERVICE_FIELD_NAMES,
@@ -344,39 +346,23 @@ const loadBalancerSchema = z
       .string()
       .regex(TARGET_GROUP_ARN_RE, fail(TARGET_GROUP_ARN_ALLOWED)),
     containerPort: wholeNumber(1, 65535, ' (TCP port)').describe('Port of the container the target group sends to.'),
+    advancedConfiguration: zodOf(ADVANCED_CONFIGURATION)
+      .optional()
+      .describe('Alternate target group, listener rules and role of a BLUE_GREEN, LINEAR or CANARY deployment.'),
   })
   .describe('Register the tasks in an Elastic Load Balancing target group.');
 
-const deploymentSchema = z
-  .strictObject({
-    minimumHealthyPercent: wholeNumber(
-      SPEC_LIMITS.minimumHealthyPercent[0],
-      SPEC_LIMITS.minimumHealthyPercent[1],
-      ' (percent of desiredCount)',
-    )
-      .optional()
-      .describe('Percent of desiredCount kept RUNNING during a rollout (ECS default 100).'),
-    maximumPercent: wholeNumber(SPEC_LIMITS.maximumPercent[0], SPEC_LIMITS.maximumPercent[1], ' (percent of desiredCount)')
-      .optional()
-      .describe('Upper limit of tasks during a rollout, percent of desiredCount (ECS default 200).'),
-    circuitBreaker: z
-      .strictObject({ enable: z.boolean(), rollback: z.boolean() })
-      .meta({
-        if: { required: ['rollback'], properties: { rollback: { const: true } } },
-        then: { properties: { enable: { const: true } } },
-      })
-      .optional()
-      .describe('ECS deployment circuit breaker: fail a rollout that cannot reach steady state, and roll back.'),
-    alarms: zodOf(DEPLOYMENT_ALARMS)
-      .optional()
-      .describe('CloudWatch alarms that fail a rollout (ECS deploymentConfiguration.alarms); default: none.'),
-  })
+const deploymentSchema = zodOf(DEPLOYMENT)
   .meta({
     // minimumHealthyPercent 100 (also its default) with maximumPercent 100 cannot progress.
     if: { required: ['maximumPercent'], properties: { maximumPercent: { const: 100 } } },
     then: { required: ['minimumHealthyPercent'], properties: { minimumHealthyPercent: { maximum: 99 } } },
   })
-  .describe('Rolling deployment settings (ECS deploymentConfiguration).');
+  .describe(
+    'Deployment settings (ECS deploymentConfiguration, the circuit breaker named circuitBreaker): ROLLING (the default) with ' +
+      'minimumHealthyPercent and maximumPercent, or ECS\'s native BLUE_GREEN, LINEAR and CANARY with bake time, ' +
+      'linearConfiguration, canaryConfiguration and lifecycleHooks.',
+  );
 
 const cpuSchema = z
   .number()
@@ -414,6 +400,9 @@ const ECS_SPEC_SHAPE = {
   capacityProviderStrategy: zodOf(list(CAPACITY_PROVIDER_STRATEGY_ITEM, { order: 'set', minItems: 1, maxItems: 2 }))
     .optional()
     .describe('FARGATE and FARGATE_SPOT with base and weight (instead of capacityProvider).'),
+  deploymentConfiguration: zodOf(DEPLOYMENT_CONFIGURATION)
+    .optional()
+    .describe('deployment under its ECS name and shape (deploymentCircuitBreaker for circuitBreaker); the parser keeps it as deployment.'),
   loadBalancers: zodOf(list(LOAD_BALANCER, { order: 'set', minItems: 1, maxItems: 5 }))
     .optional()
     .describe('Target groups, each with the container name and port it sends to (instead of loadBalancer).'),
@@ -543,7 +532,14 @@ function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>):
   const raw = v as unknown as Record<string, unknown>;
   const issue = (path: (string | number)[], message: string, input?: unknown) =>
     ctx.addIssue({ code: 'custom', path, message, input });
+  checkRequiredAndSize(raw, issue);
+  checkNamesAndSources(raw, issue);
+}
 
+type SpecIssue = (path: (string | number)[], message: string, input?: unknown) => void;
+
+/** image and desiredCount unless absent or autoscaled; the Fargate task size pairs. */
+function checkRequiredAndSize(raw: Record<string, unknown>, issue: SpecIssue): void {
   const absent = raw.state === 'absent';
   if (!absent) {
     if (raw.image === undefined && raw.containers === undefined) {
@@ -570,7 +566,10 @@ function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>):
   // Fargate Spot runs X86_64 and ARM64 Linux tasks: the ECS API reference
   // (CapacityProviderStrategyItem) says ARM64 on platform version 1.4.0 or later, which is LATEST.
   // Older Developer Guide pages still say X86_64 only; the API reference is the newer source.
+}
 
+/** The family's length, the load balancer's port, one source per variable, the tag count. */
+function checkNamesAndSources(raw: Record<string, unknown>, issue: SpecIssue): void {
   // Family `<cluster>-<service>` (RegisterTaskDefinition: up to 255 characters).
   const cluster = str(raw.cluster);
   const service = str(raw.service);
@@ -612,23 +611,6 @@ function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>):
       tags,
     );
   }
-
-  const deployment = rec(raw.deployment);
-  if (deployment) {
-    const min = num(deployment.minimumHealthyPercent) ?? 100;
-    const max = num(deployment.maximumPercent) ?? 200;
-    if (min === 100 && max === 100) {
-      issue(
-        ['deployment', 'maximumPercent'],
-        'must be above 100 when minimumHealthyPercent is 100: a rollout could neither start nor stop a task, got 100',
-        100,
-      );
-    }
-    const breaker = rec(deployment.circuitBreaker);
-    if (breaker && breaker.rollback === true && breaker.enable === false) {
-      issue(['deployment', 'circuitBreaker', 'rollback'], 'needs enable: true (ECS rolls back only when the circuit breaker trips), got true', true);
-    }
-  }
 }
 
 /**
@@ -643,22 +625,35 @@ function checkAcrossAttributes(v: SpecObject, ctx: z.RefinementCtx<SpecObject>):
  */
 export const serviceSpecSchema = specObject
   .superRefine(checkAcrossAttributes, { when: () => true })
-  .transform((s): ServiceSpec => {
-    // LINUX is ECS's default: written or not, the same spec (and the same hash).
+  .transform(({ deploymentConfiguration, ...s }): ServiceSpec => {
+    // LINUX is ECS's default: written or not, the same spec (and the same hash). The ECS spelling
+    // deploymentConfiguration is kept as `deployment`: one attribute for one meaning, and one hash.
     const { operatingSystemFamily, ...rest } = s;
-    const spec: ServiceSpec = { ...rest, ...(operatingSystemFamily !== undefined && operatingSystemFamily !== 'LINUX' ? { operatingSystemFamily } : {}), image: s.image ?? '' };
+    const deployment = deploymentConfiguration ? deploymentFromEcs(deploymentConfiguration) : s.deployment;
+    const spec: ServiceSpec = {
+      ...rest,
+      ...(operatingSystemFamily !== undefined && operatingSystemFamily !== 'LINUX' ? { operatingSystemFamily } : {}),
+      image: s.image ?? '',
+      ...(deployment ? { deployment } : {}),
+    };
     // The container must expose the port the target group sends to (CreateService rejects a
     // load balancer whose containerPort no port mapping has): one spelling for one meaning.
     if (s.containerPort === undefined && s.loadBalancer) return { ...spec, containerPort: s.loadBalancer.containerPort };
     return spec;
   });
 
+/** `deploymentConfiguration` as the spec's `deployment`: the circuit breaker under the spec's name. */
+function deploymentFromEcs(dc: Infer<typeof DEPLOYMENT_CONFIGURATION>): ServiceSpec['deployment'] {
+  const { deploymentCircuitBreaker, ...rest } = dc;
+  return { ...rest, ...(deploymentCircuitBreaker ? { circuitBreaker: deploymentCircuitBreaker } : {}) };
+}
+
 /** What a person writes: the schema's input type. */
 export type ServiceSpecInput = z.input<typeof serviceSpecSchema>;
 
 // The object's output must be ServiceSpec exactly (but for `image`, filled in by the transform).
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const specTypeIsExact: Exactly<Omit<SpecObject, 'image'> & { image: string }, { -readonly [K in keyof ServiceSpec]: ServiceSpec[K] }> = true;
+const specTypeIsExact: Exactly<Omit<SpecObject, 'image' | 'deploymentConfiguration'> & { image: string }, { -readonly [K in keyof ServiceSpec]: ServiceSpec[K] }> = true;
 void specTypeIsExact;
 
 /** The item attribute that holds the reconciler's status; never input, ignored by the parser. */
@@ -676,9 +671,9 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   '': Object.keys(specObject.shape),
   healthCheck: Object.keys(healthCheckSchema.shape),
   loadBalancer: Object.keys(loadBalancerSchema.shape),
-  deployment: Object.keys(deploymentSchema.shape),
-  'deployment.circuitBreaker': ['enable', 'rollback'],
-  ...knownKeysOf(DEPLOYMENT_ALARMS, 'deployment.alarms'),
+  ...knownKeysOf(ADVANCED_CONFIGURATION, 'loadBalancer.advancedConfiguration'),
+  ...knownKeysOf(DEPLOYMENT, 'deployment'),
+  ...knownKeysOf(DEPLOYMENT_CONFIGURATION, 'deploymentConfiguration'),
   ...knownKeysOf(CONTAINER, 'containers'),
   ...knownKeysOf(VOLUME, 'volumes'),
   ...knownKeysOf(EPHEMERAL_STORAGE, 'ephemeralStorage'),

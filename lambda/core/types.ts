@@ -12,6 +12,9 @@ import type { Described, Infer } from './vocab/decl';
 import type {
   CAPACITY_PROVIDER_STRATEGY_ITEM,
   DEPLOYMENT_ALARMS,
+  ADVANCED_CONFIGURATION,
+  DEPLOYMENT,
+  DEPLOYMENT_CONFIGURATION,
   LOAD_BALANCER,
   SERVICE_FIELDS,
   ServiceFieldObservedOn,
@@ -78,17 +81,17 @@ export interface HealthCheckSpec {
 export interface LoadBalancerSpec {
   readonly targetGroupArn: string;
   readonly containerPort: number;
+  /** Alternate target group, listener rules and role of a native deployment (`ADVANCED_CONFIGURATION`). */
+  readonly advancedConfiguration?: Infer<typeof ADVANCED_CONFIGURATION>;
 }
 
-export interface DeploymentSpec {
-  /** Percent of desiredCount kept RUNNING during a rollout (ECS default 100). */
-  readonly minimumHealthyPercent?: number;
-  /** Upper limit in percent of desiredCount during a rollout (ECS default 200). */
-  readonly maximumPercent?: number;
-  readonly circuitBreaker?: { readonly enable: boolean; readonly rollback: boolean };
-  /** ECS deploymentConfiguration.alarms: CloudWatch alarms that fail a rollout. */
-  readonly alarms?: DeploymentAlarms;
-}
+/**
+ * The spec's `deployment` (`DEPLOYMENT`): ECS deploymentConfiguration with the circuit breaker named
+ * `circuitBreaker`; minimumHealthyPercent (ECS default 100) and maximumPercent (200) in percent of
+ * desiredCount, the strategy (ROLLING, BLUE_GREEN, LINEAR, CANARY), bake times in minutes,
+ * lifecycle hooks and alarms.
+ */
+export type DeploymentSpec = Infer<typeof DEPLOYMENT>;
 
 /** ECS DeploymentAlarms (`DEPLOYMENT_ALARMS`). */
 export type DeploymentAlarms = Infer<typeof DEPLOYMENT_ALARMS>;
@@ -697,13 +700,13 @@ export interface CreateServiceInput extends Partial<ServiceFieldValues> {
   networkConfiguration: {
     awsvpcConfiguration: { subnets: string[]; securityGroups: string[]; assignPublicIp: 'ENABLED' | 'DISABLED' };
   };
-  deploymentConfiguration: {
+  /** ECS DeploymentConfiguration (`DEPLOYMENT_CONFIGURATION`), the rolling members always given. */
+  deploymentConfiguration: Infer<typeof DEPLOYMENT_CONFIGURATION> & {
     minimumHealthyPercent: number;
     maximumPercent: number;
-    deploymentCircuitBreaker: { enable: boolean; rollback: boolean };
-    alarms?: DeploymentAlarms;
+    deploymentCircuitBreaker: Infer<typeof DEPLOYMENT_CONFIGURATION.fields.deploymentCircuitBreaker.type>;
   };
-  loadBalancers?: { targetGroupArn: string; containerName: string; containerPort: number }[];
+  loadBalancers?: ServiceLoadBalancer[];
   launchType?: 'FARGATE';
   tags: { key: string; value: string }[];
   /** Idempotency token, at most 36 ASCII characters (docs/ecs-facts.md §3). */

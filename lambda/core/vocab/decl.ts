@@ -46,6 +46,14 @@ interface NodeBase {
    * cannot interpret it, so that it shows as a difference instead of being hidden.
    */
   readonly normalize?: (value: unknown, ctx: CanonicalContext) => unknown;
+  /**
+   * A rule on the canonical form only (comparison, never import): e.g. a load balancer's target
+   * group and its alternate as an unordered pair, since ECS swaps them after a blue/green
+   * deployment.
+   */
+  readonly canonicalize?: (value: CanonicalValue) => CanonicalValue;
+  /** JSON Schema keywords for a rule across the node's members that zod's schema cannot state (`if`/`then`). */
+  readonly jsonSchema?: Readonly<Record<string, unknown>>;
 }
 
 export interface StringNode extends NodeBase {
@@ -64,6 +72,26 @@ export interface IntNode extends NodeBase {
   /** e.g. `seconds`, `MiB`, `CPU units`. */
   readonly unit?: string;
 }
+
+/**
+ * A number that may have a fractional part (ECS `Double`: a traffic percent such as 10.0), with
+ * its range and, when ECS takes only multiples of one, that step (`0.1`).
+ */
+export interface DecimalNode extends NodeBase {
+  readonly kind: 'decimal';
+  readonly min?: number;
+  readonly max?: number;
+  readonly step?: number;
+  readonly unit?: string;
+}
+
+/** Any JSON value, passed through as it is (ECS `Document`: a lifecycle hook's `hookDetails`). */
+export interface JsonNode extends NodeBase {
+  readonly kind: 'json';
+}
+
+/** A JSON value (what ECS's `Document` members hold). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 export interface BoolNode extends NodeBase {
   readonly kind: 'bool';
@@ -107,7 +135,7 @@ export interface MapNode<V extends Node = Node> extends NodeBase {
   readonly keyAllowed?: string;
 }
 
-export type Node = StringNode | IntNode | BoolNode | EnumNode | ListNode | ObjectNode | MapNode;
+export type Node = StringNode | IntNode | DecimalNode | JsonNode | BoolNode | EnumNode | ListNode | ObjectNode | MapNode;
 
 export interface Field<N extends Node = Node> {
   readonly type: N;
@@ -155,9 +183,11 @@ export type Infer<N> = Node extends N
   ? unknown
   : N extends { readonly kind: 'string' }
   ? string
-  : N extends { readonly kind: 'int' }
+  : N extends { readonly kind: 'int' } | { readonly kind: 'decimal' }
     ? number
-    : N extends { readonly kind: 'bool' }
+    : N extends { readonly kind: 'json' }
+      ? JsonValue
+      : N extends { readonly kind: 'bool' }
       ? boolean
       : N extends EnumNode<infer V>
         ? V
@@ -178,9 +208,11 @@ export type Described<N> = Node extends N
   ? unknown
   : N extends { readonly kind: 'string' } | EnumNode
     ? string
-    : N extends { readonly kind: 'int' }
+    : N extends { readonly kind: 'int' } | { readonly kind: 'decimal' }
       ? number
-      : N extends { readonly kind: 'bool' }
+      : N extends { readonly kind: 'json' }
+        ? unknown
+        : N extends { readonly kind: 'bool' }
         ? boolean
         : N extends ListNode<infer I>
           ? Described<I>[]
@@ -197,6 +229,8 @@ export type InferField<F extends Field> = Infer<F['type']>;
 type AsField<X> = X extends Node ? { readonly type: X } : X;
 export const str = (o: Omit<StringNode, 'kind'> = {}): StringNode => ({ kind: 'string', ...o });
 export const int = (o: Omit<IntNode, 'kind'> = {}): IntNode => ({ kind: 'int', ...o });
+export const decimal = (o: Omit<DecimalNode, 'kind'> = {}): DecimalNode => ({ kind: 'decimal', ...o });
+export const json = (o: Omit<JsonNode, 'kind'> = {}): JsonNode => ({ kind: 'json', ...o });
 export const bool = (o: Omit<BoolNode, 'kind'> = {}): BoolNode => ({ kind: 'bool', ...o });
 export const oneOf = <const V extends string>(values: readonly V[], o: Omit<EnumNode, 'kind' | 'values'> = {}): EnumNode<V> => ({
   kind: 'enum',
@@ -263,6 +297,21 @@ function short(s: string, max = 60): string {
 
 const failWith = (allowed: string) => ({ error: (iss: { input?: unknown }) => `${allowed}, got ${describeInput(iss.input)}` });
 
+function decimalText(n: DecimalNode): string {
+  const unit = n.unit ? ` (${n.unit})` : '';
+  const step = n.step !== undefined ? ` in steps of ${n.step}` : '';
+  if (n.min !== undefined && n.max !== undefined) return `must be a number from ${n.min} to ${n.max}${step}${unit}`;
+  if (n.min !== undefined) return `must be a number >= ${n.min}${step}${unit}`;
+  if (n.max !== undefined) return `must be a number <= ${n.max}${step}${unit}`;
+  return `must be a number${step}${unit}`;
+}
+
+/** Whether `v` is a whole multiple of `step` (0.1: 10.0 and 2.5 are, 2.55 is not), up to float error. */
+function onStep(v: number, step: number): boolean {
+  const k = v / step;
+  return Math.abs(k - Math.round(k)) < 1e-9;
+}
+
 function rangeText(n: IntNode): string {
   const unit = n.unit ? ` (${n.unit})` : '';
   if (n.min !== undefined && n.max !== undefined) return `must be a whole number from ${n.min} to ${n.max}${unit}`;
@@ -285,7 +334,10 @@ export function zodOf<N extends Node>(node: N): z.ZodType<Infer<N>> {
 }
 
 function zodOfNode(node: Node): z.ZodType {
-  const described = <T extends z.ZodType>(s: T): T => (node.doc ? (s.describe(node.doc) as T) : s);
+  const described = <T extends z.ZodType>(s: T): T => {
+    const withMeta = node.jsonSchema ? (s.meta({ ...node.jsonSchema }) as T) : s;
+    return node.doc ? (withMeta.describe(node.doc) as T) : withMeta;
+  };
   switch (node.kind) {
     case 'string': {
       let s = z.string();
@@ -303,6 +355,15 @@ function zodOfNode(node: Node): z.ZodType {
       if (max !== undefined) s = s.refine((v) => v <= max, failWith(allowed)).meta({ maximum: max });
       return described(s);
     }
+    case 'decimal': {
+      const { min, max, step } = node;
+      // One check for range and step, so that a value outside both gets one message.
+      const ok = (v: number) => Number.isFinite(v) && (min === undefined || v >= min) && (max === undefined || v <= max) && (step === undefined || onStep(v, step));
+      const s = z.number().refine(ok, failWith(decimalText(node))).meta({ ...(min !== undefined ? { minimum: min } : {}), ...(max !== undefined ? { maximum: max } : {}) });
+      return described(s);
+    }
+    case 'json':
+      return described(z.json());
     case 'bool':
       return described(z.boolean());
     case 'enum':
@@ -411,6 +472,11 @@ function memberKey(node: ListNode, item: unknown): string {
  * it is. Returns undefined when nothing is left.
  */
 export function canonicalOf(node: Node, value: unknown, ctx: CanonicalContext): CanonicalValue | undefined {
+  const c = canonicalOfNode(node, value, ctx);
+  return c !== undefined && node.canonicalize ? node.canonicalize(c) : c;
+}
+
+function canonicalOfNode(node: Node, value: unknown, ctx: CanonicalContext): CanonicalValue | undefined {
   const v = node.normalize ? node.normalize(value, ctx) : value;
   if (v === undefined || v === null) return undefined;
   switch (node.kind) {
@@ -418,6 +484,8 @@ export function canonicalOf(node: Node, value: unknown, ctx: CanonicalContext): 
     case 'enum':
       return typeof v === 'string' ? (v === '' ? undefined : v) : prune(v);
     case 'int':
+    case 'decimal':
+    case 'json':
       return prune(v);
     case 'bool':
       // Kept as it is: whether `false` means "absent" is the field's default, decided by the object.
@@ -508,6 +576,8 @@ export function importOf(node: Node, value: unknown, path: string, unexpressible
     case 'enum':
       return value === '' ? undefined : value;
     case 'int':
+    case 'decimal':
+    case 'json':
     case 'bool':
       return value;
     case 'map':

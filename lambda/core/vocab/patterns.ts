@@ -57,3 +57,16 @@ export const ALARM_NAME_RE = /^.{1,255}$/s;
 export const CLOUD_MAP_ARN_RE = new RegExp(`^arn:${PARTITION}:servicediscovery:${REGION}:${ACCOUNT}:service/srv-[a-z0-9]+$`);
 /** Any ARN (used where ECS takes one of several resource types). */
 export const ANY_ARN_RE = new RegExp(`^arn:${PARTITION}:[a-z0-9-]+:[a-z0-9-]*:(?:${ACCOUNT})?:.+$`);
+/** Lambda function ARN, optionally with a version or alias (a lifecycle hook's `hookTargetArn`). */
+export const LAMBDA_FUNCTION_ARN_RE = new RegExp(`^arn:${PARTITION}:lambda:${REGION}:${ACCOUNT}:function:[A-Za-z0-9_-]{1,64}(?::[A-Za-z0-9_$-]{1,128})?$`);
+export const LAMBDA_FUNCTION_ARN_ALLOWED = 'must be a Lambda function ARN (arn:aws:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER])';
+/** An Application or Network Load Balancer listener rule or listener ARN (`advancedConfiguration`). */
+export const LISTENER_RULE_ARN_RE = new RegExp(`^arn:${PARTITION}:elasticloadbalancing:${REGION}:${ACCOUNT}:listener(?:-rule)?/(?:app|net)/[A-Za-z0-9-]{1,32}/[0-9a-f]{16}/[0-9a-f]{16}(?:/[0-9a-f]{16})?$`);
+export const LISTENER_RULE_ARN_ALLOWED =
+  'must be a listener rule ARN (arn:aws:elasticloadbalancing:REGION:ACCOUNT:listener-rule/app/LB/ID/LISTENER/RULE) or, for a Network Load Balancer, a listener ARN';
+/** VPC Lattice target group ARN (`vpcLatticeConfigurations[].targetGroupArn`). */
+export const LATTICE_TARGET_GROUP_ARN_RE = new RegExp(`^arn:${PARTITION}:vpc-lattice:${REGION}:${ACCOUNT}:targetgroup/tg-[0-9a-z]+$`);
+export const LATTICE_TARGET_GROUP_ARN_ALLOWED = 'must be a VPC Lattice target group ARN (arn:aws:vpc-lattice:REGION:ACCOUNT:targetgroup/tg-ID)';
+/** VPC Lattice listener or listener rule ARN (a Lattice configuration's `advancedConfiguration`). */
+export const LATTICE_LISTENER_ARN_RE = new RegExp(`^arn:${PARTITION}:vpc-lattice:${REGION}:${ACCOUNT}:service/svc-[0-9a-z]+/listener/listener-[0-9a-z]+(?:/rule/rule-[0-9a-z]+)?$`);
+export const LATTICE_LISTENER_ARN_ALLOWED = 'must be a VPC Lattice listener or listener rule ARN (arn:aws:vpc-lattice:REGION:ACCOUNT:service/svc-ID/listener/listener-ID[/rule/rule-ID])';

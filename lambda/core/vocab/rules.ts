@@ -11,6 +11,8 @@
  * and the Developer Guide (FireLens, "Amazon ECS task definition parameters for Fargate").
  */
 
+import { checkDeploymentRules } from './deployment-rules';
+
 export type Issue = (path: (string | number)[], message: string, input?: unknown) => void;
 
 const rec = (v: unknown): Record<string, unknown> | undefined =>
@@ -48,16 +50,50 @@ function containerViews(raw: Record<string, unknown>): ContainerView[] {
 const at = (c: ContainerView, ...rest: (string | number)[]): (string | number)[] =>
   c.index === undefined ? rest : ['containers', c.index, ...rest];
 
+/** What every rule reads: the raw item, its containers and their ports, and where issues go. */
+interface RuleContext {
+  readonly raw: Record<string, unknown>;
+  readonly containers: readonly ContainerView[];
+  readonly byName: ReadonlyMap<string, ContainerView>;
+  readonly issue: Issue;
+}
+
+/** The task's named ports (name -> container) and each container's container ports. */
+interface TaskPorts {
+  readonly portNames: ReadonlyMap<string, string>;
+  readonly portsOf: ReadonlyMap<string, ReadonlySet<number>>;
+}
+
 /**
  * Every cross-field rule of the ECS vocabulary, run on the raw item. `taskCpu` and `taskMemory`
  * are the task size in effect (the shorthand's, defaults applied).
  */
 export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: number, taskMemory: number, issue: Issue): void {
   const containers = containerViews(raw);
+  checkShorthandAndList(raw, issue);
+  checkContainerNames(containers, issue);
+  const ctx: RuleContext = { raw, containers, byName: new Map(containers.map((c) => [c.name, c])), issue };
+  if (containers.length > 0 && !containers.some((c) => c.essential)) {
+    issue(['containers'], 'must have at least one essential container (ECS: a task needs one), got none essential', raw.containers);
+  }
+  if (containers.length > 10) {
+    issue(['containers'], `must hold at most 10 containers in all (ECS task definition limit), got ${containers.length}`, raw.containers);
+  }
+  checkDependencies(ctx);
+  const ports = checkPortNames(ctx);
+  checkTaskSize(ctx, taskCpu, taskMemory);
+  checkFireLens(ctx);
+  checkVolumes(ctx);
+  checkLoadBalancers(ctx, ports);
+  checkNamedPortUses(ctx, ports);
+  checkCapacity(ctx);
+  checkDeploymentRules(raw, issue);
+}
+
+/** The shorthand and the list: one container, one place. */
+function checkShorthandAndList(raw: Record<string, unknown>, issue: Issue): void {
   const listed = raw.containers !== undefined;
   const service = str(raw.service);
-
-  // The shorthand and the list: one container, one place.
   if (listed) {
     const named = arr(raw.containers).findIndex((c) => str(rec(c)?.name) === service);
     if (raw.image !== undefined && named >= 0) {
@@ -81,8 +117,10 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
       }
     }
   }
+}
 
-  // Container names are unique (RegisterTaskDefinition: "Duplicate container name").
+/** Container names are unique (RegisterTaskDefinition: "Duplicate container name"). */
+function checkContainerNames(containers: readonly ContainerView[], issue: Issue): void {
   const seen = new Map<string, ContainerView>();
   for (const c of containers) {
     if (c.name === '') continue;
@@ -91,16 +129,10 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
     }
     seen.set(c.name, c);
   }
-  const byName = new Map(containers.map((c) => [c.name, c]));
+}
 
-  if (containers.length > 0 && !containers.some((c) => c.essential)) {
-    issue(['containers'], 'must have at least one essential container (ECS: a task needs one), got none essential', raw.containers);
-  }
-  if (containers.length > 10) {
-    issue(['containers'], `must hold at most 10 containers in all (ECS task definition limit), got ${containers.length}`, raw.containers);
-  }
-
-  // dependsOn names a container of the task; COMPLETE and SUCCESS only on non-essential ones.
+/** dependsOn names a container of the task; COMPLETE and SUCCESS only on non-essential ones. */
+function checkDependencies({ raw, containers, byName, issue }: RuleContext): void {
   for (const c of containers) {
     arr(c.raw.dependsOn).forEach((d, j) => {
       const dep = rec(d);
@@ -135,8 +167,10 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
       }
     });
   }
+}
 
-  // Port names are unique in the task (Service Connect refers to them).
+/** Port names are unique in the task (Service Connect and VPC Lattice refer to them). */
+function checkPortNames({ containers, issue }: RuleContext): TaskPorts {
   const portNames = new Map<string, string>();
   const portsOf = new Map<string, Set<number>>();
   for (const c of containers) {
@@ -156,8 +190,11 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
     });
     portsOf.set(c.name, ports);
   }
+  return { portNames, portsOf };
+}
 
-  // Container cpu and memory fit in the task (RegisterTaskDefinition on Fargate).
+/** Container cpu and memory fit in the task (RegisterTaskDefinition on Fargate). */
+function checkTaskSize({ containers, issue }: RuleContext, taskCpu: number, taskMemory: number): void {
   let cpuSum = 0;
   let memSum = 0;
   for (const c of containers) {
@@ -180,8 +217,10 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
   if (memSum > taskMemory) {
     issue(['containers'], `container memory (or memoryReservation) adds up to ${memSum} MiB, above the task's memory (${taskMemory}); raise memory or lower the containers'`, memSum);
   }
+}
 
-  // FireLens: awsfirelens needs exactly one log router (a container with firelensConfiguration).
+/** FireLens: awsfirelens needs exactly one log router (a container with firelensConfiguration). */
+function checkFireLens({ containers, issue }: RuleContext): void {
   const routers = containers.filter((c) => rec(c.raw.firelensConfiguration) !== undefined);
   if (routers.length > 1) {
     issue(at(routers[1], 'firelensConfiguration'), `must be on one container only (ECS allows one log router per task; "${routers[0].name}" already has it)`, routers[1].raw.firelensConfiguration);
@@ -192,8 +231,10 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
       issue(at(c, 'logConfiguration', 'logDriver'), 'needs a log router: a container with firelensConfiguration (FireLens), got "awsfirelens"', 'awsfirelens');
     }
   }
+}
 
-  // Volumes: mount points name a volume; every EFS volume is mounted; EBS needs the service's volumeConfigurations.
+/** Volumes: mount points name a volume; every EFS volume is mounted; EBS needs the service's volumeConfigurations. */
+function checkVolumes({ raw, containers, issue }: RuleContext): void {
   const volumes = new Map<string, Record<string, unknown>>();
   arr(raw.volumes).forEach((v, i) => {
     const r = rec(v);
@@ -236,8 +277,10 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
       issue(['volumes', i, 'configuredAtLaunch'], `needs a volumeConfigurations entry named "${name}" on the service (ECS attaches the EBS volume at launch)`, true);
     }
   });
+}
 
-  // Load balancers send to a container port of the task.
+/** Load balancers send to a container port of the task. */
+function checkLoadBalancers({ raw, byName, issue }: RuleContext, { portsOf }: TaskPorts): void {
   if (raw.loadBalancer !== undefined && raw.loadBalancers !== undefined) {
     issue(['loadBalancers'], 'must not be given with loadBalancer: use one or the other (loadBalancer is the shorthand for one target group)', raw.loadBalancers);
   }
@@ -252,8 +295,10 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
       issue(['loadBalancers', i, 'containerPort'], `must be a containerPort of container "${name}"'s portMappings, got ${port}`, port);
     }
   });
+}
 
-  // Service Connect refers to named ports.
+/** Service Connect, VPC Lattice and the App Mesh proxy refer to named ports and containers. */
+function checkNamedPortUses({ raw, byName, issue }: RuleContext, { portNames }: TaskPorts): void {
   const sc = rec(raw.serviceConnectConfiguration);
   arr(sc?.services).forEach((s, i) => {
     const portName = str(rec(s)?.portName);
@@ -261,13 +306,21 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
       issue(['serviceConnectConfiguration', 'services', i, 'portName'], `must be the name of a port mapping of the task (${[...portNames.keys()].join(', ') || 'none named'}), got "${portName}"`, portName);
     }
   });
+  arr(raw.vpcLatticeConfigurations).forEach((c, i) => {
+    const portName = str(rec(c)?.portName);
+    if (portName !== undefined && !portNames.has(portName)) {
+      issue(['vpcLatticeConfigurations', i, 'portName'], `must be the name of a port mapping of the task (${[...portNames.keys()].join(', ') || 'none named'}), got "${portName}"`, portName);
+    }
+  });
 
   const proxy = str(rec(raw.proxyConfiguration)?.containerName);
   if (proxy !== undefined && !byName.has(proxy)) {
     issue(['proxyConfiguration', 'containerName'], `must name a container of the task, got "${proxy}"`, proxy);
   }
+}
 
-  // Capacity: the shorthand, a strategy, or the FARGATE launch type; one of them.
+/** Capacity: the shorthand, a strategy, or the FARGATE launch type; one of them. */
+function checkCapacity({ raw, issue }: RuleContext): void {
   const strategy = raw.capacityProviderStrategy;
   if (strategy !== undefined && raw.capacityProvider !== undefined) {
     issue(['capacityProviderStrategy'], 'must not be given with capacityProvider: use one or the other', strategy);
@@ -292,4 +345,5 @@ export function checkVocabularyRules(raw: Record<string, unknown>, taskCpu: numb
   if (Array.isArray(strategy) && strategy.length > 0 && weights === 0) {
     issue(['capacityProviderStrategy'], 'must give at least one capacity provider a weight above 0', strategy);
   }
+
 }
