@@ -378,6 +378,7 @@ export function toObservedService(s: Service): ObservedService {
     ...declaredFieldsOf(s, SERVICE_FIELDS_ON_SERVICE),
   };
   if (s.launchType) out.launchType = s.launchType;
+  if (s.resourceManagementType) out.resourceManagementType = s.resourceManagementType;
   if (s.currentServiceDeployment) out.currentServiceDeployment = s.currentServiceDeployment;
   if (s.capacityProviderStrategy) {
     out.capacityProviderStrategy = s.capacityProviderStrategy.map((c) => ({

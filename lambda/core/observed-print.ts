@@ -51,6 +51,7 @@ export const SERVICE_MEMBERS: Readonly<
   pendingCount: 'print',
   taskDefinition: 'print',
   launchType: 'print',
+  resourceManagementType: 'print',
   capacityProviderStrategy: 'print: read fields',
   deploymentConfiguration: 'print: read fields',
   deploymentController: 'print: read fields',

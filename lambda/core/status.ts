@@ -76,6 +76,17 @@ export const Reason = {
   FamilyCollision: 'FamilyCollision',
   /** No subnets in the spec and none configured as defaults. */
   NoSubnets: 'NoSubnets',
+  /**
+   * ECS manages the service itself (Express Mode: `resourceManagementType: ECS`, with its load
+   * balancer, target groups and scaling): the reconciler never writes to it, whatever the spec.
+   */
+  ManagedByEcs: 'ManagedByEcs',
+  /**
+   * The service runs on capacity the spec cannot express (the MANAGED_INSTANCES launch type, or a
+   * capacity provider other than FARGATE and FARGATE_SPOT, such as a Managed Instances one): it is
+   * decoded and reported, never changed.
+   */
+  UnmanagedCapacity: 'UnmanagedCapacity',
   /** The spec's cluster does not exist (the reconciler never creates clusters). */
   ClusterNotFound: 'ClusterNotFound',
   /**

@@ -418,6 +418,8 @@ export interface ObservedService extends Partial<Pick<DescribedServiceFields, Se
   taskDefinition: string;
   launchType?: string;
   capacityProviderStrategy?: { capacityProvider: string; weight?: number; base?: number }[];
+  /** `ECS` for a service ECS manages itself (Express Mode); absent or `CUSTOMER` otherwise. */
+  resourceManagementType?: string;
   platformVersion?: string;
   deploymentConfiguration?: {
     minimumHealthyPercent?: number;

@@ -374,6 +374,16 @@ export class SimulatedEcs {
     this.core.hookTargets.set(hookTargetArn, hookTargetOf(target));
   }
 
+  /**
+   * Makes an existing service one ECS manages itself, as Express Mode creates them
+   * (`resourceManagementType: ECS` in DescribeServices); the simulator serves no Express Mode API.
+   */
+  manageByEcs(args: { cluster?: string; service: string }): void {
+    this.control('manageByEcs', args);
+    const svc = this.core.requireActiveService(this.core.resolveCluster(args.cluster), args.service);
+    svc.resourceManagementType = 'ECS';
+  }
+
   /** Sets a CloudWatch alarm's state (deployment alarms roll back a deployment while ALARM). */
   setAlarmState(alarmName: string, state: 'OK' | 'ALARM' | 'INSUFFICIENT_DATA'): void {
     this.control('setAlarmState', { alarmName, state });

@@ -309,6 +309,8 @@ export interface SimService extends DeploymentTemplate {
   tags: Tag[];
   createdAt: number;
   createdBy: string;
+  /** `ECS` for a service ECS manages itself (Express Mode); answered only when set. */
+  resourceManagementType?: 'CUSTOMER' | 'ECS';
   clientToken?: string;
   /** Canonical JSON of the CreateService parameters (idempotency check). */
   creationFingerprint: string;

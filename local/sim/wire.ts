@@ -85,6 +85,7 @@ export function serviceToWire(core: SimCore, svc: SimService, includeTags: boole
     propagateTags: svc.propagateTags as Service['propagateTags'],
     enableExecuteCommand: svc.enableExecuteCommand,
     availabilityZoneRebalancing: svc.availabilityZoneRebalancing,
+    ...(svc.resourceManagementType ? { resourceManagementType: svc.resourceManagementType } : {}),
   };
 }
 

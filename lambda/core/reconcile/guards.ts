@@ -95,12 +95,47 @@ export function refusedReadDecision(view: ServiceView, r: ValidSpec, ctx: PlanCo
   return { actions: [], status };
 }
 
+/** The capacity providers a spec speaks (its `capacityProvider`, `capacityProviderStrategy`). */
+const FARGATE_PROVIDERS = new Set(['FARGATE', 'FARGATE_SPOT']);
+
 /**
- * Why the spec may not change the live service `svc`, or undefined when it may: a service without
+ * Why no spec may change `svc`, whoever owns it, or undefined: ECS manages it itself (Express
+ * Mode, `resourceManagementType: ECS`; Amazon ECS API reference, Service), or it runs on capacity
+ * the spec cannot express (launch type MANAGED_INSTANCES or EC2, or a capacity provider other
+ * than FARGATE and FARGATE_SPOT), which an update from the spec would move to Fargate.
+ */
+export function unmanageableRefusal(svc: ObservedService): Refusal | undefined {
+  if (svc.resourceManagementType === 'ECS') {
+    return {
+      reason: Reason.ManagedByEcs,
+      message:
+        `service ${svc.serviceName} is managed by ECS itself (Express Mode, resourceManagementType ECS): ` +
+        'ECS owns its load balancer, target groups and scaling, so the reconciler never changes it; remove the spec, or change it with ECS Express Mode',
+    };
+  }
+  const launchType = svc.launchType;
+  const other = (svc.capacityProviderStrategy ?? []).map((c) => c.capacityProvider).filter((p) => !FARGATE_PROVIDERS.has(p));
+  if ((launchType !== undefined && launchType !== 'FARGATE') || other.length > 0) {
+    const what = other.length > 0 ? `capacity provider${other.length > 1 ? 's' : ''} ${other.join(', ')}` : `launch type ${launchType}`;
+    return {
+      reason: Reason.UnmanagedCapacity,
+      message:
+        `service ${svc.serviceName} runs on ${what} (for example Managed Instances), which a spec cannot express (FARGATE or FARGATE_SPOT only): ` +
+        'the reconciler reports it and never changes it; remove the spec, or move the service to Fargate by hand',
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Why the spec may not change the live service `svc`, or undefined when it may: one no spec may
+ * change ({@link unmanageableRefusal}); a service without
  * our owner tag needs `adopt: true` (`NotOwned`); `adopt: true` never takes a service whose owner
  * tag names another owner id (`OwnedByAnother`), and needs adoption turned on (`NotAllowed`).
  */
 export function ownershipRefusal(svc: ObservedService, spec: ServiceSpec, ctx: PlanContext): Refusal | undefined {
+  const unmanageable = unmanageableRefusal(svc);
+  if (unmanageable !== undefined) return unmanageable;
   if (isOwned(svc, ctx.options)) return undefined;
   if (!spec.adopt) return { reason: Reason.NotOwned, message: notOwnedMessage(svc, ctx) };
   const other = svc.tags[OWNER_TAG_KEY];

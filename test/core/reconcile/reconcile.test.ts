@@ -110,6 +110,27 @@ describe('reconcileService: one key, each branch of the dispatcher', () => {
       want: { actions: [], phase: 'Blocked', reason: Reason.NotOwned },
     },
     {
+      case: 'ECS manages it itself (Express Mode), owned and scaled by hand: never written to',
+      input: aPlanInput({ specs: [spec], observed: anObservedState([anObservedCluster(CLUSTER, [{ ...converged.service, resourceManagementType: 'ECS', desiredCount: 5 }])], converged.taskDefinitions) }),
+      want: { actions: [], phase: 'Blocked', reason: Reason.ManagedByEcs },
+    },
+    {
+      case: 'on the MANAGED_INSTANCES launch type, owned and scaled by hand: never written to',
+      input: aPlanInput({
+        specs: [spec],
+        observed: anObservedState([anObservedCluster(CLUSTER, [{ ...converged.service, capacityProviderStrategy: undefined, launchType: 'MANAGED_INSTANCES', desiredCount: 5 }])], converged.taskDefinitions),
+      }),
+      want: { actions: [], phase: 'Blocked', reason: Reason.UnmanagedCapacity },
+    },
+    {
+      case: 'on a capacity provider the spec cannot express (a Managed Instances one): never written to',
+      input: aPlanInput({
+        specs: [spec],
+        observed: anObservedState([anObservedCluster(CLUSTER, [{ ...converged.service, capacityProviderStrategy: [{ capacityProvider: 'mi-provider', weight: 1 }] }])], converged.taskDefinitions),
+      }),
+      want: { actions: [], phase: 'Blocked', reason: Reason.UnmanagedCapacity },
+    },
+    {
       case: 'existing and converged: no action',
       input: aPlanInput({ specs: [spec], observed: anObservedState([anObservedCluster(CLUSTER, [converged.service])], converged.taskDefinitions) }),
       want: { actions: [], phase: 'Converged', reason: Reason.ServiceConverged },
