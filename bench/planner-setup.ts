@@ -5,7 +5,7 @@
  *
  * The steady state is not written by hand: the from-empty plan is applied to the ECS simulator in
  * process (no HTTP, no throttling), simulated time runs until the tasks are up, and the observed
- * state is read back with the observer's own mapping (`observedAndStamped`: mapped, then stamped with its print), so the planner sees
+ * state is read back with the observer's own mapping (`observedAndStamped`: mapped, then stamped with its digest in the runtime's cache), so the planner sees
  * what it sees in production: ECS defaults, deployments, events, tags; the remembered statuses
  * are read back through the status store's schema, as a pass reads them. The setup checks that
  * the planner finds nothing to do in that state, or throws.
@@ -13,6 +13,7 @@
 import type { Service, TaskDefinition as SdkTaskDefinition } from '@aws-sdk/client-ecs';
 import { parseRememberedStatus } from '../lambda/adapters/dynamo-spec-store';
 import { observedAndStamped } from '../lambda/adapters/ecs-observer';
+import { CompareCache } from '../lambda/core/compare-cache';
 import { dict } from '../lambda/core/dict';
 import { ECS_LIMITS } from '../lambda/core/ecs-limits';
 import type { PlanOptions } from '../lambda/core/options';
@@ -32,6 +33,8 @@ export interface PlannerInputs {
   readonly steady: PlanInput;
   /** The DescribeServices entries the steady observation was mapped from (SDK shape). */
   readonly described: Service[];
+  /** The runtime's comparison cache the observation was stamped in (the steady inputs carry it). */
+  readonly cache: CompareCache;
 }
 
 /** Thrown when the fleet does not reach the state a benchmark case needs (a setup bug). */
@@ -60,6 +63,7 @@ export function benchSpecs(n: number): SpecParseResult[] {
 export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInputs {
   const specs = benchSpecs(n);
   const sim = new SimulatedEcs({ startTime: BENCH_START_TIME, seed: 1, throttling: false });
+  const cache = new CompareCache();
   const clusters = benchClusters();
   for (const clusterName of clusters) sim.call('CreateCluster', { clusterName, capacityProviders: ['FARGATE', 'FARGATE_SPOT'] });
 
@@ -67,7 +71,7 @@ export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInpu
     clusters: Object.fromEntries(clusters.map((c) => [c, { cluster: c, complete: true, exists: true, services: {} }])),
     taskDefinitions: {},
   };
-  const fromEmpty: PlanInput = { specs, specsComplete: true, observed: empty, remembered: {}, options, now: sim.clock.now() };
+  const fromEmpty: PlanInput = { specs, specsComplete: true, observed: empty, remembered: {}, options, now: sim.clock.now(), cache };
   const first = plan(fromEmpty);
   if (first.actions.length !== 2 * n) {
     throw new BenchSetupError(`the from-empty plan of ${n} services has ${first.actions.length} actions, expected ${2 * n}`);
@@ -76,8 +80,8 @@ export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInpu
   sim.advance(SETTLE_SECONDS);
 
   const described: Service[] = [];
-  const observed = observeInProcess(sim, clusters, described);
-  const second = plan({ specs, specsComplete: true, observed, remembered: asStored(first.statuses), options, now: sim.clock.now() });
+  const observed = observeInProcess(sim, clusters, cache, described);
+  const second = plan({ specs, specsComplete: true, observed, remembered: asStored(first.statuses), options, now: sim.clock.now(), cache });
   // What a pass gives plan(): the statuses as the store reads them back, no confirmed prune.
   const steady: PlanInput = {
     specs,
@@ -87,9 +91,10 @@ export function buildPlannerInputs(n: number, options: PlanOptions): PlannerInpu
     options,
     now: sim.clock.now(),
     pruneConfirmedClusters: [],
+    cache,
   };
   assertSteady(plan(steady), n);
-  return { fromEmpty, steady, described };
+  return { fromEmpty, steady, described, cache };
 }
 
 /**
@@ -110,7 +115,7 @@ export function withNewObservation(inputs: PlannerInputs): PlanInput {
     const arn = d.clusterArn ?? '';
     const into = services[arn.slice(arn.lastIndexOf('/') + 1)];
     if (into === undefined) throw new BenchSetupError(`service ${d.serviceName} of an unknown cluster ${arn}`);
-    into[d.serviceName ?? ''] = observedAndStamped(d);
+    into[d.serviceName ?? ''] = observedAndStamped(d, inputs.cache);
   }
   return { ...inputs.steady, observed: { ...observed, clusters } };
 }
@@ -162,10 +167,10 @@ export function applyInProcess(sim: SimulatedEcs, actions: Action[]): void {
 
 /**
  * What the observer reads, without HTTP: ListServices, DescribeServices (TAGS; each service mapped
- * and stamped as the observer does), DescribeTaskDefinition.
+ * and stamped in `cache` as the observer does), DescribeTaskDefinition.
  * @param described when given, receives the DescribeServices entries as ECS gave them.
  */
-export function observeInProcess(sim: SimulatedEcs, clusters: string[], described?: Service[]): ObservedState {
+export function observeInProcess(sim: SimulatedEcs, clusters: string[], cache: CompareCache, described?: Service[]): ObservedState {
   const observed: ObservedState = { clusters: {}, taskDefinitions: {} };
   for (const cluster of clusters) {
     const names: string[] = [];
@@ -182,7 +187,7 @@ export function observeInProcess(sim: SimulatedEcs, clusters: string[], describe
     for (let i = 0; i < names.length; i += ECS_LIMITS.describeServicesBatch) {
       const batch = names.slice(i, i + ECS_LIMITS.describeServicesBatch);
       const out = sim.call('DescribeServices', { cluster, services: batch, include: ['TAGS'] }) as { services: Service[] };
-      for (const s of out.services) services[s.serviceName ?? ''] = observedAndStamped(s);
+      for (const s of out.services) services[s.serviceName ?? ''] = observedAndStamped(s, cache);
       described?.push(...out.services);
     }
     observed.clusters[cluster] = { cluster, complete: true, exists: true, services };

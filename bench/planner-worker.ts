@@ -142,6 +142,7 @@ async function runPlanner(req: PlannerRequest): Promise<PlannerResponse> {
     const cases: [PlanCase, PlanInput][] = [
       ['from-empty', inputs.fromEmpty],
       ['steady', inputs.steady],
+      ['steady, no cache', { ...inputs.steady, cache: undefined }],
     ];
     for (const [name, input] of cases) {
       if (req.mode === 'timing') results.push({ services, case: name, ...timeCase(input, req.budgetMs) });
@@ -150,7 +151,8 @@ async function runPlanner(req: PlannerRequest): Promise<PlannerResponse> {
     if (req.mode === 'timing') {
       results.push({ services, case: 'steady, new observation', ...timeNewObservation(inputs) });
       results.push({ services, case: 'map', ...timeMapping(inputs.described, toObservedService, req.budgetMs) });
-      results.push({ services, case: 'map + stamp', ...timeMapping(inputs.described, observedAndStamped, req.budgetMs) });
+      const cache = inputs.cache;
+      results.push({ services, case: 'map + stamp', ...timeMapping(inputs.described, (d) => observedAndStamped(d, cache), req.budgetMs) });
     }
   }
   if (sink < 0) console.error(sink);

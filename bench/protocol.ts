@@ -35,14 +35,16 @@ export interface PlannerRequest {
 }
 
 /**
- * `from-empty` and `steady`: one `plan()` call. `steady, new observation`: the steady plan of a
- * new observation of the same fleet each call (as each pass reads one: new objects, cold in memory,
- * stamps compared by content), built outside the timing. `map` and `map + stamp`: the observer's work on
- * the same services outside the planner, for comparison: each DescribeServices entry mapped
- * (`toObservedService`), and mapped then stamped with its print (`observedAndStamped`, what the
- * observer does; the stamp spares the steady plan its walk of each service).
+ * `from-empty` and `steady`: one `plan()` call. `steady, no cache`: the same without the runtime's
+ * comparison cache (every service walked and hashed, every task definition digested, each call).
+ * `steady, new observation`: the steady plan of a new observation of the same fleet each call (as
+ * each pass reads one: new objects, cold in memory, stamped anew), built outside the timing. `map`
+ * and `map + stamp`: the observer's work on the same services outside the planner, for
+ * comparison: each DescribeServices entry mapped (`toObservedService`), and mapped then stamped
+ * with its digest (`observedAndStamped`, what the observer does; the stamp spares the steady plan
+ * its walk of each service).
  */
-export type PlanCase = 'from-empty' | 'steady' | 'steady, new observation' | 'map' | 'map + stamp';
+export type PlanCase = 'from-empty' | 'steady' | 'steady, no cache' | 'steady, new observation' | 'map' | 'map + stamp';
 
 export interface PlannerCaseResult {
   readonly services: number;

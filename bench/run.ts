@@ -152,7 +152,7 @@ async function main(): Promise<void> {
         `--max-semi-space-size=${ALLOC_SEMI_SPACE_MIB}`,
       ]);
       print('1. Planner: plan() per call (pure, no I/O)');
-      print('   steady: the same input every call; steady, new observation: a new observation of the same fleet each call (new objects and strings, as each pass reads; built outside the timing)');
+      print('   steady: the same input every call; steady, no cache: the same without the runtime\'s comparison cache (each service walked and hashed, each task definition digested); steady, new observation: a new observation of the same fleet each call (new objects and strings, as each pass reads; built outside the timing)');
       print('   map / map + stamp (observer): the observer mapping the same fleet\'s DescribeServices entries, without and with the stamp the steady plan compares (outside plan(), while the pass waits on ECS)');
       print(plannerTable(timing, alloc));
       print(plannerBoundLine(timing));

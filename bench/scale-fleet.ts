@@ -21,6 +21,7 @@ import { serviceId, type ObservedState, type Plan, type ServiceStatus, type Spec
 import type { SimulatedEcs } from '../local/sim';
 import { localReconcilerEnv, startLocalStack, type LocalStack } from '../local/stack';
 import { BENCH_OWNER_ID, BENCH_START_TIME, BENCH_TABLE, benchClusters, benchSpecItems } from './fixtures';
+import { CompareCache } from '../lambda/core/compare-cache';
 import { applyInProcess, BenchSetupError, benchSpecs, observeInProcess } from './planner-setup';
 
 /** The durable task definition cache's table, as the construct creates it. */
@@ -108,7 +109,7 @@ export function seedSimulator(sim: SimulatedEcs, first: FirstPlan): { statuses: 
   sim.setThrottling(false);
   applyInProcess(sim, first.plan.actions);
   sim.advance(SETTLE_SECONDS);
-  const observed = observeInProcess(sim, benchClusters());
+  const observed = observeInProcess(sim, benchClusters(), new CompareCache());
   const { specs, options } = first;
   const second = plan({ specs, specsComplete: true, observed, remembered: first.plan.statuses, options, now: sim.clock.now() });
   // One plan over the settled fleet proves it steady: no action, every service Converged (a third

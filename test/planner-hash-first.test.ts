@@ -5,7 +5,8 @@
  * Speed is measured in `npm run bench`, never here: these tests count digests computed.
  */
 import { describe, expect, it } from 'vitest';
-import { BoundedMemo, clearCompareMemo, digestsComputed, setCompareMemoEnabled } from '../lambda/core/compare-memo';
+import { CompareCache } from '../lambda/core/compare-cache';
+import { fullPlan } from './support/steady-memo';
 import { plan } from '../lambda/core/planner';
 import { eventReason, rememberReason, resolveConditions, statusChanged } from '../lambda/core/status';
 import { parseRememberedStatus } from '../lambda/adapters/dynamo-spec-store';
@@ -43,37 +44,35 @@ function convergedFleet(n: number, image = 'public.ecr.aws/nginx/nginx:1.27'): P
 }
 
 describe('hash-first planner', () => {
-  it('a steady fleet planned again computes no digest and plans nothing', () => {
-    clearCompareMemo();
-    const input = convergedFleet(20);
-    const before = digestsComputed();
-    expect(plan(input).actions).toEqual([]);
-    // Each service's live and rendered digests, once.
-    expect(digestsComputed() - before).toBe(40);
-    const second = digestsComputed();
-    expect(plan(input).actions).toEqual([]);
-    expect(plan(input).actions).toEqual([]);
-    expect(digestsComputed()).toBe(second);
+  it('a steady fleet planned again digests each live revision once per description and takes every judgement', () => {
+    const cache = new CompareCache();
+    const input = { ...convergedFleet(20), cache };
+    const first = plan(input);
+    expect(first.actions).toEqual([]);
+    expect(cache.digestsComputed()).toBe(20);
+    const again = { ...input, remembered: first.statuses };
+    const before = cache.judgementsTaken();
+    expect(plan(again).actions).toEqual([]);
+    expect(plan(again).actions).toEqual([]);
+    expect(cache.digestsComputed()).toBe(20);
+    expect(cache.judgementsTaken() - before).toBe(40);
   });
 
   it('a changed spec is compared again and rolled out', () => {
-    clearCompareMemo();
-    const input = convergedFleet(3);
-    plan(input);
+    const cache = new CompareCache();
+    const input = { ...convergedFleet(3), cache };
+    const remembered = plan(input).statuses;
     const edited = aSpec({ service: 'web-1', image: 'public.ecr.aws/nginx/nginx:1.28' });
-    const before = digestsComputed();
-    const p = plan({ ...input, specs: input.specs.map((s) => (s.key?.service === 'web-1' ? edited : s)) });
-    expect(digestsComputed() - before).toBe(1); // the new spec's rendered digest only
+    const before = cache.judgementsTaken();
+    const p = plan({ ...input, remembered, specs: input.specs.map((s) => (s.key?.service === 'web-1' ? edited : s)) });
+    expect(cache.judgementsTaken() - before).toBe(2);
     expect(p.actions.map((a) => `${a.type} ${a.service}`)).toEqual(['RegisterTaskDefinition web-1', 'UpdateService web-1']);
     expect(p.actions[0].reason).toContain('containerDefinitions[web-1].image public.ecr.aws/nginx/nginx:1.27 -> public.ecr.aws/nginx/nginx:1.28');
   });
 
   it('a changed live revision (registered and set by hand) is compared again and corrected', () => {
-    clearCompareMemo();
     const input = convergedFleet(3);
-    plan(input);
-    const spec = input.specs[2];
-    if (!spec.ok) throw new Error('setup');
+    const remembered = plan(input).statuses;
     const handArn = taskDefinitionArn('apps-web-2', 2);
     const handTd: TaskDefinition = {
       ...describedTaskDefinitionFor(aServiceSpec({ service: 'web-2', image: 'public.ecr.aws/nginx/nginx:hand' }), { revision: 2 }),
@@ -83,6 +82,7 @@ describe('hash-first planner', () => {
     services['web-2'] = { ...services['web-2'], taskDefinition: handArn };
     const p = plan({
       ...input,
+      remembered,
       observed: {
         clusters: { apps: { ...input.observed.clusters.apps, services } },
         taskDefinitions: { ...input.observed.taskDefinitions, [handArn]: handTd },
@@ -92,26 +92,26 @@ describe('hash-first planner', () => {
     expect(p.actions[0].reason).toContain('image public.ecr.aws/nginx/nginx:hand -> public.ecr.aws/nginx/nginx:1.27');
   });
 
-  it('a hand edit of the service itself is still found with every digest remembered', () => {
-    clearCompareMemo();
-    const input = convergedFleet(3);
-    plan(input);
+  it('a hand edit of the service itself is still found with every digest cached', () => {
+    const cache = new CompareCache();
+    const input = { ...convergedFleet(3), cache };
+    const remembered = plan(input).statuses;
     const services = { ...input.observed.clusters.apps.services };
     services['web-0'] = { ...services['web-0'], desiredCount: 7 };
-    const before = digestsComputed();
-    const p = plan({ ...input, observed: { ...input.observed, clusters: { apps: { ...input.observed.clusters.apps, services } } } });
-    expect(digestsComputed()).toBe(before);
+    const before = cache.digestsComputed();
+    const p = plan({ ...input, remembered, observed: { ...input.observed, clusters: { apps: { ...input.observed.clusters.apps, services } } } });
+    expect(cache.digestsComputed()).toBe(before);
     expect(p.actions.map((a) => `${a.type} ${a.service}`)).toEqual(['UpdateService web-0']);
     expect(p.actions[0].reason).toMatch(/: desiredCount 7 -> 2$/);
   });
 
   it('a description with a remembered ARN but other content (a new object) is hashed afresh', () => {
-    clearCompareMemo();
-    const input = convergedFleet(1);
-    plan(input);
+    const cache = new CompareCache();
+    const input = { ...convergedFleet(1), cache };
+    const remembered = plan(input).statuses;
     const [arn, td] = Object.entries(input.observed.taskDefinitions)[0];
     const changed: TaskDefinition = { ...td, containerDefinitions: td.containerDefinitions?.map((c) => ({ ...c, image: 'other:1' })) };
-    const p = plan({ ...input, observed: { ...input.observed, taskDefinitions: { [arn]: changed } } });
+    const p = plan({ ...input, remembered, observed: { ...input.observed, taskDefinitions: { [arn]: changed } } });
     expect(p.actions.map((a) => a.type)).toEqual(['RegisterTaskDefinition', 'UpdateService']);
   });
 
@@ -121,18 +121,6 @@ describe('hash-first planner', () => {
     const reordered = Object.fromEntries(Object.entries(described).reverse()) as TaskDefinition;
     expect(canonicalTaskDefinitionHash(reordered)).toBe(canonicalTaskDefinitionHash(described));
     expect(canonicalTaskDefinitionHash({ ...described, memory: '1024' })).not.toBe(canonicalTaskDefinitionHash(described));
-  });
-
-  it('the memo keeps at most its bound, dropping the least recently used', () => {
-    const memo = new BoundedMemo<number>(2);
-    memo.set('a', 1);
-    memo.set('b', 2);
-    expect(memo.get('a')).toBe(1); // a is now the most recent
-    memo.set('c', 3);
-    expect(memo.size).toBe(2);
-    expect(memo.get('b')).toBeUndefined();
-    expect(memo.get('a')).toBe(1);
-    expect(memo.get('c')).toBe(3);
   });
 });
 
@@ -149,9 +137,8 @@ describe('steady path: every change still reaches the full comparison', () => {
   const SPOT_SG = 'sg-0fffffffffffffff1';
   const OTHER_SUBNET = 'subnet-0fffffffffffffff1';
 
-  /** Three converged services (web-0..2, tag team=a), planned twice: memo warm, statuses remembered. */
+  /** Three converged services (web-0..2, tag team=a), planned twice: statuses (judged versions included) remembered. */
   function steadyFleet(): { input: PlanInput; steady: Plan } {
-    clearCompareMemo();
     const specs = Array.from({ length: 3 }, (_, i) => aSpec({ service: `web-${i}`, tags: { team: 'a' } }));
     const converged = specs.map((s) => aConvergedService(s.spec));
     const base = aPlanInput({
@@ -341,13 +328,7 @@ describe('steady path: every change still reaches the full comparison', () => {
     const changed = withWeb1(input, change);
     // Act
     const p = plan(changed);
-    setCompareMemoEnabled(false);
-    let reference: Plan;
-    try {
-      reference = plan(changed);
-    } finally {
-      setCompareMemoEnabled(true);
-    }
+    const reference = fullPlan(changed);
     // Assess
     expect(p).toStrictEqual(reference);
     expect(p.actions.map((a) => `${a.type} ${a.service}`)).toEqual(actions);
@@ -398,25 +379,25 @@ describe('steady path: every change still reaches the full comparison', () => {
     } as const;
     const remembered = [ready, progressing];
     // The same: the remembered array itself.
-    expect(resolveConditions(drafts, remembered, NOW)).toBe(remembered);
+    expect(resolveConditions(drafts, remembered, NOW.toISOString())).toBe(remembered);
     // Another message, same status: a new condition, its lastTransitionTime kept; the other one reused.
-    const moved = resolveConditions({ ...drafts, ready: { ...drafts.ready, message: 'n' } }, remembered, NOW);
+    const moved = resolveConditions({ ...drafts, ready: { ...drafts.ready, message: 'n' } }, remembered, NOW.toISOString());
     expect(moved).not.toBe(remembered);
     expect(moved[0]).toStrictEqual({ ...ready, message: 'n' });
     expect(moved[1]).toBe(progressing);
     // Another status: now.
-    const changed = resolveConditions({ ...drafts, ready: { status: 'False', reason: 'TasksLagging', message: 'm' } }, remembered, NOW);
+    const changed = resolveConditions({ ...drafts, ready: { status: 'False', reason: 'TasksLagging', message: 'm' } }, remembered, NOW.toISOString());
     expect(changed[0]).toStrictEqual({ type: 'Ready', status: 'False', reason: 'TasksLagging', message: 'm', lastTransitionTime: NOW.toISOString() });
     // A Blocked condition more than remembered: a new array, the old conditions reused in it.
-    const blocked = resolveConditions({ ...drafts, blocked: { reason: 'NotOwned', message: 'b' } }, remembered, NOW);
+    const blocked = resolveConditions({ ...drafts, blocked: { reason: 'NotOwned', message: 'b' } }, remembered, NOW.toISOString());
     expect(blocked).toHaveLength(3);
     expect(blocked[0]).toBe(ready);
     // A remembered condition with a member more, or its members in another order, is not reused (equal copy).
     const extra = [{ ...ready, note: 'x' }, progressing];
-    expect(resolveConditions(drafts, extra, NOW)[0]).toStrictEqual(ready);
-    expect(resolveConditions(drafts, extra, NOW)[0]).not.toBe(extra[0]);
+    expect(resolveConditions(drafts, extra, NOW.toISOString())[0]).toStrictEqual(ready);
+    expect(resolveConditions(drafts, extra, NOW.toISOString())[0]).not.toBe(extra[0]);
     const reordered = [{ lastTransitionTime: since, type: 'Ready', status: 'True', reason: 'ServiceConverged', message: 'm' } as const, progressing];
-    const fresh = resolveConditions(drafts, reordered, NOW);
+    const fresh = resolveConditions(drafts, reordered, NOW.toISOString());
     expect(fresh[0]).not.toBe(reordered[0]);
     expect(Object.keys(fresh[0])).toEqual(['type', 'status', 'reason', 'message', 'lastTransitionTime']);
   });
@@ -437,12 +418,12 @@ describe('steady path: every change still reaches the full comparison', () => {
   it('rememberReason returns the remembered map itself only when nothing in it would change', () => {
     const remembered = { B: at(-10).toISOString(), A: at(-100).toISOString() };
     // Unchanged (reason known, newest first, within the bound): the same object.
-    expect(rememberReason(remembered, 'A', NOW)).toBe(remembered);
-    expect(rememberReason(remembered, undefined, NOW)).toBe(remembered);
+    expect(rememberReason(remembered, 'A', NOW.toISOString())).toBe(remembered);
+    expect(rememberReason(remembered, undefined, NOW.toISOString())).toBe(remembered);
     // A reason read anew (another string of the same text, as each pass reads its events).
-    expect(rememberReason(remembered, ['A', ''].join(''), NOW)).toBe(remembered);
+    expect(rememberReason(remembered, ['A', ''].join(''), NOW.toISOString())).toBe(remembered);
     // A new reason: a new map, newest first.
-    const added = rememberReason(remembered, 'C', NOW);
+    const added = rememberReason(remembered, 'C', NOW.toISOString());
     expect(added).not.toBe(remembered);
     expect(Object.entries(added ?? {})).toEqual([
       ['C', NOW.toISOString()],
@@ -451,14 +432,14 @@ describe('steady path: every change still reaches the full comparison', () => {
     ]);
     // Out of order: sorted into a new map.
     const unsorted = { A: at(-100).toISOString(), B: at(-10).toISOString() };
-    const sorted = rememberReason(unsorted, 'A', NOW);
+    const sorted = rememberReason(unsorted, 'A', NOW.toISOString());
     expect(sorted).not.toBe(unsorted);
     expect(Object.keys(sorted ?? {})).toEqual(['B', 'A']);
     // Over the bound: cut to the ten newest.
     const eleven = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`R${String(i).padStart(2, '0')}`, at(-i).toISOString()]));
-    const cut = rememberReason(eleven, undefined, NOW);
+    const cut = rememberReason(eleven, undefined, NOW.toISOString());
     expect(cut).not.toBe(eleven);
     expect(Object.keys(cut ?? {})).toHaveLength(10);
-    expect(rememberReason({}, undefined, NOW)).toBeUndefined();
+    expect(rememberReason({}, undefined, NOW.toISOString())).toBeUndefined();
   });
 });

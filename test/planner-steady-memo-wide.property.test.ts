@@ -1,15 +1,16 @@
 /**
- * The steady comparison memo against the full comparison, wider than test/planner-steady-memo.test.ts's
+ * The steady judgement against the full comparison, wider than test/planner-steady-memo.test.ts's
  * property (which varies only the live service from a fixed list): here the spec, the options, the
  * remembered status, the task definition objects and the clock (jumps of an hour) vary too
- * (written by a breaker). Every pass is planned with the memo warm and compared with the full
- * comparison (memo off) of the same input.
+ * (written by a breaker). Every pass is planned from the statuses of the pass before (their
+ * judged versions included) and compared with the full comparison (no cache, no judged versions)
+ * of the same input.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planChecked, steadyFleet } from './support/steady-memo';
-import { clearCompareMemo, steadyComparisonsReused } from '../lambda/core/compare-memo';
-import { plan, type PlanInput } from '../lambda/core/planner';
+import { CompareCache } from '../lambda/core/compare-cache';
+import type { PlanInput } from '../lambda/core/planner';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import type { ObservedService } from '../lambda/core/types';
 import { SUBNET_A, aDeployment, aSpec } from './support/builders';
@@ -102,16 +103,15 @@ const CHANGES: Change[] = [
   },
 ];
 
-describe('steady comparison memo: a wide property over passes (written by a breaker)', () => {
+describe('steady judgement: a wide property over passes (written by a breaker)', () => {
   it('spec, options, clock, remembered status, descriptions and live service varied across passes: every plan is the full comparison', () => {
-    const reusedBefore = steadyComparisonsReused();
+    const cache = new CompareCache();
     fc.assert(
       fc.property(
         fc.array(fc.array(fc.tuple(fc.constantFrom(...SERVICES), fc.integer({ min: 0, max: CHANGES.length - 1 })), { maxLength: 3 }), { minLength: 1, maxLength: 5 }),
         fc.integer({ min: 0, max: 900 }),
         (rounds, step) => {
-          clearCompareMemo();
-          let input = steadyFleet(SERVICES);
+          let input: PlanInput = { ...steadyFleet(SERVICES), cache };
           planChecked(input);
           for (const changes of rounds) {
             for (const [name, i] of changes) input = CHANGES[i](input, name);
@@ -124,7 +124,7 @@ describe('steady comparison memo: a wide property over passes (written by a brea
       ),
       { numRuns: process.env.FC_RUNS ? Number(process.env.FC_RUNS) : 300, seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined },
     );
-    // The memo was actually used (the property is not vacuous).
-    expect(steadyComparisonsReused() - reusedBefore).toBeGreaterThan(100);
+    // Judgements were actually taken (the property is not vacuous).
+    expect(cache.judgementsTaken()).toBeGreaterThan(100);
   });
 });

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PlanOptions } from '../lambda/core/options';
-import { clearCompareMemo, setCompareMemoEnabled } from '../lambda/core/compare-memo';
+import { CompareCache } from '../lambda/core/compare-cache';
+import { fullPlan } from './support/steady-memo';
 import { plan, type PlanInput } from '../lambda/core/planner';
 import { OWNER_TAG_KEY } from '../lambda/core/ports';
 import { statusChanged } from '../lambda/core/status';
@@ -341,23 +342,16 @@ describe('planner properties', () => {
     );
   });
 
-  it('(f) hash-first: with every memo warm the plan is the one computed with the memo off, round after round', () => {
+  it('(f) judged versions: with a cache and the statuses of earlier rounds, the plan is the full comparison\'s (no cache, no judged versions), round after round', () => {
     fc.assert(
       fc.property(scenarioShape, fc.boolean(), (shape, cold) => {
         const sc = buildScenario(shape);
-        if (cold) clearCompareMemo();
+        const cache = new CompareCache();
         let remembered: PlanInput['remembered'] = {};
         for (let round = 0; round < 3; round++) {
-          const input = inputAt(sc, round, remembered);
-          plan(input); // warms the memo with this input's digests and configurations
+          const input = { ...inputAt(sc, round, remembered), ...(cold ? {} : { cache }) };
           const fast = plan(input);
-          setCompareMemoEnabled(false);
-          let slow: Plan;
-          try {
-            slow = plan(input);
-          } finally {
-            setCompareMemoEnabled(true);
-          }
+          const slow = fullPlan(input);
           // Same members, same undefined members, same key order.
           expect(fast).toStrictEqual(slow);
           expect(JSON.stringify(fast)).toBe(JSON.stringify(slow));

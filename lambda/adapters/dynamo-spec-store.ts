@@ -286,6 +286,11 @@ const rememberedStatusSchema = z.object({
     })
     .optional()
     .catch(undefined),
+  // What a steady judgement depended on: all five or none (a partial one would never match anyway).
+  judged: z
+    .object({ specHash: z.string(), rendering: z.string(), taskDefinitionArn: z.string(), taskDefinitionDigest: z.string(), serviceDigest: z.string() })
+    .optional()
+    .catch(undefined),
   observedAt: z.string().catch(''),
 });
 

@@ -62,7 +62,7 @@ import { AwsCallError, isAccessDenied, isClusterNotFound, isProgrammingError } f
 import { Reason } from '../core/status';
 import { dict } from '../core/dict';
 import { SERVICE_FIELDS_ON_DEPLOYMENT, SERVICE_FIELDS_ON_SERVICE } from '../core/vocab/service';
-import { stampObservedService } from '../core/observed-print';
+import type { CompareCache } from '../core/compare-cache';
 import { EcsClockRecorder } from './ecs-clock';
 import type { CacheLoad, DynamoTaskDefinitionCache } from './dynamo-task-definition-cache';
 
@@ -261,6 +261,11 @@ export interface EcsObserverOptions {
    * offset. None: ECS's timestamps are taken as the reconciler's time.
    */
   readonly clock?: Clock;
+  /**
+   * The runtime's comparison cache: each service read is stamped in it with its digest
+   * ({@link observedAndStamped}), for the planner that is handed the same cache. None: no stamp.
+   */
+  readonly compareCache?: CompareCache;
 }
 
 /** The resource name at the end of an ECS ARN: `arn:...:service/cluster/web` -> `web`. */
@@ -301,14 +306,14 @@ export function toObservedServiceRevision(r: ServiceRevision): ObservedServiceRe
 }
 
 /**
- * {@link toObservedService}, stamped with its print while its values are at hand
- * (`stampObservedService`, lambda/core/observed-print.ts): the planner then compares a steady
- * service by one flat list of values instead of walking its objects. What the observer reads is never changed in place afterwards (only
- * `stoppedTasks`, which the print leaves to the status, is added).
+ * {@link toObservedService}, stamped in `cache` with its digest while its values are at hand
+ * (`CompareCache.stamp`, lambda/core/compare-cache.ts): the planner then tells a steady service by
+ * one string instead of walking its objects. What the observer reads is never changed in place
+ * afterwards (only `stoppedTasks`, which the digest leaves to the status, is added).
  */
-export function observedAndStamped(s: Service): ObservedService {
+export function observedAndStamped(s: Service, cache: CompareCache): ObservedService {
   const out = toObservedService(s);
-  stampObservedService(out);
+  cache.stamp(out);
   return out;
 }
 
@@ -464,6 +469,7 @@ export class EcsObserver implements EcsReader {
 
   private readonly serverClock: EcsClockRecorder | undefined;
   private readonly clock: Clock | undefined;
+  private readonly compareCache: CompareCache | undefined;
 
   constructor(
     private readonly ecs: ECSClient,
@@ -474,6 +480,7 @@ export class EcsObserver implements EcsReader {
     this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.maxStoppedTasks = Math.max(1, options.maxStoppedTasks ?? 10);
     this.durable = options.durable;
+    this.compareCache = options.compareCache;
   }
 
   /**
@@ -626,7 +633,8 @@ export class EcsObserver implements EcsReader {
     const results = await mapSettledLimit(batches, this.concurrency, async (batch) => {
       if (!shouldContinue()) return undefined;
       const out = await this.ecs.send(new DescribeServicesCommand({ cluster, services: batch, include: ['TAGS'] }));
-      const observed = (out.services ?? []).map(observedAndStamped);
+      const cache = this.compareCache;
+      const observed = (out.services ?? []).map((d) => (cache ? observedAndStamped(d, cache) : toObservedService(d)));
       options.onServices?.(observed);
       return { observed, failures: out.failures ?? [] };
     });

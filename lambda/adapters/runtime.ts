@@ -9,6 +9,7 @@ import type { ECSClient, ECSClientConfig } from '@aws-sdk/client-ecs';
 import type { DynamoDBClient, DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReconcilerConfig } from '../config';
+import { CompareCache } from '../core/compare-cache';
 import { runFastPath, type FastPathResult } from '../core/fast-path';
 import { runPass, type PassPorts, type PassSummary } from '../core/pass';
 import type { ServiceKey } from '../core/types';
@@ -142,7 +143,9 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     ? new DynamoTaskDefinitionCache(doc as unknown as DynamoDBClient, config.taskDefinitionCacheTable)
     : undefined;
   const clock = overrides.clock ?? systemClock;
-  const reader = new EcsObserver(ecs, { concurrency: overrides.observerConcurrency, clock, ...(durable ? { durable } : {}) });
+  // One comparison cache per runtime: the observer stamps what it reads, the planner reads the stamps.
+  const compareCache = new CompareCache();
+  const reader = new EcsObserver(ecs, { concurrency: overrides.observerConcurrency, clock, compareCache, ...(durable ? { durable } : {}) });
   const ports: PassPorts = {
     specs: new DynamoSpecStore(doc, config.specsTable, {
       pageSize: overrides.specPageSize,
@@ -153,6 +156,7 @@ export function createRuntime(config: ReconcilerConfig, overrides: RuntimeOverri
     metrics: overrides.metrics ?? new PowertoolsMetricsSink(config.metricsNamespace),
     log: overrides.log ?? new PowertoolsLog(),
     clock,
+    compareCache,
     ...(overrides.monotonicMs ? { monotonicMs: overrides.monotonicMs } : {}),
     ...(config.events ? { events: new SqsEventFeed(createSqsClient(overrides.sqsClientConfig), config.events.queueUrl) } : {}),
   };

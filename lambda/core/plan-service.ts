@@ -222,7 +222,7 @@ const sameBreaker = (live: { enable: boolean; rollback: boolean }, want: { enabl
     ? live.enable === want.enable && live.rollback === want.rollback
     : breakerText(live) === breakerText(want);
 
-/** The texts the desired side of {@link diffService} compares, computed once per configuration object. */
+/** The texts the desired side of {@link diffService} compares. */
 interface DesiredTexts {
   readonly strategy: string;
   readonly subnets: string;
@@ -232,23 +232,16 @@ interface DesiredTexts {
   readonly loadBalancers: string;
 }
 
-const desiredTextsMemo = new WeakMap<DesiredServiceConfig, DesiredTexts>();
-
 function desiredTexts(desired: DesiredServiceConfig): DesiredTexts {
-  let t = desiredTextsMemo.get(desired);
-  if (t === undefined) {
-    const net = desired.networkConfiguration.awsvpcConfiguration;
-    t = {
-      strategy: strategyText(desired.capacityProviderStrategy, desired.launchType),
-      subnets: setText(net.subnets),
-      securityGroups: setText(net.securityGroups),
-      breaker: breakerText(desired.deploymentConfiguration.deploymentCircuitBreaker),
-      alarms: alarmsText(desired.deploymentConfiguration.alarms),
-      loadBalancers: lbText(desired.loadBalancers),
-    };
-    desiredTextsMemo.set(desired, t);
-  }
-  return t;
+  const net = desired.networkConfiguration.awsvpcConfiguration;
+  return {
+    strategy: strategyText(desired.capacityProviderStrategy, desired.launchType),
+    subnets: setText(net.subnets),
+    securityGroups: setText(net.securityGroups),
+    breaker: breakerText(desired.deploymentConfiguration.deploymentCircuitBreaker),
+    alarms: alarmsText(desired.deploymentConfiguration.alarms),
+    loadBalancers: lbText(desired.loadBalancers),
+  };
 }
 
 /** Result of comparing a desired service configuration with the live service. */
@@ -469,20 +462,9 @@ function canonicalIsItself(decl: ServiceFieldDecl): boolean {
 
 const SERVICE_CONTEXT = { networkMode: 'awsvpc' };
 
-/**
- * Canonical forms of a desired configuration's declared fields (in `SERVICE_FIELD_NAMES` order),
- * computed once per configuration object: the planner keeps one configuration per spec hash across
- * passes (hash-first).
- */
-const canonicalWantsMemo = new WeakMap<DesiredServiceConfig, readonly (CanonicalValue | undefined)[]>();
-
+/** Canonical forms of a desired configuration's declared fields, in `SERVICE_FIELD_NAMES` order. */
 function canonicalWants(desired: DesiredServiceConfig): readonly (CanonicalValue | undefined)[] {
-  let wants = canonicalWantsMemo.get(desired);
-  if (wants === undefined) {
-    wants = SERVICE_FIELD_NAMES.map((name) => canonicalOf(SERVICE_FIELDS[name].field.type, desired.fields[name], SERVICE_CONTEXT));
-    canonicalWantsMemo.set(desired, wants);
-  }
-  return wants;
+  return SERVICE_FIELD_NAMES.map((name) => canonicalOf(SERVICE_FIELDS[name].field.type, desired.fields[name], SERVICE_CONTEXT));
 }
 const NO_ALARMS = { alarmNames: [], enable: false, rollback: false };
 

@@ -17,23 +17,6 @@ import type {
 } from './types';
 import { hasOwnKey, own } from './dict';
 
-let lastIsoMs = NaN;
-let lastIso = '';
-
-/**
- * `now.toISOString()`, remembered for the last time asked: a pass formats one `now` for each of
- * its thousands of statuses.
- * @throws RangeError for an invalid date, as `toISOString` does.
- */
-export function isoTime(now: Date): string {
-  const ms = now.getTime();
-  if (ms !== lastIsoMs) {
-    lastIso = now.toISOString();
-    lastIsoMs = ms;
-  }
-  return lastIso;
-}
-
 /** Condition types. `Ready` and `Progressing` are always present; the others only when true. */
 export const ConditionType = {
   /** True when running = desired, the rollout is complete and nothing is left to correct. */
@@ -197,14 +180,14 @@ export interface ConditionDrafts {
 /**
  * Turns drafts into conditions in a fixed order (Ready, Progressing, Blocked, Incomplete),
  * keeping `lastTransitionTime` from the remembered condition of the same type when its status did
- * not change, else `now` (Kubernetes API conventions, "Typical status properties").
+ * not change, else `nowIso` (Kubernetes API conventions, "Typical status properties").
  * A condition equal to the remembered one (same type, status, reason and message, and nothing
  * else) is the remembered object itself, and when every condition is, so is the array: a steady
  * service allocates no condition (statuses are never changed in place; the pass copies one to
  * change it).
  */
-export function resolveConditions(drafts: ConditionDrafts, remembered: Condition[] | undefined, now: Date): Condition[] {
-  const at = isoTime(now);
+export function resolveConditions(drafts: ConditionDrafts, remembered: Condition[] | undefined, nowIso: string): Condition[] {
+  const at = nowIso;
   const ready = condition(ConditionType.Ready, drafts.ready.status, drafts.ready.reason, drafts.ready.message, remembered, at);
   const progressing = condition(ConditionType.Progressing, drafts.progressing.status, drafts.progressing.reason, drafts.progressing.message, remembered, at);
   const blocked = drafts.blocked ? condition(ConditionType.Blocked, 'True', drafts.blocked.reason, drafts.blocked.message, remembered, at) : undefined;
@@ -389,18 +372,18 @@ export function isStoppedTaskReason(reason: string): boolean {
 export const MAX_REMEMBERED_REASONS = 10;
 
 /**
- * `reasonsFirstSeen` after seeing `reason` at `now`: entries from memory are kept (stopped tasks
- * vanish after about an hour, docs/ecs-facts.md §5), a new reason is added with `now`, and only the
+ * `reasonsFirstSeen` after seeing `reason` at `nowIso` (ISO 8601): entries from memory are kept (stopped tasks
+ * vanish after about an hour, docs/ecs-facts.md §5), a new reason is added with `nowIso`, and only the
  * {@link MAX_REMEMBERED_REASONS} most recent first-sightings are kept.
  */
 export function rememberReason(
   remembered: Record<string, string> | undefined,
   reason: string | undefined,
-  now: Date,
+  nowIso: string,
 ): Record<string, string> | undefined {
   if (remembered !== undefined && keptAsItIs(remembered, reason)) return remembered;
   const entries: [string, string][] = remembered ? Object.entries(remembered) : [];
-  if (reason !== undefined && !hasOwnKey(remembered, reason)) entries.push([reason, isoTime(now)]);
+  if (reason !== undefined && !hasOwnKey(remembered, reason)) entries.push([reason, nowIso]);
   if (entries.length === 0) return undefined;
   const newestFirst = (a: [string, string], b: [string, string]) => (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : a[0] < b[0] ? -1 : 1);
   // A remembered map is usually in order already (this function wrote it): then no sort.

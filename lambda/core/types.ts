@@ -624,6 +624,12 @@ export interface ServiceStatus {
    * from DescribeServiceDeployments; absent when none is running or it was not read.
    */
   deployment?: DeploymentProgress;
+  /**
+   * What the judgement that found nothing to change depended on ({@link JudgedVersion}), so that
+   * the next pass, in this container or a new one, skips the comparison while none of it changed.
+   * Absent after any other judgement (an action, a refusal, a lag, a failed rollout).
+   */
+  judged?: JudgedVersion;
   /** ISO time of the observation this status reflects. */
   observedAt: string;
 }
@@ -648,6 +654,24 @@ export interface DeploymentProgress {
   bakeEndsAt?: string;
   /** A PAUSE hook waiting for `ecsr continue` (ContinueServiceDeployment): its hookId. */
   awaitingHookId?: string;
+}
+
+/**
+ * The version of what a steady judgement saw (the `observedGeneration` idea of Kubernetes,
+ * extended to the live side): the spec hash, the rendering options, the live task definition (its
+ * ARN and canonical digest) and the digest of the live service's compared fields
+ * (`lambda/core/observed-print.ts`). The same five again mean the same comparison, so its result
+ * is taken without comparing.
+ */
+export interface JudgedVersion {
+  specHash: string;
+  /** `renderingKey` of the reconciler's defaults and owner id (`lambda/core/compare-cache.ts`). */
+  rendering: string;
+  taskDefinitionArn: string;
+  /** `canonicalTaskDefinitionHash` of the live task definition's description. */
+  taskDefinitionDigest: string;
+  /** `serviceDigest` of the live service. */
+  serviceDigest: string;
 }
 
 /** One refused action of a spec, remembered for the backoff (`ServiceStatus.rejection`). */

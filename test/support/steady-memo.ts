@@ -1,37 +1,56 @@
 /**
- * Helpers of the steady comparison memo's tests (`lambda/core/compare-memo.ts`): the full
- * comparison to check a plan against, and a steady fleet to start from.
+ * Helpers of the steady judgement's tests (`lambda/core/reconcile/steady.ts`, the version a status
+ * records in `judged`): the full comparison to check a plan against, and a steady fleet to start
+ * from.
  */
 import { expect } from 'vitest';
-import { setCompareMemoEnabled } from '../../lambda/core/compare-memo';
+import { CompareCache } from '../../lambda/core/compare-cache';
 import { plan, type PlanInput } from '../../lambda/core/planner';
-import type { Plan, TaskDefinition } from '../../lambda/core/types';
+import type { Plan, ServiceId, ServiceStatus, TaskDefinition } from '../../lambda/core/types';
 import { OWNER_TAG_KEY } from '../../lambda/core/ports';
 import type { ObservedService } from '../../lambda/core/types';
 import { SG_1, SUBNET_A, aConvergedService, aDeployment, aPlanInput, aSpec, anObservedCluster, anObservedState, at } from './builders';
 
-/** Runs `f` with every compare memo off (the full comparison), then turns them on again. */
-export function withoutMemo<T>(f: () => T): T {
-  setCompareMemoEnabled(false);
-  try {
-    return f();
-  } finally {
-    setCompareMemoEnabled(true);
+/** `remembered` without the judged versions: every existing service is compared in full. */
+export function withoutJudged(remembered: Record<ServiceId, ServiceStatus>): Record<ServiceId, ServiceStatus> {
+  const out: Record<ServiceId, ServiceStatus> = {};
+  for (const [id, s] of Object.entries(remembered)) {
+    const copy = { ...s };
+    delete copy.judged;
+    out[id] = copy;
   }
+  return out;
 }
 
-/** The plan with the memo as it is, and the full comparison's; asserts they are the same, key order and undefined members included. */
+/** The plan of the full comparison: no cache, and remembered statuses without their judged versions. */
+export function fullPlan(input: PlanInput): Plan {
+  return plan({ ...input, cache: undefined, remembered: withoutJudged(input.remembered) });
+}
+
+/**
+ * The plan as it is (the input's cache and judged versions), and the full comparison's; asserts
+ * they are the same, key order and undefined members included.
+ */
 export function planChecked(input: PlanInput): Plan {
   const fast = plan(input);
-  const slow = withoutMemo(() => plan(input));
+  const slow = fullPlan(input);
   expect(fast).toStrictEqual(slow);
   expect(JSON.stringify(fast)).toBe(JSON.stringify(slow));
   return fast;
 }
 
+/** How many steady judgements `f` took from statuses instead of comparing, counted by `input`'s cache. */
+export function judgementsTaken(input: PlanInput, f: () => void): number {
+  const cache = input.cache;
+  if (!(cache instanceof CompareCache)) throw new Error('the input has no CompareCache');
+  const before = cache.judgementsTaken();
+  f();
+  return cache.judgementsTaken() - before;
+}
+
 /**
  * Converged services `services` in cluster `apps` (desiredCount 1, 2, ...; tag `team`), with the
- * statuses a previous pass left (a fixed point), planned without the memo so none is remembered.
+ * statuses a previous pass left (a fixed point, their judged versions included) and a fresh cache.
  */
 export function steadyFleet(services: readonly string[]): PlanInput {
   const specs = services.map((service, i) => aSpec({ service, desiredCount: 1 + i, tags: { team: `t${i}` } }));
@@ -43,9 +62,9 @@ export function steadyFleet(services: readonly string[]): PlanInput {
       Object.assign({}, ...converged.map((c) => c.taskDefinitions)) as Record<string, TaskDefinition>,
     ),
   });
-  const first = withoutMemo(() => plan(input));
-  const second = withoutMemo(() => plan({ ...input, remembered: first.statuses }));
-  return { ...input, remembered: second.statuses };
+  const first = plan(input);
+  const second = plan({ ...input, remembered: first.statuses });
+  return { ...input, remembered: second.statuses, cache: new CompareCache() };
 }
 
 /** `input` with the live service `name` replaced by `change` of a deep copy of it (task definitions may be added). */
@@ -112,6 +131,7 @@ export const CHANGES: [string, (s: ObservedService, tds: Record<string, TaskDefi
   ['deployment volumeConfigurations', (s) => void (s.deployments[0].volumeConfigurations = [{ name: 'data' }])],
   ['no deployment', (s) => void (s.deployments = [])],
   ['tag of the spec changed', (s) => void (s.tags.team = 'other')],
+  ['a tag added by hand (every tag is in the digest)', (s) => void (s.tags.hand = 'made')],
   ['owner tag removed', (s) => void delete s.tags[OWNER_TAG_KEY]],
   ['owner tag of another owner', (s) => void (s.tags[OWNER_TAG_KEY] = 'someone-else')],
   ['tag of the spec removed', (s) => void delete s.tags.team],
@@ -127,14 +147,13 @@ export const CHANGES: [string, (s: ObservedService, tds: Record<string, TaskDefi
   ['a value of an unknown kind (a Map)', (s) => void ((s as unknown as Record<string, unknown>).propagateTags = new Map([['a', 1]]))],
 ];
 
-/** Changes the comparison never reads: the memo is reused, and the plan is still the full one. */
+/** Changes the comparison never reads: the judgement is taken, and the plan is still the full one. */
 export const NOT_READ: [string, (s: ObservedService) => void][] = [
-  ['a tag added by hand', (s) => void (s.tags.hand = 'made')],
   ['serviceArn', (s) => void (s.serviceArn = `${s.serviceArn}-x`)],
   ['a deployment count', (s) => void (s.deployments[0].failedTasks = 3)],
 ];
 
-/** Changes the status reads itself every pass: the memo may be reused, the status still follows them. */
+/** Changes the status reads itself every pass: the judgement may be taken, the status still follows them. */
 export const READ_BY_STATUS: [string, (s: ObservedService) => void][] = [
   ['a new service event', (s) => void s.events.unshift({ id: 'e1', createdAt: at(-5), message: '(service web-1) was unable to place a task.' })],
   [

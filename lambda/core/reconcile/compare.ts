@@ -2,7 +2,7 @@
  * The comparison of a spec with its live service: the task definition (hashes first), the service
  * fields, the service revision's settings, and what the deployment controller lets UpdateService send.
  */
-import { desiredConfigOf, sameByDigest } from '../compare-memo';
+import { NO_DIGEST, taskDefinitionDigest } from '../compare-cache';
 import { own } from '../dict';
 import {
   type DesiredServiceConfig,
@@ -26,14 +26,14 @@ export function lazyRender(spec: ServiceSpec, ctx: PlanContext): Rendered {
 }
 
 /**
- * Changes of the live task definition against the one rendered for the spec of `specHash`,
- * hashes first: equal canonical digests are no change, found without rendering or canonicalizing
- * once both digests are remembered; only different ones are diffed. A family other than ours
- * counts as a change too.
+ * Changes of the live task definition against the one rendered for the spec, hashes first: equal
+ * canonical digests are no change (the live one's digest is the runtime's, computed once per
+ * description); only different ones are diffed. A family other than ours counts as a change too.
  */
-export function taskDefinitionChanges(ctx: PlanContext, specHash: string, rendered: Rendered, live: TaskDefinition): FieldChange[] {
-  if (sameByDigest(specHash, ctx.renderKey, rendered, live)) return [];
+export function taskDefinitionChanges(ctx: PlanContext, rendered: Rendered, live: TaskDefinition): FieldChange[] {
   const want = rendered();
+  const wantDigest = taskDefinitionDigest(want);
+  if (wantDigest !== NO_DIGEST && wantDigest === ctx.digests.taskDefinitionDigest(live)) return [];
   const changes = diffTaskDefinitions(want, live);
   if (live.family !== undefined && live.family !== want.family && !changes.some((c) => c.field === 'family')) {
     return [{ field: 'family', from: live.family, to: want.family }, ...changes];
@@ -78,9 +78,8 @@ export interface Comparison {
 /** Compares the spec `r` with the live service `svc` (its task definition `liveTd` when described). */
 export function compareExisting(r: ValidSpec, svc: ObservedService, liveTd: TaskDefinition | undefined, ctx: PlanContext): Comparison {
   const rendered = lazyRender(r.spec, ctx);
-  const tdChanges = liveTd ? taskDefinitionChanges(ctx, r.hash, rendered, liveTd) : undefined;
-  const defaults = ctx.options.defaults;
-  const desired = desiredConfigOf(r.hash, ctx.renderKey, (spec: ServiceSpec) => desiredServiceConfig(spec, defaults), r.spec);
+  const tdChanges = liveTd ? taskDefinitionChanges(ctx, rendered, liveTd) : undefined;
+  const desired = desiredServiceConfig(r.spec, ctx.options.defaults);
   const diff = diffService(desired, svc);
   const revisionChanges =
     diff.changes.length === 0 && diff.unsendable.length === 0 ? [] : [...diff.changes, ...diff.unsendable].filter(isRevisionChange);

@@ -8,14 +8,14 @@ import { type Comparison, compareExisting, liveTaskDefinitionOf, rendersOtherRev
 import { type PlannedUpdate, acts, plannedUpdate } from './judge';
 import { liveStrategyOf, mayRunNativeDeployment, nativeDeploymentRuns } from './native';
 import { detectFailedRollout, failedDecision } from './rollout';
-import { knownSteady, rememberIfSteady, steadyDecision, unchangedFound } from './steady';
+import { judgedVersion, knownFound, knownSteady, steadyDecision, unchangedFound } from './steady';
 import type { Counts, Decision, PlanContext, ServiceView, ValidSpec } from './types';
 import { changesText } from './text';
 import { updateDecision } from './update';
 
 /**
- * The decision for an existing service: what the last comparison found when nothing changed since
- * (no comparison at all), else the comparison's: a failed rollout of this hash (no action), an
+ * The decision for an existing service: the last judgement again when nothing it depended on
+ * changed since (no comparison at all, {@link knownSteady}), else the comparison's: a failed rollout of this hash (no action), an
  * update, or nothing to change. Asks for the service's deployment history when the spec would
  * start a deployment and the history was not read ({@link wantsHistory}).
  * @param adopting whether the spec adopts the service (it lacks our owner tag).
@@ -23,21 +23,20 @@ import { updateDecision } from './update';
 export function reconcileExisting(view: ServiceView, r: ValidSpec, svc: ObservedService, counts: Counts, adopting: boolean, ctx: PlanContext): Decision {
   const liveTd = liveTaskDefinitionOf(svc, ctx);
   const known = adopting ? undefined : knownSteady(view, r, svc, liveTd, ctx);
-  if (known !== undefined) return steadyDecision(view, r, svc, counts, known, ctx);
+  if (known !== undefined) return steadyDecision(view, r, svc, counts, knownFound(view, r, svc, counts, ctx), known, ctx);
   const c = compareExisting(r, svc, liveTd, ctx);
   const failure = detectFailedRollout(r.hash, svc, c, view.remembered, ctx);
   const decision = failure !== undefined ? failedDecision(view, r, counts, ctx, failure) : judgedDecision(view, r, svc, counts, adopting, c, ctx);
   return wantsHistory(svc, c, view.remembered, r.hash) ? { ...decision, wantsDeploymentHistory: true } : decision;
 }
 
-/** The update the comparison calls for, or the steady status (kept for later passes when it may be). */
+/** The update the comparison calls for, or the steady status (recording what it depended on when it may). */
 function judgedDecision(view: ServiceView, r: ValidSpec, svc: ObservedService, counts: Counts, adopting: boolean, c: Comparison, ctx: PlanContext): Decision {
   const planned = plannedUpdate(r, svc, view.remembered, adopting, c, ctx);
   const u = planned.kind !== 'rollout' && nativeDeploymentRuns(svc) ? heldForNativeDeployment(planned, svc) : planned;
   if (acts(u)) return updateDecision(view, r, svc, counts, u, ctx);
   const found = unchangedFound(view, r, svc, counts, u, ctx);
-  rememberIfSteady(view, r, svc, c, u, found, ctx);
-  return steadyDecision(view, r, svc, counts, found, ctx);
+  return steadyDecision(view, r, svc, counts, found, judgedVersion(r, svc, c, u, found, ctx), ctx);
 }
 
 /**

@@ -3,7 +3,6 @@
  * half-restored spec table keeps its prunes held in later passes, until none of its owned services
  * lacks a spec or a person confirms it.
  */
-import { isoTime } from '../status';
 import type { PruneHeld, PruneHold, PruneHolds } from '../types';
 import { compareStrings } from './order';
 import type { FleetFacts } from './types';
@@ -40,7 +39,7 @@ export class PruneHoldBook {
   /** Holds `cluster` from this pass on, unless it is held already or confirmed. */
   hold(cluster: string, reason: string): void {
     if (this.fleet.pruneConfirmed.has(cluster) || this.fleet.heldBefore.has(cluster) || this.heldNow.has(cluster)) return;
-    this.heldNow.set(cluster, { cluster, since: isoTime(this.now), reason });
+    this.heldNow.set(cluster, { cluster, since: this.now.toISOString(), reason });
   }
 
   /**

@@ -2,7 +2,6 @@
  * The fleet entry point: {@link plan} maps {@link reconcileService} over every key and folds the
  * decisions into one plan.
  */
-import { sweepSteadyComparisons } from '../compare-memo';
 import { dict } from '../dict';
 import { type Action, type ObservedCluster, type Plan, type ServiceId, type ServiceKey, type ServiceStatus, serviceId } from '../types';
 import { planContext } from './context';
@@ -28,8 +27,6 @@ import { serviceView } from './view';
  * when the action fails, and sets `lastAction`.
  */
 export function plan(input: PlanInput): Plan {
-  // Housekeeping of the comparison memo (../compare-memo.ts) on the pass's clock.
-  sweepSteadyComparisons(input.now.getTime());
   const fleet = fleetFacts(input);
   const ctx = planContext(input, fleet);
   const fold = new PlanFold(ctx);

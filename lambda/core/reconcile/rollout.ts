@@ -143,7 +143,7 @@ function failedDeploymentOf(f: RolloutFacts, ctx: PlanContext): ObservedDeployme
   const ours = (d: ObservedDeployment): boolean => {
     if (appliedThis && f.rem?.appliedDeploymentId === d.id) return true;
     const described = own(ctx.observed.taskDefinitions, d.taskDefinition);
-    return described !== undefined && taskDefinitionChanges(ctx, f.hash, f.c.rendered, described).length === 0;
+    return described !== undefined && taskDefinitionChanges(ctx, f.c.rendered, described).length === 0;
   };
   return f.svc.deployments.find((d) => (d.status === 'PRIMARY' || d.status === 'ACTIVE') && d.rolloutState === 'FAILED' && ours(d));
 }
@@ -211,7 +211,7 @@ function rolledBackInHistory(f: RolloutFacts, ctx: PlanContext): ObservedService
   const { hash, svc, c, rem } = f;
   const latest = svc.serviceDeployments?.find((sd) => {
     const described = sd.targetTaskDefinition !== undefined ? own(ctx.observed.taskDefinitions, sd.targetTaskDefinition) : undefined;
-    if (described === undefined || taskDefinitionChanges(ctx, hash, c.rendered, described).length > 0) return false;
+    if (described === undefined || taskDefinitionChanges(ctx, c.rendered, described).length > 0) return false;
     if (sd.targetRevision === undefined) return c.revisionChanges.length === 0;
     const diff = diffService(c.desired, asRevision(svc, sd.targetRevision));
     return !diff.changes.some(isRevisionChange) && !diff.unsendable.some(isRevisionChange);

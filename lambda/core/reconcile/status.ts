@@ -2,9 +2,8 @@
  * A key's status, assembled from what its judgement found and what the previous pass remembered.
  */
 import { lagOf } from '../crash-loop';
-import { eventReasonOf } from '../observed-print';
 import { AUTOSCALED_INITIAL_DESIRED_COUNT } from '../plan-service';
-import { type ConditionDrafts, type Reason, isStoppedTaskReason, isoTime, rememberReason, resolveConditions, stoppedTaskReason } from '../status';
+import { type ConditionDrafts, type Reason, isStoppedTaskReason, rememberReason, resolveConditions, stoppedTaskReason } from '../status';
 import type { ObservedService, Phase, ServiceSpec, ServiceStatus } from '../types';
 import { isGone } from './live';
 import { deploymentProgressOf } from './native';
@@ -91,12 +90,12 @@ StatusObject.prototype = Object.prototype;
  * ("deployment failed: tasks failed to start") as long as the service still runs the same task
  * definition (a new revision has new causes).
  */
-function reasonOf(a: StatusArgs, rem: ServiceStatus | undefined, laggingSince: string | undefined): string | undefined {
+function reasonOf(a: StatusArgs, rem: ServiceStatus | undefined, laggingSince: string | undefined, ctx: PlanContext): string | undefined {
   const current = a.service && !isGone(a.service) ? a.service : undefined;
   const deleting = a.phase === 'Deleting' || a.phase === 'Deleted' ? a.conditions.ready.message : undefined;
   const sameRevision = rem?.taskDefinitionArn !== undefined && rem.taskDefinitionArn === current?.taskDefinition;
   const rememberedRootCause = laggingSince && sameRevision && rem?.reason !== undefined && isStoppedTaskReason(rem.reason) ? rem.reason : undefined;
-  return deleting ?? stoppedTaskReason(a.service) ?? rememberedRootCause ?? eventReasonOf(a.service) ?? (laggingSince ? rem?.reason : undefined);
+  return deleting ?? stoppedTaskReason(a.service) ?? rememberedRootCause ?? (a.service ? ctx.digests.eventReasonOf(a.service) : undefined) ?? (laggingSince ? rem?.reason : undefined);
 }
 
 /**
@@ -107,13 +106,13 @@ function reasonOf(a: StatusArgs, rem: ServiceStatus | undefined, laggingSince: s
 export function serviceStatus(ctx: PlanContext, rem: ServiceStatus | undefined, a: StatusArgs): ServiceStatus {
   const lag = a.lag ?? lagOf(a.desiredCount, a.runningCount, rem, ctx.now, a.graceSeconds, a.service, ctx.observed.ecsClockOffsetMs);
   const current = a.service && !isGone(a.service) ? a.service : undefined;
-  const reason = reasonOf(a, rem, lag.laggingSince);
+  const reason = reasonOf(a, rem, lag.laggingSince, ctx);
   // Built field by field (no spread, no closure, no copy without the undefined members): the
   // pass's hottest allocation, one per service. Key order is that of the ServiceStatus fields.
   const m = a.memory;
   const out = new (StatusObject as unknown as new () => Record<string, unknown>)();
   out.phase = a.phase;
-  out.conditions = resolveConditions(a.conditions, rem?.conditions, ctx.now);
+  out.conditions = resolveConditions(a.conditions, rem?.conditions, ctx.nowIso);
   if (a.specHash !== undefined) out.specHash = a.specHash;
   // Counts may be undefined at run time: a remembered status from before a field existed.
   if (a.desiredCount !== undefined) out.desiredCount = a.desiredCount;
@@ -145,10 +144,11 @@ export function serviceStatus(ctx: PlanContext, rem: ServiceStatus | undefined, 
   const driftCorrectedAt = m !== undefined && 'driftCorrectedAt' in m ? m.driftCorrectedAt : rem?.driftCorrectedAt;
   if (driftCorrectedAt !== undefined) out.driftCorrectedAt = driftCorrectedAt;
   if (rem?.lastAction !== undefined) out.lastAction = rem.lastAction;
-  const reasons = rememberReason(rem?.reasonsFirstSeen, reason, ctx.now);
+  const reasons = rememberReason(rem?.reasonsFirstSeen, reason, ctx.nowIso);
   if (reasons !== undefined) out.reasonsFirstSeen = reasons;
   const progress = current !== undefined ? deploymentProgressOf(current) : undefined;
   if (progress !== undefined) out.deployment = progress;
-  out.observedAt = isoTime(ctx.now);
+  if (a.judged !== undefined) out.judged = a.judged;
+  out.observedAt = ctx.nowIso;
   return out as unknown as ServiceStatus;
 }

@@ -1,24 +1,24 @@
 /**
  * An existing service with nothing to change (almost every service, every pass): its status
- * follows what ECS reports, and what the comparison found is kept across passes while the spec
- * hash, the rendering options, the live revision and the live service stay the same.
+ * follows what ECS reports. The status records what the judgement depended on
+ * (`ServiceStatus.judged`: spec hash, rendering options, live task definition, live service
+ * digest), so that while none of it changes the next pass takes the same judgement without
+ * comparing anything.
  */
-import { rememberSteadyComparison, steadyComparisonOf } from '../compare-memo';
 import { type LagOrCrashLoop, lagOf } from '../crash-loop';
-import { OWNER_TAG_KEY } from '../ports';
+import { NO_DIGEST } from '../compare-cache';
 import { type ConditionDrafts, Reason } from '../status';
-import type { ObservedDeployment, ObservedService, Phase, TaskDefinition } from '../types';
+import type { FieldChange, JudgedVersion, ObservedDeployment, ObservedService, Phase, TaskDefinition } from '../types';
 import type { Comparison } from './compare';
 import type { PlannedUpdate } from './judge';
-import { anyFailedDeployment, rolloutStateOf } from './live';
+import { anyFailedDeployment, primaryDeployment, rolloutStateOf } from './live';
 import { deploymentProgressOf, mayRunNativeDeployment, progressText } from './native';
 import { drafts, graceOf, serviceStatus } from './status';
 import type { Counts, Decision, Memory, PlanContext, ServiceView, ValidSpec } from './types';
 
 /**
  * What the comparison of an existing service with nothing to change found, besides the remembered
- * status: the status's phase, conditions, memory fields and lag. Kept across passes
- * (`rememberSteadyComparison`) when it depended on nothing else: never changed.
+ * status: the status's phase, conditions, memory fields and lag.
  */
 export interface SteadyFound {
   readonly phase: Phase;
@@ -27,28 +27,49 @@ export interface SteadyFound {
   readonly lag: LagOrCrashLoop;
 }
 
+/** The parts of a planned update the steady status reads. */
+type SteadyUpdate = Pick<PlannedUpdate, 'primary' | 'tdChanges' | 'incomplete' | 'notUpdatable'>;
+
+const NO_CHANGES: FieldChange[] = Object.freeze([]) as unknown as FieldChange[];
+
 /**
- * What the last comparison found, when the service is steady since then (same spec hash,
- * rendering options, live revision and live service print). Never for an adoption, a service
- * whose task definition was not described, a hash memory says failed (that decides before any
- * comparison), or a service whose stopped tasks were read (they are not in the print, and a crash
- * loop is told by them).
+ * The version the remembered status says its steady judgement saw, when this pass sees the same
+ * (same spec hash, rendering options, live task definition ARN and digest, live service digest):
+ * then the comparison would find nothing to change again. Never for an adoption, a service whose
+ * task definition was not described, a hash memory says failed (that decides before any
+ * comparison), or a service whose stopped tasks were read (they are not in the digest, and a
+ * crash loop is told by them).
  */
-export function knownSteady(view: ServiceView, r: ValidSpec, svc: ObservedService, liveTd: TaskDefinition | undefined, ctx: PlanContext): SteadyFound | undefined {
-  if (liveTd === undefined || view.remembered?.failedSpecHash === r.hash || svc.stoppedTasks !== undefined) return undefined;
+export function knownSteady(view: ServiceView, r: ValidSpec, svc: ObservedService, liveTd: TaskDefinition | undefined, ctx: PlanContext): JudgedVersion | undefined {
+  const rem = view.remembered;
+  const j = rem?.judged;
+  if (j === undefined || liveTd === undefined || rem?.failedSpecHash === r.hash || svc.stoppedTasks !== undefined) return undefined;
   // A native deployment moves through stages DescribeServices does not show: its history is read.
   if (mayRunNativeDeployment(svc)) return undefined;
-  return steadyComparisonOf<SteadyFound>(view.id, r.hash, ctx.renderKey, liveTd, svc, ctx.nowMs)?.found;
+  if (j.specHash !== r.hash || j.rendering !== ctx.renderKey || j.taskDefinitionArn !== svc.taskDefinition) return undefined;
+  if (j.taskDefinitionDigest !== ctx.digests.taskDefinitionDigest(liveTd) || j.serviceDigest !== ctx.digests.serviceDigestOf(svc)) return undefined;
+  ctx.digests.tookJudgement();
+  return j;
 }
 
 /**
- * Keeps `found` for later passes when every judgement followed from the spec hash, the rendering
- * options, the live revision and the live service alone: nothing differs or is held back, no lag
- * (it reads the clock), and no FAILED deployment (no failure rule read the remembered status).
+ * What a steady judgement found, taken from the judgement `known` ({@link knownSteady}): the
+ * planned update of a comparison that found nothing (the PRIMARY deployment, no task definition
+ * change, nothing held back), and the status computed from it as the full comparison would.
  */
-export function rememberIfSteady(view: ServiceView, r: ValidSpec, svc: ObservedService, c: Comparison, u: PlannedUpdate, found: SteadyFound, ctx: PlanContext): void {
+export function knownFound(view: ServiceView, r: ValidSpec, svc: ObservedService, counts: Counts, ctx: PlanContext): SteadyFound {
+  const u: SteadyUpdate = { primary: primaryDeployment(svc), tdChanges: NO_CHANGES, incomplete: undefined, notUpdatable: undefined };
+  return unchangedFound(view, r, svc, counts, u, ctx);
+}
+
+/**
+ * The version to record when every judgement followed from the spec hash, the rendering options,
+ * the live revision and the live service alone: nothing differs or is held back, no lag (it reads
+ * the clock), and no FAILED deployment (no failure rule read the remembered status); else undefined.
+ */
+export function judgedVersion(r: ValidSpec, svc: ObservedService, c: Comparison, u: PlannedUpdate, found: SteadyFound, ctx: PlanContext): JudgedVersion | undefined {
   const liveTd = c.liveTd;
-  if (u.adopting || liveTd === undefined || mayRunNativeDeployment(svc)) return;
+  if (u.adopting || liveTd === undefined || mayRunNativeDeployment(svc)) return undefined;
   const steady =
     c.tdChanges !== undefined &&
     c.tdChanges.length === 0 &&
@@ -57,14 +78,23 @@ export function rememberIfSteady(view: ServiceView, r: ValidSpec, svc: ObservedS
     u.held.length === 0 &&
     found.lag.laggingSince === undefined &&
     !anyFailedDeployment(svc);
-  if (!steady) return;
-  const tagKeys = [OWNER_TAG_KEY];
-  for (const k in r.spec.tags) if (Object.hasOwn(r.spec.tags, k) && k !== OWNER_TAG_KEY) tagKeys.push(k);
-  rememberSteadyComparison<SteadyFound>(view.id, r.hash, ctx.renderKey, liveTd, svc, tagKeys, found, ctx.nowMs);
+  if (!steady) return undefined;
+  const taskDefinitionDigest = ctx.digests.taskDefinitionDigest(liveTd);
+  const serviceDigest = ctx.digests.serviceDigestOf(svc);
+  if (taskDefinitionDigest === NO_DIGEST || serviceDigest === undefined) return undefined;
+  return { specHash: r.hash, rendering: ctx.renderKey, taskDefinitionArn: svc.taskDefinition, taskDefinitionDigest, serviceDigest };
 }
 
-/** The decision for a service with nothing to change: no action, the status of `found`. */
-export function steadyDecision(view: ServiceView, r: ValidSpec, svc: ObservedService, counts: Counts, found: SteadyFound, ctx: PlanContext): Decision {
+/** The decision for a service with nothing to change: no action, the status of `found` (recording `judged` when given). */
+export function steadyDecision(
+  view: ServiceView,
+  r: ValidSpec,
+  svc: ObservedService,
+  counts: Counts,
+  found: SteadyFound,
+  judged: JudgedVersion | undefined,
+  ctx: PlanContext,
+): Decision {
   const status = serviceStatus(ctx, view.remembered, {
     specHash: r.hash,
     graceSeconds: graceOf(ctx, r.spec),
@@ -76,12 +106,13 @@ export function steadyDecision(view: ServiceView, r: ValidSpec, svc: ObservedSer
     phase: found.phase,
     conditions: found.conditions,
     memory: found.memory,
+    judged,
   });
   return { actions: [], status };
 }
 
 /** What the status of an existing service with nothing to change says: it follows what ECS reports. */
-export function unchangedFound(view: ServiceView, r: ValidSpec, svc: ObservedService, counts: Counts, u: PlannedUpdate, ctx: PlanContext): SteadyFound {
+export function unchangedFound(view: ServiceView, r: ValidSpec, svc: ObservedService, counts: Counts, u: SteadyUpdate, ctx: PlanContext): SteadyFound {
   const lag = lagOf(counts.desiredCount, counts.runningCount, view.remembered, ctx.now, graceOf(ctx, r.spec), svc, ctx.observed.ecsClockOffsetMs);
   const { phase, reason, message } = steadyPhase(svc, counts, lag, u.primary, u.notUpdatable);
   let extra: { incomplete?: ConditionDrafts['incomplete']; blocked?: ConditionDrafts['blocked'] } | undefined;
@@ -95,7 +126,7 @@ export function unchangedFound(view: ServiceView, r: ValidSpec, svc: ObservedSer
  * definition could not be compared), no failure, and the PRIMARY deployment of the live task
  * definition is the applied one.
  */
-function steadyMemory(hash: string, svc: ObservedService, u: PlannedUpdate): Memory {
+function steadyMemory(hash: string, svc: ObservedService, u: SteadyUpdate): Memory {
   if (u.tdChanges === undefined) return {};
   const primary = u.primary;
   if (primary && primary.taskDefinition === svc.taskDefinition) {

@@ -6,6 +6,7 @@
 import type { PlanOptions } from '../options';
 import type {
   Action,
+  JudgedVersion,
   ObservedCluster,
   ObservedService,
   ObservedState,
@@ -16,6 +17,7 @@ import type {
   ServiceStatus,
   SpecParseResult,
 } from '../types';
+import type { Digests } from '../compare-cache';
 import type { ConditionDrafts, Lag } from '../status';
 
 /** Everything the planner looks at; nothing else. */
@@ -48,6 +50,12 @@ export interface PlanInput {
    * `specs` is the whole table.
    */
   readonly familyClaims?: FamilyClaims;
+  /**
+   * The runtime's in-process digests (`CompareCache`, `../compare-cache.ts`: the observer's
+   * stamps, the task definitions' digests). Absent: every digest is computed when needed; the plan
+   * is the same.
+   */
+  readonly cache?: Digests;
 }
 
 /** A spec parse result with a usable key. */
@@ -117,14 +125,18 @@ export interface FleetFacts {
 export interface PlanContext {
   readonly options: PlanOptions;
   readonly now: Date;
-  /** `now` in milliseconds (the steady comparisons' clock). */
+  /** `now` in milliseconds. */
   readonly nowMs: number;
   /** Described task definitions by ARN, the pending ones and ECS's clock offset. */
   readonly observed: ObservedState;
   /** Task definition ARNs in use that this pass had no time to describe. */
   readonly pendingTaskDefinitions: ReadonlySet<string>;
-  /** The rendering options as a short key of the digest memo (`../compare-memo`). */
+  /** `now` as an ISO 8601 text, made once per plan (every status carries it). */
+  readonly nowIso: string;
+  /** The rendering options as a short key (`renderingKey` of `../compare-cache`), recorded by a steady judgement. */
   readonly renderKey: string;
+  /** The runtime's digests, or ones computed when asked ({@link PlanInput.cache}). */
+  readonly digests: Digests;
   /** Whether any allow-list is set (else no spec needs checking against them). */
   readonly allowListsSet: boolean;
   readonly fleet: FleetFacts;
@@ -179,6 +191,8 @@ export interface StatusArgs extends Counts {
   readonly lag?: Lag;
   /** Overrides of the remembered memory fields (undefined clears one). */
   readonly memory?: Memory;
+  /** What a steady judgement depended on (`ServiceStatus.judged`); absent after any other. */
+  readonly judged?: JudgedVersion;
 }
 
 /** What a delete candidate becomes once the pass's delete budget is applied. */
