@@ -96,7 +96,7 @@ export const TASK_DEFINITION_ATTRIBUTES: Readonly<Record<keyof typeof TASK_DEFIN
  * Service fields DescribeServices reports that are state, not configuration (or that the spec
  * expresses through other attributes read below): never a reason to stop.
  */
-const SERVICE_STATE_FIELDS = new Set([
+const SERVICE_STATE_FIELDS: ReadonlySet<string> = new Set([
   'serviceArn', 'serviceName', 'clusterArn', 'status', 'desiredCount', 'runningCount', 'pendingCount', 'taskDefinition',
   'deployments', 'events', 'createdAt', 'createdBy', 'platformFamily', 'tags', 'launchType', 'capacityProviderStrategy',
   'networkConfiguration', 'deploymentConfiguration', 'loadBalancers', 'deploymentController', 'schedulingStrategy',
