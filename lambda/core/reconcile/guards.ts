@@ -96,7 +96,7 @@ export function refusedReadDecision(view: ServiceView, r: ValidSpec, ctx: PlanCo
 }
 
 /** The capacity providers a spec speaks (its `capacityProvider`, `capacityProviderStrategy`). */
-const FARGATE_PROVIDERS = new Set(['FARGATE', 'FARGATE_SPOT']);
+const FARGATE_PROVIDERS: ReadonlySet<string> = new Set(['FARGATE', 'FARGATE_SPOT']);
 
 /**
  * Why no spec may change `svc`, whoever owns it, or undefined: ECS manages it itself (Express
