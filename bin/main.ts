@@ -31,6 +31,8 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['logs', async () => (await import('./commands/logs')).logsCommand],
   ['wait', async () => (await import('./commands/wait')).waitCommand],
   ['ui', async () => (await import('./commands/ui')).uiCommand],
+  ['continue', async () => (await import('./commands/continue')).continueCommand],
+  ['abort', async () => (await import('./commands/abort')).abortCommand],
   ['export', async () => (await import('./commands/export')).exportCommand],
   ['import', async () => (await import('./commands/import')).importCommand],
   ['reconcile', async () => (await import('./commands/reconcile')).reconcileCommand],

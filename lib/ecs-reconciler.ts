@@ -36,7 +36,7 @@ import { createFastPath, fastPathOn } from './reconciler/fast-path';
 import { createFunction, createFunctionRole } from './reconciler/function';
 import { createExecutionRole, createTaskLogGroups } from './reconciler/log-groups';
 import { ReconcilerMetrics, type PassMetricOptions } from './reconciler/metrics';
-import { grantClusterReads, grantFunctionPermissions, SPEC_READ_ACTIONS } from './reconciler/permissions';
+import { grantClusterReads, grantDeploymentControl, grantFunctionPermissions, SPEC_READ_ACTIONS } from './reconciler/permissions';
 import type { EcsReconcilerProps } from './reconciler/props';
 import { createQuickStart, type QuickStart } from './reconciler/quick-start';
 import { acceptMessagesOnlyFromFunction } from './reconciler/queues';
@@ -327,6 +327,17 @@ export class EcsReconciler extends Construct {
     return this.table
       .grant(grantee, ...SPEC_READ_ACTIONS, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem')
       .combine(grantClusterReads(Stack.of(this), this.clusterNames, grantee));
+  }
+
+  /**
+   * Lets `grantee` answer and stop the deployments ECS runs for the managed clusters' services:
+   * `ecsr continue` (ContinueServiceDeployment, a PAUSE lifecycle hook) and `ecsr abort`
+   * (StopServiceDeployment), with the reads they make (`ecsr describe`'s ECS reads; no spec
+   * table access). Service deployments carry no tags, so this cannot be limited to the services
+   * this reconciler owns: any deployment of a managed cluster may be continued or rolled back.
+   */
+  public grantDeploymentControl(grantee: iam.IGrantable): iam.Grant {
+    return grantDeploymentControl(Stack.of(this), this.clusterNames, grantee).combine(grantClusterReads(Stack.of(this), this.clusterNames, grantee));
   }
 
   /**

@@ -20,6 +20,7 @@ import { serviceId, type PruneHold, type ServiceKey, type ServiceStatus } from '
 import { fitTable, reasonBlock, terminalWidth } from '../../local/view';
 import { CliError } from './support/errors';
 import { colorPhase, colorsFor, lastActionText, pruneHoldLines, statusReason, toJson, toYaml } from './support/format';
+import { statusDeploymentLine } from './support/deployment-progress';
 import { parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { entryId, SpecTable, type TableEntry } from './support/spec-table';
 import { describeTaskArns, listTaskArns, newestStoppedTasks } from './support/tasks';
@@ -162,6 +163,8 @@ function statusLines(s: ServiceStatus | undefined, width: number, c: ReturnType<
   statusField('Tasks', `running ${s.runningCount}/${s.desiredCount}, pending ${s.pendingCount}`);
   const why = statusReason(s);
   if (why) statusField('Reason', wrapped(why));
+  const deployment = statusDeploymentLine(s);
+  if (deployment) statusField('Deployment', wrapped(`${deployment} (${s.deployment?.serviceDeploymentArn})`));
   if (s.laggingSince) statusField('Lagging since', `${time(s.laggingSince)}${s.lagBeyondGrace ? ' (beyond its grace)' : ''}`);
   if (s.taskDefinitionArn) statusField('Task definition', last(s.taskDefinitionArn));
   if (s.lastAction) statusField('Last action', wrapped(`${lastActionText(s)} at ${time(s.lastAction.at)}`));

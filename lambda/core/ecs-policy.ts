@@ -62,8 +62,8 @@ const allow = (Sid: string, Action: string[], Resource: string[], Condition?: Ia
  * `ecsr describe`, `wait` and `apply --wait` read, and apply's ECS checks. DescribeTaskDefinition
  * on "*" (ECS supports no resource-level permission for it); ListServices and ListTasks only with
  * `ecs:cluster` = a managed cluster; DescribeTasks, DescribeServices, DescribeClusters,
- * ListServiceDeployments and DescribeServiceRevisions on the managed clusters' resources. With no
- * cluster, only DescribeTaskDefinition.
+ * ListServiceDeployments, DescribeServiceRevisions and DescribeServiceDeployments on the managed
+ * clusters' resources. With no cluster, only DescribeTaskDefinition.
  */
 export function ecsReadStatements(scope: ArnScope, clusterNames: readonly string[]): IamStatement[] {
   const arn = (resource: string) => ecsArn(scope, resource);
@@ -82,13 +82,33 @@ export function ecsReadStatements(scope: ArnScope, clusterNames: readonly string
     allow('EcsDescribeManagedClusters', ['ecs:DescribeClusters'], clusterArns),
     allow('EcsDescribeServices', ['ecs:DescribeServices'], serviceArns),
     // A rollback is read from ECS's deployment history: ListServiceDeployments on the service,
-    // DescribeServiceRevisions on the service and its revisions.
-    allow('EcsReadDeploymentHistory', ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions'], [
+    // DescribeServiceRevisions on the service and its revisions, DescribeServiceDeployments (a
+    // native deployment's stage, a rollback's reason) on its service deployments.
+    allow('EcsReadDeploymentHistory', ['ecs:ListServiceDeployments', 'ecs:DescribeServiceRevisions', 'ecs:DescribeServiceDeployments'], [
       ...serviceArns,
       ...clusterNames.map((c) => arn(`service-revision/${c}/*`)),
+      ...serviceDeploymentArns(scope, clusterNames),
     ]),
   );
   return statements;
+}
+
+/** `service-deployment/<cluster>/*` of each managed cluster. */
+function serviceDeploymentArns(scope: ArnScope, clusterNames: readonly string[]): string[] {
+  return clusterNames.map((c) => ecsArn(scope, `service-deployment/${c}/*`));
+}
+
+/**
+ * What `ecsr continue` and `ecsr abort` call on top of the reads ({@link ecsReadStatements}):
+ * ContinueServiceDeployment (answer a PAUSE lifecycle hook) and StopServiceDeployment (roll a
+ * deployment back) on the managed clusters' service deployments (Service Authorization
+ * Reference for Amazon ECS: both on the `service-deployment` resource type). Service deployments
+ * carry no tags, so the owner tag cannot limit them: whoever holds this may roll back any
+ * deployment of the managed clusters. None with no cluster.
+ */
+export function ecsDeploymentControlStatements(scope: ArnScope, clusterNames: readonly string[]): IamStatement[] {
+  if (clusterNames.length === 0) return [];
+  return [allow('EcsControlServiceDeployments', ['ecs:ContinueServiceDeployment', 'ecs:StopServiceDeployment'], serviceDeploymentArns(scope, clusterNames))];
 }
 
 /** What the policy is for: the managed clusters (`*` for every cluster), the owner id, adoption, families. */

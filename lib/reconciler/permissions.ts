@@ -26,7 +26,7 @@ import { Annotations, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { defaultFamilies, ecsPolicyStatements, ecsReadStatements, networkConditions, taskDefinitionFamilyArns as familyArnsIn, type ArnScope, type EcsPolicyInput } from '../../lambda/core/ecs-policy';
+import { defaultFamilies, ecsDeploymentControlStatements, ecsPolicyStatements, ecsReadStatements, networkConditions, taskDefinitionFamilyArns as familyArnsIn, type ArnScope, type EcsPolicyInput, type IamStatement } from '../../lambda/core/ecs-policy';
 import { EcsReconcilerPropsError } from './errors';
 import type { EcsReconcilerProps } from './props';
 import type { ResolvedSettings } from './settings';
@@ -216,6 +216,12 @@ function acknowledgeWildcards(stack: Stack, role: iam.Role, clusterNames: readon
       'Service revisions are made by ECS at each deployment of a service created at run time: read-only (DescribeServiceRevisions), limited to the managed cluster in the ARN.',
     );
   }
+  for (const arn of clusterNames.map((c) => ecsArn('service-deployment', `${c}/*`))) {
+    ack(
+      `Resource::${nagResource(stack.resolve(arn))}`,
+      'Service deployments are made by ECS at each deployment of a service created at run time: read-only (DescribeServiceDeployments), limited to the managed cluster in the ARN.',
+    );
+  }
   for (const arn of taskDefinitionFamilyArns(stack, clusterNames, families)) {
     ack(
       `Resource::${nagResource(stack.resolve(arn))}`,
@@ -229,7 +235,17 @@ export const SPEC_READ_ACTIONS = ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb
 
 /** The ECS reads of the managed clusters (`ecsReadStatements`), on `grantee`'s own policy. */
 export function grantClusterReads(stack: Stack, clusterNames: readonly string[], grantee: iam.IGrantable): iam.Grant {
-  return ecsReadStatements(stackArnScope(stack), clusterNames)
+  return grantStatements(ecsReadStatements(stackArnScope(stack), clusterNames), grantee);
+}
+
+/** ContinueServiceDeployment and StopServiceDeployment on the managed clusters (`ecsDeploymentControlStatements`), on `grantee`'s own policy. */
+export function grantDeploymentControl(stack: Stack, clusterNames: readonly string[], grantee: iam.IGrantable): iam.Grant {
+  return grantStatements(ecsDeploymentControlStatements(stackArnScope(stack), clusterNames), grantee);
+}
+
+function grantStatements(statements: readonly IamStatement[], grantee: iam.IGrantable): iam.Grant {
+  if (statements.length === 0) return iam.Grant.drop(grantee, 'no managed cluster');
+  return statements
     .map((s) =>
       iam.Grant.addToPrincipal({
         grantee,

@@ -9,7 +9,9 @@
  *   DescribeTaskDefinition, ...) is authorized on `*`; ListServices and ListTasks carry
  *   `ecs:cluster` (the cluster's ARN; `default` when the request names none).
  * - A call naming several resources (DescribeServices, DescribeTasks, DescribeClusters,
- *   DescribeServiceRevisions) is authorized once per resource.
+ *   DescribeServiceRevisions, DescribeServiceDeployments) is authorized once per resource; a
+ *   service deployment (DescribeServiceDeployments, StopServiceDeployment,
+ *   ContinueServiceDeployment) carries the `ecs:cluster` its ARN names.
  * - Existing resources carry their tags (`aws:ResourceTag/<key>`, `ecs:ResourceTag/<key>`); tags in
  *   the request carry `aws:RequestTag/<key>` and `aws:TagKeys`.
  * - CreateService and RegisterTaskDefinition with tags also need `ecs:TagResource` on the new
@@ -120,6 +122,12 @@ export function ecsAuthorizations(action: string, input: Record<string, unknown>
       return [onExisting(serviceArn(input.service))];
     case 'DescribeServiceRevisions':
       return strings(input.serviceRevisionArns).map((arn) => one(arn, new Map([['ecs:cluster', clusterArn]])));
+    // On the service deployment, with the cluster its ARN names (ecs:cluster).
+    case 'DescribeServiceDeployments':
+      return strings(input.serviceDeploymentArns).map((arn) => onServiceDeployment(arn));
+    case 'StopServiceDeployment':
+    case 'ContinueServiceDeployment':
+      return [onServiceDeployment(str(input.serviceDeploymentArn) ?? '*')];
     case 'DeleteService':
       return [onExisting(serviceArn(input.service))];
     case 'RegisterTaskDefinition': {
@@ -165,6 +173,11 @@ export function ecsAuthorizations(action: string, input: Record<string, unknown>
     default:
       // Actions whose resources the simulator does not model are authorized on "*".
       return [one('*')];
+  }
+
+  function onServiceDeployment(arn: string): IamRequest {
+    const p = arns.parse(arn);
+    return one(arn, p && p.kind !== 'task-definition' ? new Map([['ecs:cluster', arns.cluster(p.cluster)]]) : new Map());
   }
 
   function tagOnCreate(resource: string, createAction: string, tags: readonly Tag[], clusterOf?: string): IamRequest {

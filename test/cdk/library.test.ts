@@ -299,6 +299,7 @@ describe('grant and metric methods (part 6)', () => {
       .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
   const ECS_READS = [
     'ecs:DescribeClusters',
+    'ecs:DescribeServiceDeployments',
     'ecs:DescribeServiceRevisions',
     'ecs:DescribeServices',
     'ecs:DescribeTaskDefinition',
@@ -326,6 +327,14 @@ describe('grant and metric methods (part 6)', () => {
       'dynamodb:UpdateItem',
       ...ECS_READS,
     ]);
+  });
+  it('grantDeploymentControl: the ECS reads plus ContinueServiceDeployment and StopServiceDeployment on service deployments, no table access', () => {
+    const b = build({}, undefined, (r, stack) => r.grantDeploymentControl(new iam.Role(stack, 'Operator', { assumedBy: new iam.AccountRootPrincipal() })));
+    const statements = statementsOf(b.template, 'Operator');
+    expect(statements.flatMap((st) => st.Action).sort()).toEqual(['ecs:ContinueServiceDeployment', ...ECS_READS, 'ecs:StopServiceDeployment'].sort());
+    const control = statements.find((st) => JSON.stringify(st.Action).includes('StopServiceDeployment'));
+    expect(JSON.stringify(control?.Resource)).toContain(':service-deployment/');
+    expect(JSON.stringify(statements.map((st) => st.Resource))).not.toContain('ReconcilerSpecs');
   });
   it('metricTaskLag for one service, for every service, and metricPassSucceeded', () => {
     const { reconciler, stack } = build({ metricsNamespace: 'Team/Reconciler', schedule: Duration.minutes(2), timeout: Duration.seconds(50) });

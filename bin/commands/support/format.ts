@@ -10,6 +10,7 @@ import { serviceId, type Phase, type PruneHold, type ServiceStatus } from '../..
 import { describeChange } from '../../../lambda/core/status';
 import { fitTable, needsReason, phaseColor, plainTable, reasonBlock, reasonWord, shorten, statusReason, terminalWidth } from '../../../local/view';
 import type { TableEntry } from './spec-table';
+import { statusDeploymentLine } from './deployment-progress';
 
 export { plainTable, shorten, statusReason, terminalWidth };
 
@@ -79,7 +80,7 @@ export function statusRow(entry: TableEntry): StatusRow {
   const invalid = !entry.result.ok;
   let reason = '';
   if (!entry.result.ok) reason = entry.result.errors.map(formatSpecError).join('; ');
-  else if (s) reason = statusReason(s);
+  else if (s) reason = statusDeploymentLine(s) ?? statusReason(s);
   else reason = 'no pass has seen this spec yet';
   return {
     id,

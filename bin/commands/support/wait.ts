@@ -24,6 +24,7 @@ import { createEcsClient } from '../../../lambda/adapters/clients';
 import { toStoppedTask } from '../../../lambda/adapters/ecs-observer';
 import { serviceId, type ServiceKey, type ServiceStatus } from '../../../lambda/core/types';
 import { formatDuration } from './options';
+import { statusDeploymentLine } from './deployment-progress';
 import { shorten, statusReason } from './format';
 import type { SpecTable } from './spec-table';
 import { describeTaskArns, listTaskArns, newestStoppedTasks, stoppedTasks } from './tasks';
@@ -85,7 +86,7 @@ export function progressLine(target: WaitTarget, status: ServiceStatus | undefin
         ? 'no tasks left'
         : `${status.runningCount} task${status.runningCount === 1 ? '' : 's'} running${status.pendingCount > 0 ? `, ${status.pendingCount} pending` : ''}`
       : `running ${status.runningCount}/${status.desiredCount}${status.pendingCount > 0 ? `, pending ${status.pendingCount}` : ''}`;
-  const why = statusReason(status);
+  const why = statusDeploymentLine(status) ?? statusReason(status);
   return `${id}  ${status.phase}  ${counts}${why ? `  ${shorten(why, 120)}` : ''}`;
 }
 
