@@ -1322,7 +1322,9 @@ export function passDeadlines(options: PassOptions, clock: Clock, leaseTakenAt: 
 
 /**
  * Whether a status is worth a DynamoDB write: it changed (`statusChanged`), and not only by the
- * `TaskDefinitionNotDescribed` condition of a task definition this pass deferred for lack of time.
+ * `TaskDefinitionNotDescribed` condition of a task definition this pass deferred for lack of time,
+ * or by the steady judgement it could not renew without that description (`judged`, which the
+ * stored status keeps and the next pass checks against the description anyway).
  * A new container describes a large fleet over several passes; without this rule every service
  * not yet described would be written twice (condition added, then removed) for nothing.
  */
@@ -1330,7 +1332,8 @@ function worthWriting(prev: ServiceStatus | undefined, next: ServiceStatus, pend
   if (!statusChanged(prev, next)) return false;
   if (!prev || next.taskDefinitionArn === undefined || !pendingArns.has(next.taskDefinitionArn)) return true;
   const conditions = next.conditions.filter((c) => !(c.type === ConditionType.Incomplete && c.reason === Reason.TaskDefinitionNotDescribed));
-  return statusChanged(prev, { ...next, conditions });
+  const { judged: _judged, ...rest } = next;
+  return statusChanged(prev, prev.judged === undefined ? { ...rest, conditions } : { ...rest, conditions, judged: prev.judged });
 }
 
 /** The caller's `shouldContinue`, and (unless dry run) "the lease has not nearly expired". */

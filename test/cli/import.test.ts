@@ -87,14 +87,17 @@ describe('ecsr import against the ECS simulator', () => {
     },
   );
 
-  it('names vpcLatticeConfigurations as left unmanaged, writes only the owner tag, and a later correction keeps the Lattice target group', async () => {
-    // Prepare: a live service with a VPC Lattice target group (reported on its deployments).
+  it('imports vpcLatticeConfigurations into the spec, writes only the owner tag, and a later correction keeps the Lattice target group', async () => {
+    // Prepare: a live service with a VPC Lattice target group (reported on its deployments) on
+    // the task's port mapping named "http", as a Lattice port name must be.
     const lattice = [{ roleArn: 'arn:aws:iam::123456789012:role/ecsInfrastructureRoleForVpcLattice', targetGroupArn: 'arn:aws:vpc-lattice:us-east-1:123456789012:targetgroup/tg-0123456789abcdef0', portName: 'http' }];
     const k = cases.find((x) => x.name === 'devguide-fargate-webserver') as ImportCase;
     const c = await harness.aCase();
     const ecs = new ECSClient(stack.ecsClientConfig);
     try {
-      await ecs.send(new RegisterTaskDefinitionCommand(structuredClone(k.register)));
+      const register = structuredClone(k.register);
+      for (const cd of register.containerDefinitions ?? []) for (const m of cd.portMappings ?? []) m.name = 'http';
+      await ecs.send(new RegisterTaskDefinitionCommand(register));
       await ecs.send(new CreateServiceCommand({ ...k.createService(c.cluster, 'svc', NETWORK), vpcLatticeConfigurations: lattice }));
 
       // Act: import, a pass, a hand edit of desiredCount, a pass that corrects it.
@@ -107,11 +110,8 @@ describe('ecsr import against the ECS simulator', () => {
 
       // Assess
       expect(r.code).toBe(0);
-      expect(r.stderr).toBe(
-        `${c.cluster}/svc: left unmanaged: vpcLatticeConfigurations (the spec does not express them; the reconciler never sends them, so ECS keeps them as they are)\n` +
-          `${c.cluster}/svc written to table ${c.table}\n`,
-      );
-      expect(r.stdout).not.toMatch(/vpcLattice/);
+      expect(r.stderr).toBe(`${c.cluster}/svc written to table ${c.table}\n`);
+      expect((await c.item('svc'))?.vpcLatticeConfigurations).toEqual(lattice);
       expect(first.actions.map((a) => a.type)).toEqual(['TagResource']);
       expect(corrected.actions.map((a) => [a.type, a.outcome])).toEqual([['UpdateService', 'applied']]);
       expect(after?.desiredCount).toBe(before?.desiredCount);

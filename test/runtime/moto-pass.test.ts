@@ -5,10 +5,13 @@
  * desiredCount after an update), so only create / steady / drift are checked here.
  *
  * A gap of moto 5.2.1: CreateService drops `capacityProviderStrategy` and
- * `deploymentConfiguration` (its create_service takes neither) and reports launchType EC2 and the
- * default circuit breaker; UpdateService keeps them. So on moto the pass after a create corrects
- * exactly those two fields once (the reconciler heals what the server lost), and the pass after
- * that is steady. Against real ECS and the simulator, the second pass is steady.
+ * `deploymentConfiguration` (its create_service takes neither), reports launchType EC2 where no
+ * launch type was sent, and the default circuit breaker; UpdateService keeps them. A service ECS
+ * reports on EC2 is one a spec cannot express, which the reconciler never touches, so the specs
+ * here name `launchType: FARGATE` (kept by moto); the pass after a create then corrects the
+ * circuit breaker once (the reconciler heals what the server lost), and the pass after that is
+ * steady. Against real ECS and the simulator, the second pass is steady. The last case keeps the
+ * default capacity provider strategy and checks the guard on moto's EC2 answer.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateClusterCommand, DescribeServicesCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
@@ -57,7 +60,7 @@ describe('full passes on moto (ECS + DynamoDB)', needs('moto'), () => {
     await runtime.doc.send(
       new PutCommand({
         TableName: 'specs',
-        Item: aSpecItem({ desiredCount: 2, subnets: network.subnets, securityGroups: network.securityGroups }),
+        Item: aSpecItem({ desiredCount: 2, launchType: 'FARGATE', subnets: network.subnets, securityGroups: network.securityGroups }),
       }),
     );
     calls.reset();
@@ -68,14 +71,11 @@ describe('full passes on moto (ECS + DynamoDB)', needs('moto'), () => {
   const statusOfWeb = async () =>
     (await runtime.doc.send(new GetCommand({ TableName: 'specs', Key: { cluster: 'apps', service: 'web' } }))).Item?.status;
 
-  /** Pass 1 creates; pass 2 restores the two fields moto dropped on create (see above). */
+  /** Pass 1 creates; pass 2 restores the circuit breaker moto dropped on create (see above). */
   async function createAndSettle(): Promise<void> {
     await runtime.run({ holder: 'p1' });
     const settle = await runtime.run({ holder: 'p1b' });
-    expect(settle.actions.flatMap((a) => a.changes?.map((c) => c.field) ?? [])).toEqual([
-      'capacityProviderStrategy',
-      'deploymentConfiguration.deploymentCircuitBreaker',
-    ]);
+    expect(settle.actions.flatMap((a) => a.changes?.map((c) => c.field) ?? [])).toEqual(['deploymentConfiguration.deploymentCircuitBreaker']);
   }
 
   it('creates from empty with the full request; once settled, a pass makes no write calls', async () => {
@@ -98,14 +98,17 @@ describe('full passes on moto (ECS + DynamoDB)', needs('moto'), () => {
       cluster: 'apps',
       serviceName: 'web',
       desiredCount: 2,
-      capacityProviderStrategy: [{ capacityProvider: 'FARGATE', weight: 1 }],
+      launchType: 'FARGATE',
       deploymentConfiguration: { deploymentCircuitBreaker: { enable: true, rollback: true } },
       networkConfiguration: { awsvpcConfiguration: { subnets: [...network.subnets].sort(), securityGroups: network.securityGroups } },
     });
     expect(String(createRequest?.clientToken)).toMatch(/^[!-~]{1,36}$/);
 
+    expect(createRequest).not.toHaveProperty('capacityProviderStrategy');
+
     // Act 2: moto's gap healed, then steady.
-    await runtime.run({ holder: 'p2' });
+    const healed = await runtime.run({ holder: 'p2' });
+    expect(healed.actions.map((a) => [a.type, a.kind, a.outcome])).toEqual([['UpdateService', 'drift', 'applied']]);
     calls.reset();
     const steady = await runtime.run({ holder: 'p3' });
 
@@ -134,5 +137,24 @@ describe('full passes on moto (ECS + DynamoDB)', needs('moto'), () => {
     expect(summary.counts.driftCorrections).toBe(1);
     expect(metrics.latest(METRIC.driftCorrections)).toBe(1);
     expect(await statusOfWeb()).toMatchObject({ drift: ['desiredCount 5 -> 2'] });
+  });
+
+  it('sends the capacity provider strategy on create, and leaves alone a service moto then reports on the EC2 launch type', async () => {
+    // Prepare: the default spec (capacityProvider FARGATE).
+    await runtime.doc.send(new PutCommand({ TableName: 'specs', Item: aSpecItem({ desiredCount: 2, subnets: network.subnets, securityGroups: network.securityGroups }) }));
+
+    // Act
+    await runtime.run({ holder: 'p1' });
+    const createRequest = calls.calls.find((c) => c.action === 'CreateService')?.input;
+    calls.reset();
+    const after = await runtime.run({ holder: 'p2' });
+
+    // Assess: the request names the strategy; moto's answer (launchType EC2) is capacity a spec
+    // cannot express, so the next pass writes nothing to ECS and says why.
+    expect(createRequest).toMatchObject({ capacityProviderStrategy: [{ capacityProvider: 'FARGATE', weight: 1 }] });
+    expect((await describeWeb())?.launchType).toBe('EC2');
+    expect(after.actions).toEqual([]);
+    expect(calls.writes()).toEqual([]);
+    expect(await statusOfWeb()).toMatchObject({ phase: 'Blocked', conditions: expect.arrayContaining([expect.objectContaining({ type: 'Blocked', reason: 'UnmanagedCapacity' })]) });
   });
 });

@@ -76,20 +76,35 @@ describe('a correction carries over what the spec does not manage', () => {
   });
 });
 
-describe('import names the live fields it leaves unmanaged', () => {
+describe('import carries the live fields the spec declares, and names those it leaves unmanaged', () => {
   const LATTICE = [{ roleArn: 'arn:aws:iam::123456789012:role/ecsInfrastructureRoleForVpcLattice', targetGroupArn: 'arn:aws:vpc-lattice:us-east-1:123456789012:targetgroup/tg-0123456789abcdef0', portName: 'http' }];
 
-  it('vpcLatticeConfigurations, which DescribeServices reports on the PRIMARY deployment', () => {
+  /** The developer guide's web server with its port mapping named, as a Lattice port name needs. */
+  function namedPortTaskDefinition(): Json {
+    const td = asFargateRegistration(importCases().find((k) => k.name === 'devguide-fargate-webserver')?.register as unknown as Json) as unknown as Json;
+    for (const c of td.containerDefinitions) for (const m of c.portMappings ?? []) m.name = 'http';
+    return td;
+  }
+
+  it('vpcLatticeConfigurations, which DescribeServices reports on the PRIMARY deployment, is imported into the spec', () => {
+    const { raw } = imported();
+    const live = structuredClone(raw);
+    for (const d of live.deployments) if (d.status === 'PRIMARY') d.vpcLatticeConfigurations = LATTICE;
+    const r = importService({ key: { cluster: 'c', service: live.serviceName }, service: live, observed: toObservedService(live as never), taskDefinition: namedPortTaskDefinition(), defaults: DEFAULTS, ownerId: 'o' });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.unmanaged).toEqual([]);
+    expect(r.spec.vpcLatticeConfigurations).toEqual(LATTICE);
+    // The imported spec is the live service: the comparison finds nothing to do.
+    expect(diffService(desiredServiceConfig(r.spec, DEFAULTS), toObservedService(live as never)).input).toEqual({});
+  });
+
+  it('a Lattice port name the task does not have is refused, naming the field', () => {
     const { raw } = imported();
     const live = structuredClone(raw);
     for (const d of live.deployments) if (d.status === 'PRIMARY') d.vpcLatticeConfigurations = LATTICE;
     const td = asFargateRegistration(importCases().find((k) => k.name === 'devguide-fargate-webserver')?.register as unknown as Json) as unknown as Json;
     const r = importService({ key: { cluster: 'c', service: live.serviceName }, service: live, observed: toObservedService(live as never), taskDefinition: td, defaults: DEFAULTS, ownerId: 'o' });
-    expect(r.ok ? r.unmanaged : r.problems).toEqual(['vpcLatticeConfigurations']);
-    // Nothing of it in the spec, and the comparison (which never sends it) finds nothing to do.
-    if (!r.ok) return;
-    expect(JSON.stringify(r.item)).not.toMatch(/vpcLattice/);
-    expect(diffService(desiredServiceConfig(r.spec, DEFAULTS), toObservedService(live as never)).input).toEqual({});
+    expect(r.ok ? [] : r.problems.map((p) => p.path)).toEqual(['spec.vpcLatticeConfigurations[0].portName']);
   });
 
   it('none for a service without them', () => {
