@@ -26,6 +26,7 @@ export const ENV = {
   dryRun: 'DRY_RUN',
   prune: 'PRUNE',
   allowAdoption: 'ALLOW_ADOPTION',
+  observeOnlyClusters: 'OBSERVE_ONLY_CLUSTERS',
   maxDeletesPerPass: 'MAX_DELETES_PER_PASS',
   apiBudgetFraction: 'API_BUDGET_FRACTION',
   allowedSubnets: ALLOW_LIST_ENV.subnets,
@@ -121,6 +122,7 @@ const envSchema = z.object({
   [ENV.prune]: bool(true),
   // The construct sets false unless its allowAdoption prop is true; unset (CLI, local) allows it.
   [ENV.allowAdoption]: bool(true),
+  [ENV.observeOnlyClusters]: csv,
   [ENV.maxDeletesPerPass]: int(5, 0, 1000),
   [ENV.apiBudgetFraction]: z
     .string()
@@ -288,6 +290,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       managedClusters: e[ENV.managedClusters],
       prune: e[ENV.prune],
       allowAdoption: e[ENV.allowAdoption],
+      ...(e[ENV.observeOnlyClusters].length > 0 ? { observeOnlyClusters: e[ENV.observeOnlyClusters] } : {}),
       maxDeletesPerPass: e[ENV.maxDeletesPerPass],
       defaultLagGraceSeconds: e[ENV.defaultLagGraceSeconds],
       defaults: {

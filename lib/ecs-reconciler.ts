@@ -381,6 +381,14 @@ export class EcsReconciler extends Construct {
     return this.metricKit.pass('driftCorrections', options);
   }
 
+  /**
+   * `DriftObserved`: services in observe-only mode that differ from their spec and were left as
+   * they are, Maximum per schedule interval by default. Alarm on it while adopting a fleet.
+   */
+  public metricDriftObserved(options: PassMetricOptions = {}): cloudwatch.Metric {
+    return this.metricKit.pass('driftObserved', options);
+  }
+
   /** `ServicesLaggingBeyondGrace`: services whose lag lasted longer than their grace, Maximum per schedule interval by default. */
   public metricServicesLaggingBeyondGrace(options: PassMetricOptions = {}): cloudwatch.Metric {
     return this.metricKit.pass('servicesLaggingBeyondGrace', options);

@@ -14,6 +14,12 @@ describe('loadConfig', () => {
     expect(c.plan.allow.imageRegistries).toBeUndefined();
   });
 
+  it('reads OBSERVE_ONLY_CLUSTERS as a list, and leaves it out when unset or empty', () => {
+    expect(loadConfig({ [ENV.specsTable]: 'specs', [ENV.observeOnlyClusters]: 'legacy, old' }).plan.observeOnlyClusters).toEqual(['legacy', 'old']);
+    expect(loadConfig({ [ENV.specsTable]: 'specs', [ENV.observeOnlyClusters]: ' ' }).plan.observeOnlyClusters).toBeUndefined();
+    expect(loadConfig({ [ENV.specsTable]: 'specs' }).plan.observeOnlyClusters).toBeUndefined();
+  });
+
   it('parses lists, booleans and numbers', () => {
     const c = loadConfig({
       [ENV.specsTable]: 'specs',

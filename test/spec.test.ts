@@ -552,6 +552,7 @@ describe('SPEC_ATTRIBUTES', () => {
       'state',
       'adopt',
       'autoscaled',
+      'observeOnly',
       'lagGraceSeconds',
       'tags',
       'family',
@@ -697,6 +698,12 @@ describe('specHash', () => {
 
   it.each(changes)('changes when $case changes', ({ change }) => {
     expect(parsed({ ...aFullItem(), ...change }).hash).not.toBe(parsed(aFullItem()).hash);
+  });
+
+  it.each([true, false])('stays the same when observeOnly is set to %s (the mode is not a new spec)', (observeOnly) => {
+    const r = parsed({ ...aFullItem(), observeOnly });
+    expect(r.spec.observeOnly).toBe(observeOnly);
+    expect(r.hash).toBe(parsed(aFullItem()).hash);
   });
 
   it('gives every changed spec its own hash', () => {

@@ -172,6 +172,8 @@ function statusLines(s: ServiceStatus | undefined, width: number, c: ReturnType<
     const r = s.rejection;
     statusField('Refused', wrapped(`${r.attempts} time${r.attempts === 1 ? '' : 's'} since ${time(r.since)}; next retry after ${time(r.retryAfter)}, at once on a spec change or ecsr reconcile`));
   }
+  if (s.observeOnly) statusField('Mode', wrapped('observe-only: drift and lag are reported, nothing is changed (spec observeOnly, or the cluster in OBSERVE_ONLY_CLUSTERS)'));
+  if (s.observedDrift && s.observedDrift.length > 0) statusField('Not corrected', wrapped(s.observedDrift.join(', ')));
   if (s.drift && s.drift.length > 0) statusField('Drift', `${s.drift.join(', ')}${s.driftCorrectedAt ? ` (corrected ${time(s.driftCorrectedAt)})` : ''}`);
   statusField('Observed', time(s.observedAt));
   out.push('', 'Conditions:');

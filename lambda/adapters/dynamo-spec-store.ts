@@ -258,6 +258,8 @@ const rememberedStatusSchema = z.object({
   appliedRolloutState: z.enum(['IN_PROGRESS', 'COMPLETED', 'FAILED']).optional().catch(undefined),
   rolloutFromTaskDefinitionArn: optionalString,
   firstRollout: z.literal(true).optional().catch(undefined),
+  observeOnly: z.literal(true).optional().catch(undefined),
+  observedDrift: z.array(z.string()).optional().catch(undefined),
   driftCorrectedAt: isoTime,
   taskDefinitionArn: optionalString,
   drift: z.array(z.string()).optional().catch(undefined),

@@ -32,6 +32,11 @@ export const METRIC = {
   invalidSpecs: 'InvalidSpecs',
   /** Per pass: drift corrections (UpdateService actions correcting a live difference), Count. */
   driftCorrections: 'DriftCorrections',
+  /**
+   * Per pass: services in observe-only mode that differ from their spec and were left as they are
+   * (status `observedDrift`), Count.
+   */
+  driftObserved: 'DriftObserved',
   /** Per pass: services whose lag lasted longer than their grace, Count. */
   servicesLaggingBeyondGrace: 'ServicesLaggingBeyondGrace',
   /**

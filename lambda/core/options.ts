@@ -39,6 +39,12 @@ export interface PlanOptions {
    * another owner id is never adopted (`OwnedByAnother`). Unset or true allows it (CLI, local runs).
    */
   readonly allowAdoption?: boolean;
+  /**
+   * Clusters in observe-only mode: their services' drift and lag are reported (status, metrics,
+   * alarms) and nothing is corrected, created, tagged or deleted. A spec's own `observeOnly`
+   * wins over its cluster's. Unset: none.
+   */
+  readonly observeOnlyClusters?: readonly string[];
   /** At most this many deletes per pass (default 5). */
   readonly maxDeletesPerPass: number;
   /** Seconds of lag tolerated for specs that set no `lagGraceSeconds` (default 300). */
@@ -57,3 +63,15 @@ export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
   defaults: { subnets: [], securityGroups: [] },
   allow: {},
 };
+
+/**
+ * Whether a key is in observe-only mode: the spec's own `observeOnly` when it sets one (so
+ * `false` opts one service of an observe-only cluster in), else whether `cluster` is one of
+ * `options.observeOnlyClusters`.
+ * @returns `'spec'` or `'cluster'` (where the mode comes from), or undefined when the key is managed.
+ */
+export function observeOnlyOf(options: PlanOptions, cluster: string, observeOnly: boolean | undefined): 'spec' | 'cluster' | undefined {
+  if (observeOnly !== undefined) return observeOnly ? 'spec' : undefined;
+  const clusters = options.observeOnlyClusters;
+  return clusters !== undefined && clusters.includes(cluster) ? 'cluster' : undefined;
+}

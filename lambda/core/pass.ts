@@ -22,7 +22,7 @@
 import { THROTTLE_BUCKETS } from './ecs-limits';
 import { mapLimit } from './map-limit';
 import { METRIC } from './metric-names';
-import type { PlanOptions } from './options';
+import { type PlanOptions, observeOnlyOf } from './options';
 import {
   isOwnedBy,
   type ActionResult,
@@ -236,6 +236,8 @@ export interface PassCounts {
   readonly actionsSkipped: number;
   /** UpdateService actions of kind `drift` applied. */
   readonly driftCorrections: number;
+  /** Services in observe-only mode with a difference left uncorrected (`observedDrift`). */
+  readonly driftObserved: number;
   /** Services the reconciler owns or is creating/adopting whose lag lasted beyond its grace. */
   readonly servicesLaggingBeyondGrace: number;
   readonly statusesWritten: number;
@@ -348,6 +350,7 @@ export const ZERO_COUNTS: PassCounts = {
   actionsFailed: 0,
   actionsSkipped: 0,
   driftCorrections: 0,
+  driftObserved: 0,
   servicesLaggingBeyondGrace: 0,
   statusesWritten: 0,
   statusesPending: 0,
@@ -676,7 +679,7 @@ export async function observeServices(
   // late ECS lists these services.
   queue.addExpected(expectedTaskDefinitions(specs, read.statuses));
   const toCompare = (cluster: string, services: ObservedService[]) => {
-    const { first, later } = taskDefinitionsToCompare(specs, read.statuses, cluster, services, options.plan.ownerId);
+    const { first, later } = taskDefinitionsToCompare(specs, read.statuses, cluster, services, options.plan);
     queue.add(first, later);
   };
   // Stopped tasks of services that do not lag now but may crash-loop between passes (./crash-loop.ts).
@@ -920,6 +923,7 @@ export async function finishPass(ports: PassPorts, options: PassOptions, p: Pass
     actionsFailed: results.filter((r) => !r.ok && r.errorClass !== 'skipped').length,
     actionsSkipped: results.filter((r) => !r.ok && r.errorClass === 'skipped').length,
     driftCorrections: results.filter((r) => r.ok && isDriftCorrection(r.action, p.remembered)).length,
+    driftObserved: Object.values(statuses).filter((s) => s.observedDrift !== undefined && s.observedDrift.length > 0).length,
     servicesLaggingBeyondGrace:
       Object.entries(statuses).filter(([id, s]) => s.lagBeyondGrace && lagCounted(id, s)).length +
       p.notRead.filter((id) => {
@@ -940,6 +944,7 @@ export async function finishPass(ports: PassPorts, options: PassOptions, p: Pass
   metrics.passMetric(METRIC.actionsFailed, counts.actionsFailed, 'Count');
   metrics.passMetric(METRIC.invalidSpecs, counts.invalid, 'Count');
   metrics.passMetric(METRIC.driftCorrections, counts.driftCorrections, 'Count');
+  metrics.passMetric(METRIC.driftObserved, counts.driftObserved, 'Count');
   metrics.passMetric(METRIC.servicesLaggingBeyondGrace, counts.servicesLaggingBeyondGrace, 'Count');
   await metrics.flush();
   const summary: PassSummary = {
@@ -1390,7 +1395,7 @@ export function shouldEmitTaskLag(lag: number, remembered: ServiceStatus | undef
  * contributor of the lag alarm, docs/ecs-facts.md §10):
  * - a live ACTIVE service carrying our owner tag, whatever its phase (an `Invalid` spec or a
  *   `Blocked` allow-list does not make its missing tasks anyone else's problem), or one its spec
- *   adopts (`adopt: true`, being tagged);
+ *   adopts (`adopt: true`, being tagged), or one observed only (observe-only reports lag too);
  * - a service being created: no live service (or an INACTIVE one, which counts as absent), phase
  *   neither `Invalid` nor `Blocked`, desiredCount above 0.
  * Never a service of someone else (`Blocked` / `NotOwned`, or `Invalid` over an unowned service),
@@ -1400,7 +1405,7 @@ function countsLag(status: ServiceStatus, live: ObservedService | undefined, spe
   if (status.phase === 'Deleted' || status.phase === 'Deleting') return false;
   if (live && live.status !== 'INACTIVE') {
     if (live.status !== 'ACTIVE') return false;
-    return isOwnedBy(live, ownerId) || (spec !== undefined && spec.state === 'present' && spec.adopt);
+    return isOwnedBy(live, ownerId) || status.observeOnly === true || (spec !== undefined && spec.state === 'present' && spec.adopt);
   }
   return status.phase !== 'Invalid' && status.phase !== 'Blocked' && status.desiredCount > 0;
 }
@@ -1425,8 +1430,8 @@ function rememberedAtRest(rem: ServiceStatus | undefined, hash: string): boolean
  * groups: `first`, those of services whose spec changed, whose live task definition changed, or
  * that are not at rest ({@link isAtRest}); `later`, the rest; in service order within each. A
  * service seen twice (DRAINING or INACTIVE next to its ACTIVE successor) counts once. Only live ACTIVE
- * services of valid `present` specs that we own or adopt need them (the planner compares nothing
- * for others), with the task definitions of their PRIMARY and ACTIVE deployments (a failed or
+ * services of valid `present` specs that we own, adopt or observe need them (the planner compares
+ * nothing for others), with the task definitions of their PRIMARY and ACTIVE deployments (a failed or
  * rolled-back rollout is told by them). Cached ARNs cost nothing: the reader describes only the
  * others.
  */
@@ -1435,7 +1440,7 @@ function taskDefinitionsToCompare(
   remembered: Record<ServiceId, ServiceStatus>,
   cluster: string,
   services: ObservedService[],
-  ownerId: string,
+  plan: PlanOptions,
 ): { first: string[]; later: string[] } {
   const first: string[] = [];
   const later: string[] = [];
@@ -1443,7 +1448,7 @@ function taskDefinitionsToCompare(
     const id = serviceId({ cluster, service: live.serviceName });
     const valid = specs.get(id);
     if (!valid || valid.spec.state !== 'present' || live.status !== 'ACTIVE') continue;
-    if (!isOwnedBy(live, ownerId) && !valid.spec.adopt) continue;
+    if (!isOwnedBy(live, plan.ownerId) && !valid.spec.adopt && observeOnlyOf(plan, cluster, valid.spec.observeOnly) === undefined) continue;
     const group = isAtRest(live, own(remembered, id), valid.hash) ? later : first;
     if (live.taskDefinition) group.push(live.taskDefinition);
     for (const d of live.deployments) {

@@ -489,6 +489,12 @@ const specObject = z.strictObject({
     .boolean()
     .default(SPEC_DEFAULTS.autoscaled)
     .describe('Application Auto Scaling owns desiredCount: the reconciler never sends it.'),
+  observeOnly: z
+    .boolean()
+    .optional()
+    .describe(
+      'Report drift and lag without correcting anything (no create, update, tag or delete); omit to follow the cluster (OBSERVE_ONLY_CLUSTERS). Not part of the spec hash.',
+    ),
   lagGraceSeconds: wholeNumber(0, SPEC_LIMITS.lagGraceSecondsMax, ' (seconds)')
     .optional()
     .describe("Seconds running may lag desired before it counts as lagging; omit for the reconciler's default (300)."),
@@ -1011,7 +1017,9 @@ export function parseSpecItem(item: Record<string, unknown>): SpecParseResult {
  * Status records it as the spec generation a status reflects and the spec last applied.
  */
 export function specHash(spec: ServiceSpec): string {
-  return createHash('sha256').update(canonicalJson(spec), 'utf8').digest('hex').slice(0, 16);
+  // Turning observe-only on or off is not a new spec: a rollout that failed stays failed.
+  const hashed = spec.observeOnly === undefined ? spec : { ...spec, observeOnly: undefined };
+  return createHash('sha256').update(canonicalJson(hashed), 'utf8').digest('hex').slice(0, 16);
 }
 
 function compact<T extends object>(obj: T): T {

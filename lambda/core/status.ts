@@ -92,6 +92,13 @@ export const Reason = {
    * or EXTERNAL deployment controller (deploymentController), or a strategy back to a launch type.
    */
   NotUpdatable: 'NotUpdatable',
+  /**
+   * Observe-only mode (the spec's `observeOnly`, or its cluster in `OBSERVE_ONLY_CLUSTERS`): the
+   * service differs from its spec (or should be created or deleted) and nothing is changed. The
+   * message and the status's `observedDrift` say what a pass would do; turn observe-only off to
+   * let it.
+   */
+  ObserveOnly: 'ObserveOnly',
 
   /**
    * ECS refused the create/update because the cluster lacks a capacity provider the spec's

@@ -172,6 +172,11 @@ export interface ServiceSpec extends ServiceKey, EcsSpecFields {
   /** Application Auto Scaling owns desiredCount: it is never sent. */
   readonly autoscaled: boolean;
   /**
+   * Observe-only: drift and lag are reported, nothing is created, updated, tagged or deleted.
+   * Undefined follows the cluster (`PlanOptions.observeOnlyClusters`). Not part of the spec hash.
+   */
+  readonly observeOnly?: boolean;
+  /**
    * Seconds running may lag desired before the service counts as lagging; undefined means the
    * reconciler's default (`PlanOptions.defaultLagGraceSeconds`, 300 unless configured).
    */
@@ -598,6 +603,16 @@ export interface ServiceStatus {
    * `rolloutFromTaskDefinitionArn: ""`, which is read as `firstRollout: true`.
    */
   firstRollout?: true;
+  /**
+   * `true` when the service is in observe-only mode (the spec's `observeOnly`, or its cluster in
+   * the reconciler's observe-only clusters): reported, never changed.
+   */
+  observeOnly?: true;
+  /**
+   * In observe-only mode, what a pass would change and did not, one line per difference (e.g.
+   * `desiredCount: 5 -> 3`, `service: absent -> created`); absent when nothing differs.
+   */
+  observedDrift?: string[];
   /** ISO time of the pass that recorded `drift`. */
   driftCorrectedAt?: string;
   /** Task definition ARN live at the last observation. */

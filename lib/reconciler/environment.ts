@@ -3,7 +3,7 @@
  * lambda/core/allow-lists.ts, so construct and parser cannot drift), and the synth warnings of
  * the allow-lists left open.
  */
-import { Annotations } from 'aws-cdk-lib';
+import { Annotations, Token } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -12,6 +12,7 @@ import type { Construct } from 'constructs';
 import { ENV } from '../../lambda/config';
 import { ALLOW_LIST, ALLOW_LIST_ENV } from '../../lambda/core/allow-lists';
 import { heapFlag } from '../function-memory';
+import { EcsReconcilerPropsError } from './errors';
 import type { EcsReconcilerProps, ReconcilerAllowListProps } from './props';
 import type { ResolvedSettings } from './settings';
 
@@ -70,6 +71,8 @@ export function functionEnvironment(props: EcsReconcilerProps, settings: Resolve
     environment[ENV.scheduleMinutes] = String(settings.scheduleMinutes);
     if (inputs.targetDeclarations.length > 0) environment[ENV.targets] = JSON.stringify(inputs.targetDeclarations);
   }
+  const observing = observeOnlyClusters(props, inputs.clusterNames);
+  if (observing.length > 0) environment[ENV.observeOnlyClusters] = observing.join(',');
   if (inputs.subnets.length > 0) environment[ENV.defaultSubnets] = inputs.subnets.join(',');
   if (inputs.securityGroups.length > 0) environment[ENV.defaultSecurityGroups] = inputs.securityGroups.join(',');
   // IAM lets the function pass only the allow-listed task roles; say the same to the planner, so
@@ -140,4 +143,19 @@ export function openAllowLists(props: ReconcilerAllowListProps): { prop: string;
       const what = list.prop === 'allowPublicIp' ? 'may ask for a public IP (assignPublicIp: true)' : `may name any ${list.lists}`;
       return { prop: list.prop, message: `${list.prop} is not set: a spec ${what}, and whoever can write the spec table chooses. ${how}` };
     });
+}
+
+/**
+ * The `observeOnlyClusters` prop, each one of the reconciler's clusters.
+ * @throws EcsReconcilerPropsError naming a cluster the reconciler does not manage.
+ */
+function observeOnlyClusters(props: EcsReconcilerProps, clusterNames: readonly string[]): readonly string[] {
+  const names = props.observeOnlyClusters ?? [];
+  const unknown = names.filter((n) => !Token.isUnresolved(n) && !clusterNames.some((c) => Token.isUnresolved(c)) && !clusterNames.includes(n));
+  if (unknown.length > 0) {
+    throw new EcsReconcilerPropsError([
+      `observeOnlyClusters names ${unknown.join(', ')}, which is not among the reconciler's clusters (${clusterNames.join(', ')}); add it to \`clusters\` or remove it.`,
+    ]);
+  }
+  return names;
 }

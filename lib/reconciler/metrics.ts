@@ -27,6 +27,7 @@ export const PASS_METRIC_STATISTIC: Readonly<Record<Exclude<keyof typeof METRIC,
   actionsFailed: 'Sum',
   invalidSpecs: 'Maximum',
   driftCorrections: 'Sum',
+  driftObserved: 'Maximum',
   servicesLaggingBeyondGrace: 'Maximum',
   eventsUnrouted: 'Sum',
 };

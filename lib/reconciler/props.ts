@@ -198,6 +198,15 @@ export interface ReconcilerPlanProps {
    */
   readonly allowAdoption?: boolean;
   /**
+   * Names of clusters in observe-only mode (`OBSERVE_ONLY_CLUSTERS`): their services' drift and lag
+   * are reported in status, metrics (`DriftObserved`, `TaskLag`) and alarms, and nothing is
+   * created, updated, tagged or deleted there. A spec's own `observeOnly` wins over its cluster's,
+   * so `observeOnly: false` lets the reconciler act on one service at a time. The IAM policy is
+   * unchanged (turning the mode off needs no deploy of permissions).
+   * @default - none
+   */
+  readonly observeOnlyClusters?: readonly string[];
+  /**
    * At most this many deletes per pass (`MAX_DELETES_PER_PASS`), whole number 0-1000.
    * @default 5
    */

@@ -835,3 +835,20 @@ describe('constructor validation', () => {
     );
   });
 });
+
+describe('observeOnlyClusters', () => {
+  const env = (s: Stack) => Object.values(Template.fromStack(s).findResources('AWS::Lambda::Function'))[0].Properties.Environment.Variables;
+
+  it('tells the function its observe-only clusters (OBSERVE_ONLY_CLUSTERS), and sets nothing without them', () => {
+    const observing = aReconciler(someProps({ clusters: ['web', 'legacy'], observeOnlyClusters: ['legacy'] }));
+    const plain = aReconciler();
+    expect(env(observing.stack)[ENV.observeOnlyClusters]).toBe('legacy');
+    expect(env(plain.stack)[ENV.observeOnlyClusters]).toBeUndefined();
+  });
+});
+
+describe('observeOnlyClusters outside the clusters', () => {
+  it('is refused at synth, naming the cluster', () => {
+    expect(() => aReconciler(someProps({ observeOnlyClusters: ['elsewhere'] }))).toThrow(/observeOnlyClusters names elsewhere, which is not among the reconciler's clusters \(web, jobs\)/);
+  });
+});

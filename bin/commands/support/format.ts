@@ -88,11 +88,23 @@ export function statusRow(entry: TableEntry): StatusRow {
     desired: s ? String(s.desiredCount) : '-',
     running: s ? String(s.runningCount) : '-',
     pending: s ? String(s.pendingCount) : '-',
-    synced: invalid ? 'invalid' : s?.specHash !== undefined && entry.result.ok && s.specHash === entry.result.hash && !refused(s) ? 'yes' : 'no',
+    synced: syncedText(entry, s),
     reason,
     lastAction: lastActionText(s),
     observedAt: s?.observedAt ? s.observedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-',
   };
+}
+
+/**
+ * SYNCED: `yes` when the status reflects the item's current spec and no refusal stands, `no`
+ * otherwise, `invalid` for an invalid item; in observe-only mode, `yes (observe)` when the live
+ * service matches its spec and `no (observe)` when the status lists differences left as they are.
+ */
+function syncedText(entry: TableEntry, s: ServiceStatus | undefined): string {
+  if (!entry.result.ok) return 'invalid';
+  const synced = s?.specHash !== undefined && s.specHash === entry.result.hash && !refused(s);
+  if (s?.observeOnly === true) return `${synced && (s.observedDrift ?? []).length === 0 ? 'yes' : 'no'} (observe)`;
+  return synced ? 'yes' : 'no';
 }
 
 /**

@@ -85,6 +85,9 @@ export interface FleetService {
   /** Fields the last drift correction set back (`desiredCount 5 -> 3`). */
   readonly drift: readonly string[];
   readonly driftCorrectedAt?: string;
+  /** In observe-only mode: true, with the differences left as they are (`observedDrift`). */
+  readonly observeOnly?: true;
+  readonly observedDrift?: readonly string[];
   readonly deployment?: FleetDeployment;
   /** The last action, `UpdateService: desiredCount 6 -> 2`, and when. */
   readonly lastAction?: string;
@@ -181,6 +184,7 @@ export function fleetService(entry: TableEntry, revisions: readonly Revision[]):
     conditions: (s?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, since: c.lastTransitionTime })),
     drift: s?.drift ?? [],
     ...(s?.driftCorrectedAt ? { driftCorrectedAt: s.driftCorrectedAt } : {}),
+    ...(s?.observeOnly ? { observeOnly: true as const, observedDrift: s.observedDrift ?? [] } : {}),
     ...(deployment ? { deployment } : {}),
     ...(s?.lastAction ? { lastAction: lastActionText(s), lastActionAt: s.lastAction.at } : {}),
     ...(s?.observedAt ? { observedAt: s.observedAt } : {}),

@@ -44,13 +44,19 @@ function fleetTable(snapshot: FleetSnapshot): string {
       { html: escapeHtml(tasksText(s)) },
       { html: escapeHtml(s.synced) },
       { html: escapeHtml(s.reason || '-'), className: 'why' },
-      { html: escapeHtml(s.drift.length > 0 ? s.drift.join(', ') : '-'), className: 'drift' },
+      { html: escapeHtml(driftText(s)), className: 'drift' },
       { html: escapeHtml(deploymentText(s.deployment)), className: 'deployment' },
       { html: escapeHtml(time(s.notConvergedSince)) },
     ],
   }));
   const caption = whyCaption(services.filter((s) => s.notConverged).length, services.length, time(snapshot.readAt));
   return whyTable(caption, ['service', 'phase', 'running/desired', 'synced', 'why', 'drift', 'deployment', 'not converged since'], rows);
+}
+
+/** The drift cell: what observe-only left as it is, else what the last correction set back, else `-`. */
+function driftText(s: FleetService): string {
+  if (s.observedDrift && s.observedDrift.length > 0) return `not corrected (observe-only): ${s.observedDrift.join(', ')}`;
+  return s.drift.length > 0 ? s.drift.join(', ') : '-';
 }
 
 /** A small table of `head` and `rows` (plain text, escaped here). */
@@ -66,7 +72,11 @@ function serviceSection(s: FleetService): string {
     `synced ${s.synced}`,
     ...(s.observedAt ? [`observed ${time(s.observedAt)}`] : ['no pass has seen this spec yet']),
   ];
-  const drift = s.drift.length > 0 ? `<p class="drift">Drift corrected${s.driftCorrectedAt ? ` ${escapeHtml(time(s.driftCorrectedAt))}` : ''}: ${escapeHtml(s.drift.join(', '))}</p>` : '';
+  const corrected = s.drift.length > 0 ? `<p class="drift">Drift corrected${s.driftCorrectedAt ? ` ${escapeHtml(time(s.driftCorrectedAt))}` : ''}: ${escapeHtml(s.drift.join(', '))}</p>` : '';
+  const observed = s.observeOnly
+    ? `<p class="observe-only">Observe-only: nothing is changed${s.observedDrift && s.observedDrift.length > 0 ? `; not corrected: ${escapeHtml(s.observedDrift.join(', '))}` : '; the service matches its spec'}</p>`
+    : '';
+  const drift = observed + corrected;
   const deployment = s.deployment ? `<p class="deployment">Deployment in progress: ${escapeHtml(deploymentText(s.deployment))}${s.deployment.since ? ` (since ${escapeHtml(time(s.deployment.since))})` : ''}</p>` : '';
   const action = s.lastAction ? `<p class="last-action">Last action: ${escapeHtml(s.lastAction)} at ${escapeHtml(time(s.lastActionAt))}</p>` : '';
   const conditions =

@@ -132,11 +132,13 @@ export function unmanageableRefusal(svc: ObservedService): Refusal | undefined {
  * change ({@link unmanageableRefusal}); a service without
  * our owner tag needs `adopt: true` (`NotOwned`); `adopt: true` never takes a service whose owner
  * tag names another owner id (`OwnedByAnother`), and needs adoption turned on (`NotAllowed`).
+ * @param observing the key is observe-only: only the first refusal applies.
  */
-export function ownershipRefusal(svc: ObservedService, spec: ServiceSpec, ctx: PlanContext): Refusal | undefined {
+export function ownershipRefusal(svc: ObservedService, spec: ServiceSpec, ctx: PlanContext, observing = false): Refusal | undefined {
   const unmanageable = unmanageableRefusal(svc);
   if (unmanageable !== undefined) return unmanageable;
-  if (isOwned(svc, ctx.options)) return undefined;
+  // Observing writes nothing, so it needs no ownership.
+  if (observing || isOwned(svc, ctx.options)) return undefined;
   if (!spec.adopt) return { reason: Reason.NotOwned, message: notOwnedMessage(svc, ctx) };
   const other = svc.tags[OWNER_TAG_KEY];
   if (other !== undefined) {

@@ -9,11 +9,22 @@ import { createDecision } from './create';
 import { reconcileExisting } from './existing';
 import { blockedDecision, ownershipRefusal, presentGuard } from './guards';
 import { isGone, isOwned } from './live';
+import { observeOnlySource, withoutActions } from './observe-only';
 import { reconcileOrphan } from './orphan';
 import { failedDecision, rememberedFailure } from './rollout';
 import { drafts, graceOf, liveCounts, rememberedCounts, specCounts, statusOnly, unknownDrafts } from './status';
 import { specErrorsText } from './text';
 import { vouched } from './view';
+
+/**
+ * The decision for one key ({@link decide}); in observe-only mode ({@link observeOnlySource}) the
+ * same decision without its actions, its status saying what was withheld ({@link withoutActions}).
+ */
+export function reconcileService(view: ServiceView, ctx: PlanContext): Decision {
+  const source = observeOnlySource(view, ctx);
+  if (source === undefined) return decide(view, ctx, false);
+  return withoutActions(view, decide(view, ctx, true), source, ctx);
+}
 
 /**
  * The decision for one key (pure: no clock, no I/O; what spans services comes in `ctx.fleet`), in
@@ -25,12 +36,13 @@ import { vouched } from './view';
  * - no live service: Pending if the read does not vouch for the name, Degraded if this hash's
  *   rollout failed before, else create ({@link createDecision});
  * - the previous service of the name is DRAINING: wait for it;
- * - the service is not ours to change (owner tag, adoption);
+ * - the service is not ours to change (owner tag, adoption), unless it is only observed: then it
+ *   is compared whoever owns it, and nothing is sent;
  * - else compare and update, or report it steady ({@link reconcileExisting}).
  * @returns the key's actions (unordered), its status (none for a live service that is not ours
  *   and has no spec; set by the delete budget for a delete candidate), and what the fleet fold weighs.
  */
-export function reconcileService(view: ServiceView, ctx: PlanContext): Decision {
+function decide(view: ServiceView, ctx: PlanContext, observing: boolean): Decision {
   const r = view.spec;
   if (r === undefined) return reconcileOrphan(view, ctx);
   if (!r.ok) return invalidSpec(view, r, ctx);
@@ -45,9 +57,9 @@ export function reconcileService(view: ServiceView, ctx: PlanContext): Decision 
     return failure ? failedDecision(view, r, counts, ctx, failure) : createDecision(view, r, counts, ctx);
   }
   if (svc.status === 'DRAINING') return draining(view, r, ctx);
-  const refusal = ownershipRefusal(svc, r.spec, ctx);
+  const refusal = ownershipRefusal(svc, r.spec, ctx, observing);
   if (refusal !== undefined) return blockedDecision(view, r, counts, ctx, refusal);
-  return reconcileExisting(view, r, svc, counts, !isOwned(svc, ctx.options), ctx);
+  return reconcileExisting(view, r, svc, counts, !observing && !isOwned(svc, ctx.options), ctx);
 }
 
 /** An invalid spec item: nothing is changed for its service (and it protects it from a prune). */
