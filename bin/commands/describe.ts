@@ -111,7 +111,7 @@ export function renderDescribe(
     '',
     ...specLines(entry, width),
     '',
-    ...statusLines(entry.status, width, c),
+    ...statusLines(entry.status, width, c, entry.result.ok ? entry.result.spec.ignore : undefined),
     '',
     ...ecsLines(entry, live, opts.events, width),
   ];
@@ -151,7 +151,7 @@ function specLines(entry: TableEntry, width: number): string[] {
 }
 
 /** The reconciler's status, one value column after the longest label, then its conditions. */
-function statusLines(s: ServiceStatus | undefined, width: number, c: ReturnType<typeof colorsFor>): string[] {
+function statusLines(s: ServiceStatus | undefined, width: number, c: ReturnType<typeof colorsFor>, ignored?: readonly string[]): string[] {
   const out = ['Status (written by the reconciler):'];
   if (!s) return [...out, '  none yet: no reconcile pass has seen this spec'];
   // One column for every value, after the longest label (`Task definition:`); wrapped lines continue under it.
@@ -172,6 +172,7 @@ function statusLines(s: ServiceStatus | undefined, width: number, c: ReturnType<
     const r = s.rejection;
     statusField('Refused', wrapped(`${r.attempts} time${r.attempts === 1 ? '' : 's'} since ${time(r.since)}; next retry after ${time(r.retryAfter)}, at once on a spec change or ecsr reconcile`));
   }
+  if (ignored !== undefined && ignored.length > 0) statusField('Left alone', wrapped(`${ignored.join(', ')} (ignore: another controller owns them)`));
   if (s.observeOnly) statusField('Mode', wrapped('observe-only: drift and lag are reported, nothing is changed (spec observeOnly, or the cluster in OBSERVE_ONLY_CLUSTERS)'));
   if (s.observedDrift && s.observedDrift.length > 0) statusField('Not corrected', wrapped(s.observedDrift.join(', ')));
   if (s.drift && s.drift.length > 0) statusField('Drift', `${s.drift.join(', ')}${s.driftCorrectedAt ? ` (corrected ${time(s.driftCorrectedAt)})` : ''}`);

@@ -57,6 +57,7 @@ import {
 import { MAX_SPEC_ATTRIBUTES_BYTES, attributesSize } from './item-size';
 import { ECS_QUOTAS } from './ecs-limits';
 import { renderTaskDefinition } from './taskdef';
+import { IGNORABLE_CONTAINER_FIELDS, IGNORABLE_SERVICE_FIELDS, IGNORABLE_TASK_DEFINITION_FIELDS, MAX_IGNORE_ENTRIES, ignorePathProblem } from './ignore';
 
 export { canonicalJson } from './canonical-json';
 export { parseSpecsYaml, type YamlSpecDoc, type YamlSpecError } from './spec-yaml';
@@ -309,6 +310,19 @@ const tagKey = z
   .refine((k) => k !== OWNER_TAG_KEY, fail(`must not be "${OWNER_TAG_KEY}" (reserved: the reconciler's owner tag)`))
   .meta({ not: { anyOf: [{ pattern: '^[Aa][Ww][Ss]:' }, { const: OWNER_TAG_KEY }, { const: PROTO_KEY }] } });
 
+const ignorePath = z
+  .string()
+  .superRefine((path, ctx) => {
+    const problem = ignorePathProblem(path);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({
+    anyOf: [
+      { enum: ['taskDefinition', ...IGNORABLE_SERVICE_FIELDS, ...IGNORABLE_TASK_DEFINITION_FIELDS] },
+      { pattern: `^containerDefinitions\\[(\\*|[A-Za-z0-9_-]{1,255})\\]\\.(${IGNORABLE_CONTAINER_FIELDS.join('|')})$` },
+    ],
+  });
+
 const tagValue = z
   .string()
   .max(SPEC_LIMITS.tagValueMaxLength, fail(`must be at most ${SPEC_LIMITS.tagValueMaxLength} characters (ECS tag value)`))
@@ -494,6 +508,13 @@ const specObject = z.strictObject({
     .optional()
     .describe(
       'Report drift and lag without correcting anything (no create, update, tag or delete); omit to follow the cluster (OBSERVE_ONLY_CLUSTERS). Not part of the spec hash.',
+    ),
+  ignore: z
+    .array(ignorePath)
+    .max(MAX_IGNORE_ENTRIES, fail(`must list at most ${MAX_IGNORE_ENTRIES} fields`))
+    .optional()
+    .describe(
+      'Fields another controller owns (an autoscaler, a pipeline): neither compared nor sent, the live value stays. A service field (desiredCount, networkConfiguration, tags, ...), taskDefinition, a task definition field, or containerDefinitions[NAME].FIELD (NAME may be *).',
     ),
   lagGraceSeconds: wholeNumber(0, SPEC_LIMITS.lagGraceSecondsMax, ' (seconds)')
     .optional()

@@ -177,6 +177,11 @@ export interface ServiceSpec extends ServiceKey, EcsSpecFields {
    */
   readonly observeOnly?: boolean;
   /**
+   * Fields another controller owns, left as they are live (`./ignore.ts`): a service field, a
+   * task definition field, `taskDefinition`, or `containerDefinitions[NAME].FIELD`.
+   */
+  readonly ignore?: string[];
+  /**
    * Seconds running may lag desired before the service counts as lagging; undefined means the
    * reconciler's default (`PlanOptions.defaultLagGraceSeconds`, 300 unless configured).
    */

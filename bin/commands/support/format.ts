@@ -132,7 +132,8 @@ export function renderStatusTable(entries: readonly TableEntry[], opts: { wide?:
 /**
  * What `ecsr get` prints under its table: for each service not converged, its whole reason on
  * its own lines wrapped to `width` (`shop/ledger: RolloutFailed: CannotPullContainerError: ...`);
- * for an invalid item, each attribute and its problem (`shop/broken: invalid: cpu: must be ...`).
+ * for an invalid item, each attribute and its problem (`shop/broken: invalid: cpu: must be ...`);
+ * for a spec with `ignore`, the fields it leaves to another controller.
  */
 export function statusReasonLines(entries: readonly TableEntry[], width: number = terminalWidth()): string[] {
   const out: string[] = [];
@@ -141,6 +142,8 @@ export function statusReasonLines(entries: readonly TableEntry[], width: number 
     const id = e.target && e.target !== 'default' ? `${e.target}/${r.id}` : r.id;
     if (!e.result.ok) for (const err of e.result.errors) out.push(reasonBlock(id, `invalid: ${formatSpecError(err)}`, width));
     else if (needsReason(r.phase) && r.reason !== '') out.push(reasonBlock(id, r.reason, width));
+    const ignored = e.result.ok ? e.result.spec.ignore : undefined;
+    if (ignored !== undefined && ignored.length > 0) out.push(reasonBlock(id, `left to another controller (ignore): ${ignored.join(', ')}`, width));
   }
   return out;
 }

@@ -12,6 +12,7 @@ import {
   diffService,
   limitToDeploymentController,
 } from '../plan-service';
+import { type IgnoreRules, ignoreRules, withLiveIgnored, withoutIgnoredServiceFields } from '../ignore';
 import { diffTaskDefinitions, renderTaskDefinition } from '../taskdef';
 import type { FieldChange, ObservedService, RegisterTaskDefinitionInput, ServiceSpec, TaskDefinition, UpdateServiceInput } from '../types';
 import type { PlanContext, ValidSpec } from './types';
@@ -73,17 +74,26 @@ export interface Comparison {
   readonly diff: ServiceDiff;
   /** The differences among a service revision's settings, sendable or not. */
   readonly revisionChanges: readonly FieldChange[];
+  /** The spec's `ignore`, when it has one: what was left out of the comparison. */
+  readonly ignore?: IgnoreRules;
 }
 
 /** Compares the spec `r` with the live service `svc` (its task definition `liveTd` when described). */
 export function compareExisting(r: ValidSpec, svc: ObservedService, liveTd: TaskDefinition | undefined, ctx: PlanContext): Comparison {
-  const rendered = lazyRender(r.spec, ctx);
-  const tdChanges = liveTd ? taskDefinitionChanges(ctx, rendered, liveTd) : undefined;
+  const ignore = ignoreRules(r.spec.ignore);
+  const rendered = ignore !== undefined && liveTd !== undefined ? withLiveRender(lazyRender(r.spec, ctx), liveTd, ignore) : lazyRender(r.spec, ctx);
+  const tdChanges = ignore?.taskDefinition ? [] : liveTd ? taskDefinitionChanges(ctx, rendered, liveTd) : undefined;
   const desired = desiredServiceConfig(r.spec, ctx.options.defaults);
-  const diff = diffService(desired, svc);
+  const diff = ignore !== undefined ? withoutIgnoredServiceFields(diffService(desired, svc), ignore) : diffService(desired, svc);
   const revisionChanges =
     diff.changes.length === 0 && diff.unsendable.length === 0 ? [] : [...diff.changes, ...diff.unsendable].filter(isRevisionChange);
-  return { rendered, liveTd, tdChanges, desired, diff, revisionChanges };
+  return { rendered, liveTd, tdChanges, desired, diff, revisionChanges, ...(ignore !== undefined ? { ignore } : {}) };
+}
+
+/** `rendered` with the fields the spec ignores taken from the live task definition, on first call only. */
+function withLiveRender(rendered: Rendered, liveTd: TaskDefinition, ignore: IgnoreRules): Rendered {
+  let td: RegisterTaskDefinitionInput | undefined;
+  return () => (td ??= withLiveIgnored(rendered(), liveTd, ignore));
 }
 
 /** Whether the spec renders another revision than the live one (task definition or revision settings). */

@@ -66,7 +66,7 @@ export function plannedUpdate(
     tdChanges: send.tdChanges,
     input: send.input,
     changes,
-    tagChanges: adopting ? [] : tagChangesOf(r.spec, svc),
+    tagChanges: adopting || c.ignore?.service.has('tags') ? [] : tagChangesOf(r.spec, svc),
     held: send.held,
     incomplete: c.liveTd ? undefined : notDescribed(svc, ctx),
     notUpdatable: send.held.length > 0 ? { reason: Reason.NotUpdatable, message: `not corrected, because ${send.held[0].why}: ${changesText(send.held)}` } : undefined,

@@ -51,10 +51,13 @@ export function graceOf(ctx: PlanContext, spec: ServiceSpec | undefined): number
   return spec?.lagGraceSeconds ?? ctx.options.defaultLagGraceSeconds;
 }
 
-/** Counts of a present spec: desired from the spec (live when autoscaled), running from ECS. */
+/**
+ * Counts of a present spec: desired from the spec (live when autoscaled, or when the spec ignores
+ * `desiredCount`), running from ECS.
+ */
 export function specCounts(spec: ServiceSpec, svc: ObservedService | undefined): Counts {
   const live = svc && svc.status === 'ACTIVE' ? svc : undefined;
-  const desiredCount = spec.autoscaled
+  const desiredCount = spec.autoscaled || (spec.ignore !== undefined && spec.ignore.includes('desiredCount'))
     ? (live?.desiredCount ?? spec.desiredCount ?? AUTOSCALED_INITIAL_DESIRED_COUNT)
     : (spec.desiredCount ?? 0);
   return { desiredCount, runningCount: live?.runningCount ?? 0, pendingCount: live?.pendingCount ?? 0 };
