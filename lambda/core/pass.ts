@@ -944,7 +944,9 @@ export async function finishPass(ports: PassPorts, options: PassOptions, p: Pass
   metrics.passMetric(METRIC.actionsFailed, counts.actionsFailed, 'Count');
   metrics.passMetric(METRIC.invalidSpecs, counts.invalid, 'Count');
   metrics.passMetric(METRIC.driftCorrections, counts.driftCorrections, 'Count');
-  metrics.passMetric(METRIC.driftObserved, counts.driftObserved, 'Count');
+  // Only where observe-only is in use, so a fleet that never adopts gradually pays for no series.
+  const observing = (options.plan.observeOnlyClusters?.length ?? 0) > 0 || Object.values(statuses).some((s) => s.observeOnly === true);
+  if (observing) metrics.passMetric(METRIC.driftObserved, counts.driftObserved, 'Count');
   metrics.passMetric(METRIC.servicesLaggingBeyondGrace, counts.servicesLaggingBeyondGrace, 'Count');
   await metrics.flush();
   const summary: PassSummary = {

@@ -133,6 +133,7 @@ describe('a spec with observeOnly: true', () => {
     const writesWhileObserved = h.writes();
     await h.editSpec(WEB, { observeOnly: false });
     h.sim.advance(60);
+    const emittedWhileObserving = driftObserved(h).length;
     const corrected = await h.pass('corrected');
     // Assess
     expect(writesWhileObserved).toEqual([]);
@@ -143,6 +144,9 @@ describe('a spec with observeOnly: true', () => {
     expect((await h.status(WEB))?.drift).toEqual(['desiredCount 4 -> 2']);
     expect((await h.status(WEB))?.observeOnly).toBeUndefined();
     expect((await h.describe('apps', 'web'))?.desiredCount).toBe(2);
+    // No observe-only service left and no observe-only cluster: the series is not emitted.
+    expect(emittedWhileObserving).toBeGreaterThan(0);
+    expect(driftObserved(h)).toHaveLength(emittedWhileObserving);
   });
 });
 
