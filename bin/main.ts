@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { addExamples } from './commands/support/examples';
 import { EXIT } from './commands/support/exit-codes';
 import { configureUsageErrors } from './commands/support/usage-errors';
 
@@ -48,6 +49,7 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
 export function commandsFor(args: readonly string[]): string[] {
   const named = args.find((a) => !a.startsWith('-'));
   if (named !== undefined && COMMANDS.has(named)) return [named];
+  // `completion` and `complete` (see addCompletion) need every command: the default below.
   if (named === undefined && args.length > 0 && args.every((a) => a === '-V' || a === '--version')) return [];
   return [...COMMANDS.keys()];
 }
@@ -97,6 +99,18 @@ export function packageVersion(): string {
 }
 
 /**
+ * Adds `completion <shell>` (a bash, zsh, fish or PowerShell script that completes commands,
+ * options and option choices) and the hidden `complete -- <words>` the script calls, from the
+ * commander tree by @bomb.sh/tab's commander adapter.
+ */
+async function addCompletion(program: Command): Promise<void> {
+  const { default: tab } = await import('@bomb.sh/tab/commander');
+  tab(program, { completionCommandName: 'completion' });
+  const completion = program.commands.find((c) => c.name() === 'completion');
+  completion?.description('Print a shell completion script (bash, zsh, fish, powershell)');
+}
+
+/**
  * The program with the commands `names` (default: every one); usage errors throw a
  * `CommanderError` (see `configureUsageErrors`).
  */
@@ -112,6 +126,9 @@ export async function buildProgram(names: readonly string[] = [...COMMANDS.keys(
     }),
   );
   for (const make of makers) program.addCommand(make());
+  // Completion walks the whole tree, so it exists only where every command is loaded.
+  if (names.length === COMMANDS.size) await addCompletion(program);
+  addExamples(program);
   return configureUsageErrors(program);
 }
 

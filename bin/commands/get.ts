@@ -1,6 +1,7 @@
 /**
- * `ecsr get [CLUSTER[/SERVICE]] [-o table|wide|json|yaml]`: the specs and what the reconciler last
- * wrote about each (phase, counts, reason, last action). The table fits the terminal
+ * `ecsr get [CLUSTER[/SERVICE]] [-o table|wide|json|yaml] [-l key=value,...]`: the specs (those
+ * whose tags meet the `-l` selector) and what the reconciler last wrote about each (phase, counts,
+ * reason, last action). The table fits the terminal
  * (`COLUMNS`, else the terminal's width); under it, each service not converged has its whole
  * reason on its own lines.
  */
@@ -14,6 +15,7 @@ import type { PruneHold } from '../../lambda/core/types';
 import { formatDuration, parseDuration, parseInteger, parseServiceRef, runAction, tableOf, withAwsOptions, withTargetOption, type AwsOptions, type TargetOption } from './support/options';
 import { entryId, SpecTable, type TableEntry } from './support/spec-table';
 import { heartbeatLine, type LocalRunHeartbeat } from '../../local/heartbeat';
+import { matchesSelector, parseSelector as parseLabelSelector, type Requirement } from './support/selector';
 
 interface GetOptions extends AwsOptions, TargetOption {
   /** Every target's specs, with a TARGET column. */
@@ -24,6 +26,14 @@ interface GetOptions extends AwsOptions, TargetOption {
   interval: number;
   /** Refreshes of --watch before it ends by itself (undefined: until Ctrl+C). */
   count?: number;
+  /** `-l`: only the specs whose tags meet these requirements (`text` as given). */
+  selector?: LabelSelector;
+}
+
+/** A `-l` selector: its requirements and the text they were read from. */
+interface LabelSelector {
+  readonly text: string;
+  readonly requirements: Requirement[];
 }
 
 /** A cluster name alone, or CLUSTER/SERVICE. */
@@ -80,10 +90,15 @@ export interface Read {
   otherTargets?: Record<string, number>;
   /** Clusters whose prunes are held (the `#prune-hold` items of the target, or of every target). */
   pruneHolds?: PruneHold[];
+  /** The `-l` selector the entries were filtered by, as given. */
+  labels?: string;
 }
 
-/** Reads the entries `selector` names. @throws CliError for CLUSTER/SERVICE without a spec. */
-async function readEntries(table: SpecTable, selector: Selector | undefined, allTargets = false): Promise<Read> {
+/**
+ * Reads the entries `selector` names whose tags meet `labels` (invalid items by the tags as
+ * written). @throws CliError for CLUSTER/SERVICE without a spec.
+ */
+async function readEntries(table: SpecTable, selector: Selector | undefined, allTargets = false, labels?: LabelSelector): Promise<Read> {
   if (selector?.service) {
     const one = await table.get({ cluster: selector.cluster, service: selector.service });
     if (!one) throw new CliError(`There is no spec ${entryId(table.target, { cluster: selector.cluster, service: selector.service })} in table ${table.name}.`);
@@ -91,7 +106,7 @@ async function readEntries(table: SpecTable, selector: Selector | undefined, all
     return { entries: [one], ...(hold ? { pruneHolds: [hold] } : {}) };
   }
   const { entries, heartbeat, otherTargets, pruneHolds } = await table.scanWithHeartbeat({ allTargets });
-  const shown = entries.filter((e) => !selector || e.key?.cluster === selector.cluster);
+  const shown = entries.filter((e) => (!selector || e.key?.cluster === selector.cluster) && (!labels || matchesSelector(tagsOf(e), labels.requirements)));
   const holds = pruneHolds.filter((h) => !selector || h.cluster === selector.cluster);
   const several = allTargets || new Set(shown.map((e) => e.target ?? 'default')).size > 1;
   return {
@@ -100,7 +115,16 @@ async function readEntries(table: SpecTable, selector: Selector | undefined, all
     ...(several ? { targets: true } : {}),
     ...(!allTargets && Object.keys(otherTargets).length > 0 ? { otherTargets } : {}),
     ...(holds.length > 0 ? { pruneHolds: holds } : {}),
+    ...(labels ? { labels: labels.text } : {}),
   };
+}
+
+/** A spec's tags; an invalid item's `tags` as written when they are a map of strings. */
+function tagsOf(e: TableEntry): Readonly<Record<string, string>> | undefined {
+  if (e.result.ok) return e.result.spec.tags;
+  const raw: unknown = e.item.tags;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  return Object.fromEntries(Object.entries(raw).filter((kv): kv is [string, string] => typeof kv[1] === 'string'));
 }
 
 /** Under a one-target listing: the other targets of the table, and how to see them. */
@@ -119,7 +143,8 @@ function renderEntries(read: Read, selector: Selector | undefined, tableName: st
   const wrap = (line: string) => wrapAnsi(line, width, { hard: true, trim: true });
   const lines = [...(heartbeat ? [heartbeatLine(heartbeat, Date.now())] : []), ...pruneHoldLines(read.pruneHolds ?? [])];
   const top = lines.length > 0 ? `${lines.map(wrap).join('\n')}\n\n` : '';
-  if (entries.length === 0) return `${top}${selector ? `No specs in cluster ${selector.cluster} (table ${tableName}).\n` : `No specs in table ${tableName}.\n`}${otherTargetsLine(read)}`;
+  const matching = read.labels !== undefined ? ` matching -l ${read.labels}` : '';
+  if (entries.length === 0) return `${top}${selector ? `No specs${matching} in cluster ${selector.cluster} (table ${tableName}).\n` : `No specs${matching} in table ${tableName}.\n`}${otherTargetsLine(read)}`;
   const under = statusReasonLines(entries, width);
   return `${top}${renderStatusTable(entries, { wide, width, ...(read.targets ? { targets: true } : {}) })}\n${under.length > 0 ? `\n${under.join('\n')}\n` : ''}${otherTargetsLine(read)}`;
 }
@@ -145,7 +170,7 @@ async function watchEntries(table: SpecTable, selector: Selector | undefined, op
     for (let n = 1; !stop; n++) {
       let body: string;
       try {
-        body = renderEntries(await readEntries(table, selector, opts.allTargets), selector, table.name, opts.output === 'wide', terminalWidth());
+        body = renderEntries(await readEntries(table, selector, opts.allTargets, opts.selector), selector, table.name, opts.output === 'wide', terminalWidth());
       } catch (err) {
         if (err instanceof CliError && selector?.service) throw err;
         body = `could not read table ${table.name}: ${err instanceof Error ? err.message : String(err)}; retrying\n`;
@@ -178,11 +203,17 @@ export function getCommand(): Command {
     .option('-w, --watch', 'refresh the table in place every --interval until Ctrl+C')
     .addOption(new Option('--interval <duration>', 'how often --watch refreshes, e.g. 2s, 1m').argParser(parseDuration).default(5, '5s'))
     .addOption(new Option('--count <n>', 'end --watch after this many refreshes').argParser(parseInteger))
-    .option('-A, --all-targets', 'the specs of every target (account and Region), with a TARGET column');
+    .option('-A, --all-targets', 'the specs of every target (account and Region), with a TARGET column')
+    .addOption(
+      new Option('-l, --selector <requirements>', 'only specs whose tags meet every requirement: key=value, key!=value, key, !key, comma-separated').argParser(
+        (text: string): LabelSelector => ({ text, requirements: parseLabelSelector(text) }),
+      ),
+    );
   return withAwsOptions(withTargetOption(cmd)).action(
     runAction(async (selector: Selector | undefined, opts: GetOptions) => {
       if (opts.allTargets && selector?.service) throw new CliError('--all-targets lists specs: give CLUSTER or nothing, or name the target of CLUSTER/SERVICE with --target.');
       if (opts.allTargets && opts.target !== 'default') throw new CliError('Give --all-targets or --target NAME, not both.');
+      if (opts.selector && selector?.service) throw new CliError('-l selects among specs: give CLUSTER or nothing with it, not CLUSTER/SERVICE.');
       const table = SpecTable.open(tableOf(opts), opts.target);
       try {
         await table.assertTarget();
@@ -201,7 +232,7 @@ export function getCommand(): Command {
       }
       let read: Read;
       try {
-        read = await readEntries(table, selector, opts.allTargets);
+        read = await readEntries(table, selector, opts.allTargets, opts.selector);
       } finally {
         table.close();
       }
