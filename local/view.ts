@@ -124,9 +124,11 @@ export function fitTable(
     excess -= give;
   }
   const wrapped = new Set(opts.wrap ?? []);
-  const table = new Table({ head, colWidths: widths, style: { head: [], border: [], compact: true }, wrapOnWordBoundary: true });
-  // Columns that are cut stay on one line; wrapped columns wrap at word boundaries.
-  for (const r of rows) table.push(r.map((cell, i) => (wrapped.has(i) ? { content: String(cell), wordWrap: true } : String(cell).replace(/\s+/g, ' '))));
+  const table = new Table({ head, colWidths: widths, style: { head: [], border: [], compact: true } });
+  // Columns that are cut stay on one line; wrapped columns wrap at word boundaries, and a word
+  // longer than the column (an image reference, an ARN) is broken rather than cut.
+  const wrap = (cell: string, i: number) => wrapAnsi(cell.replace(/\s+/g, ' ').trim(), Math.max(1, widths[i] - 2), { hard: true, trim: true });
+  for (const r of rows) table.push(r.map((cell, i) => (wrapped.has(i) ? wrap(String(cell), i) : String(cell).replace(/\s+/g, ' '))));
   return table.toString();
 }
 

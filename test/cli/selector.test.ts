@@ -41,7 +41,7 @@ describe('parseSelector and matchesSelector', () => {
     { selector: 'team=payments,tier!=batch', tags: { team: 'payments', tier: 'web' }, matches: true },
     { selector: 'toString', tags: {}, matches: false },
   ])('$selector over $tags: $matches', ({ selector, tags, matches }) => {
-    expect(matchesSelector(tags, parseSelector(selector))).toBe(matches);
+    expect(matchesSelector(tags as Record<string, string> | undefined, parseSelector(selector))).toBe(matches);
   });
 });
 

@@ -8,7 +8,7 @@ import type { PassAction } from '../../../lambda/core/pass';
 import { formatSpecError } from '../../../lambda/core/spec';
 import { serviceId, type Phase, type PruneHold, type ServiceStatus } from '../../../lambda/core/types';
 import { describeChange } from '../../../lambda/core/status';
-import { fitTable, needsReason, phaseColor, plainTable, reasonBlock, reasonWord, shorten, statusReason, terminalWidth } from '../../../local/view';
+import { fitTable, needsReason, phaseColor, plainTable, reasonBlock, reasonWord, shorten, statusReason, terminalWidth, textWidth } from '../../../local/view';
 import type { TableEntry } from './spec-table';
 import { statusDeploymentLine } from './deployment-progress';
 
@@ -119,14 +119,56 @@ export function renderStatusTable(entries: readonly TableEntry[], opts: { wide?:
   // `targets`: a TARGET column first (the entries of several targets, `ecsr get --all-targets`).
   const lead = (i: number) => (opts.targets ? [entries[i].target ?? 'default'] : []);
   const leadHead = opts.targets ? ['TARGET'] : [];
-  if (opts.wide) {
-    const table = plainTable([...leadHead, 'SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED', 'REASON', 'LAST ACTION', 'OBSERVED']);
-    rows.forEach((r, i) => table.push([...lead(i), r.id, colorPhase(r.phase, c), r.desired, r.running, r.pending, r.synced, r.reason, r.lastAction, r.observedAt]));
-    return table.toString();
-  }
+  if (opts.wide) return renderWideTable(rows.map((r, i) => [...lead(i), r.id, colorPhase(r.phase, c), r.desired, r.running, r.pending, r.synced, r.reason, r.lastAction, r.observedAt]), leadHead, opts.width ?? terminalWidth());
   const tasks = (r: StatusRow) => (r.desired === '-' ? '-' : `${r.running}/${r.desired}${r.pending !== '0' ? ` +${r.pending}` : ''}`);
   const cells = rows.map((r, i) => [...lead(i), r.id, colorPhase(r.phase, c), tasks(r), r.synced, r.phase === 'Invalid' ? 'SpecInvalid' : reasonWord(r.reason)]);
   return fitTable([...leadHead, 'SERVICE', 'PHASE', 'TASKS', 'SYNCED', 'REASON'], cells, { width: opts.width ?? terminalWidth(), shrink: [opts.targets ? 1 : 0] });
+}
+
+/** The columns of `-o wide` after TARGET, and the narrowest a wrapped one may become. */
+const WIDE_HEAD = ['SERVICE', 'PHASE', 'DESIRED', 'RUNNING', 'PENDING', 'SYNCED', 'REASON', 'LAST ACTION', 'OBSERVED'];
+const WRAPPED_FLOOR = 16;
+
+/**
+ * The `-o wide` table in `width` columns, ids never cut. The first layout that fits wins:
+ * 1. every column, REASON, LAST ACTION and OBSERVED wrapped inside their cells (down to 16
+ *    columns each), nothing cut;
+ * 2. REASON and LAST ACTION under the table, whole (`shop/web: last action: ...`; the reason of a
+ *    service not converged is already there);
+ * 3. OBSERVED under the table too;
+ * 4. DESIRED, RUNNING and PENDING as one TASKS column (`running/desired +pending`).
+ * Only an id close to the terminal's width can make the last layout wider than `width`.
+ */
+function renderWideTable(cells: readonly string[][], leadHead: readonly string[], width: number): string {
+  const head = [...leadHead, ...WIDE_HEAD];
+  const at = (name: string) => head.indexOf(name);
+  const [desired, running, pending, reason, action, observed] = ['DESIRED', 'RUNNING', 'PENDING', 'REASON', 'LAST ACTION', 'OBSERVED'].map(at);
+  const natural = (i: number) => Math.max(textWidth(head[i]), ...cells.map((r) => textWidth(r[i]))) + 2;
+  const tableWidth = (columns: readonly number[], floors = new Map<number, number>()) => columns.reduce((sum, i) => sum + (floors.get(i) ?? natural(i)), 0) + columns.length + 1;
+  const all = head.map((_, i) => i);
+  const wrapped = [reason, action, observed];
+  const floors = new Map(wrapped.map((i) => [i, Math.min(natural(i), WRAPPED_FLOOR)]));
+  if (tableWidth(all, floors) <= width) return fitTable(head, cells, { width, shrink: wrapped.map((i) => [i, floors.get(i) ?? 0] as const), wrap: wrapped });
+
+  const withoutReason = all.filter((i) => i !== reason && i !== action);
+  const withoutObserved = withoutReason.filter((i) => i !== observed);
+  const layout = tableWidth(withoutReason) <= width ? 'observed' : tableWidth(withoutObserved) <= width ? 'counts' : 'tasks';
+  const tasks = (r: readonly string[]) => (r[desired] === '-' ? '-' : `${r[running]}/${r[desired]}${r[pending] !== '0' ? ` +${r[pending]}` : ''}`);
+  const columns = layout === 'observed' ? withoutReason : withoutObserved;
+  const shown = layout === 'tasks' ? columns.filter((i) => i !== running && i !== pending) : columns;
+  const title = (i: number) => (layout === 'tasks' && i === desired ? 'TASKS' : head[i]);
+  const cell = (r: readonly string[], i: number) => (layout === 'tasks' && i === desired ? tasks(r) : r[i]);
+  const table = fitTable(shown.map(title), cells.map((r) => shown.map((i) => cell(r, i))), { width });
+
+  const id = at('SERVICE');
+  const moved = cells.flatMap((r) => {
+    const name = leadHead.length > 0 && r[0] !== 'default' ? `${r[0]}/${r[id]}` : r[id];
+    return [
+      ...(r[action] !== '-' && r[action] !== '' ? [reasonBlock(name, `last action: ${r[action]}`, width)] : []),
+      ...(layout !== 'observed' && r[observed] !== '-' ? [reasonBlock(name, `observed: ${r[observed]}`, width)] : []),
+    ];
+  });
+  return moved.length > 0 ? `${table}\n\n${moved.join('\n')}` : table;
 }
 
 /**
