@@ -101,16 +101,44 @@ export function textWidth(text: string): number {
 }
 
 /**
+ * Takes up to `excess` columns of room from the `columns` (`[index, floor]`) of `widths`, in
+ * place: the widest gives a column at a time until it is as narrow as the next, then both, and so
+ * on, none below its floor. Returns the excess left (0 when it all fitted).
+ */
+function shrinkWidestFirst(widths: number[], columns: readonly (readonly [number, number])[], excess: number): number {
+  let left = excess;
+  while (left > 0) {
+    const open = columns.filter(([i, floor]) => widths[i] > floor);
+    if (open.length === 0) break;
+    const widest = Math.max(...open.map(([i]) => widths[i]));
+    for (const [i] of open) {
+      if (widths[i] === widest && left > 0) {
+        widths[i] -= 1;
+        left -= 1;
+      }
+    }
+  }
+  return left;
+}
+
+/**
  * A cli-table3 table of `head` and `rows` that fits in `width` columns: each column is as wide as
  * its widest line, and when that is too wide, the columns of `shrink` (in that order) give up
  * room down to their header's width, or to the floor given as `[column, floor]` (a column may be
  * named again with a lower floor); cli-table3 cuts their cells with `…`, or wraps them at word
- * boundaries when the column is in `wrap`. Columns not named are never cut (a reason word, a count).
+ * boundaries when the column is in `wrap`. The columns of `shrinkEvenly` (`[column, floor]`) give
+ * up room together, the widest first, so a short column stays whole while a long one wraps.
+ * Columns not named are never cut (a reason word, a count).
  */
 export function fitTable(
   head: string[],
   rows: readonly (readonly string[])[],
-  opts: { width: number; shrink?: readonly (number | readonly [number, number])[]; wrap?: readonly number[] },
+  opts: {
+    width: number;
+    shrink?: readonly (number | readonly [number, number])[];
+    shrinkEvenly?: readonly (readonly [number, number])[];
+    wrap?: readonly number[];
+  },
 ): string {
   const natural = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => Math.max(...String(r[i] ?? '').split('\n').map(textWidth)))) + 2);
   const widths = [...natural];
@@ -123,11 +151,16 @@ export function fitTable(
     widths[i] -= give;
     excess -= give;
   }
+  if (excess > 0 && opts.shrinkEvenly) excess = shrinkWidestFirst(widths, opts.shrinkEvenly.map(([i, floor]) => [i, Math.max(floor, 6)] as const), excess);
   const wrapped = new Set(opts.wrap ?? []);
   const table = new Table({ head, colWidths: widths, style: { head: [], border: [], compact: true } });
   // Columns that are cut stay on one line; wrapped columns wrap at word boundaries, and a word
   // longer than the column (an image reference, an ARN) is broken rather than cut.
-  const wrap = (cell: string, i: number) => wrapAnsi(cell.replace(/\s+/g, ' ').trim(), Math.max(1, widths[i] - 2), { hard: true, trim: true });
+  const wrap = (cell: string, i: number) =>
+    cell
+      .split('\n')
+      .map((line) => wrapAnsi(line.replace(/\s+/g, ' ').trim(), Math.max(1, widths[i] - 2), { hard: true, trim: true }))
+      .join('\n');
   for (const r of rows) table.push(r.map((cell, i) => (wrapped.has(i) ? wrap(String(cell), i) : String(cell).replace(/\s+/g, ' '))));
   return table.toString();
 }

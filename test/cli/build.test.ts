@@ -46,7 +46,7 @@ describe('the built ecsr', () => {
     expect(r.code).toBe(0);
   });
 
-  it('loads only commander and its own entry before a command is chosen (each command is a chunk of its own)', () => {
+  it('loads only commander, its own entry and the examples table before a command is chosen (each command is a chunk of its own)', () => {
     // Prepare: vitest.config.ts built dist/ for this run.
     const meta = JSON.parse(readFileSync(METAFILE, 'utf8')) as Metafile;
 
@@ -56,6 +56,7 @@ describe('the built ecsr', () => {
 
     // Assess
     expect(inputs.filter((i) => !/(^|\/)node_modules\/commander\//.test(i))).toEqual([
+      'bin/commands/support/examples.ts',
       'bin/commands/support/exit-codes.ts',
       'bin/commands/support/usage-errors.ts',
       'bin/ecsr.ts',

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition, ServiceStatus } from '../../lambda/core/types';
 import { actionText } from '../../local/run';
-import { PlainView, renderFrame, renderServiceTable, statusReason, timestamp, type ServiceRow } from '../../local/view';
+import { fitTable, PlainView, renderFrame, renderServiceTable, statusReason, textWidth, timestamp, type ServiceRow } from '../../local/view';
 
 const T = '2025-06-01T12:00:00.000Z';
 
@@ -166,5 +166,33 @@ describe('the local view', () => {
     expect(actionText({ type: 'CreateService', cluster: 'shop', service: 'web', reason: 'no such service', outcome: 'skipped' })).toBe(
       'CreateService shop/web: no such service [skipped]',
     );
+  });
+});
+
+describe('fitTable', () => {
+  const short = 'AccessDenied: not authorized';
+  const long = 'UpdateService: containerDefinitions[web].image public.ecr.aws/nginx/nginx:1.27 -> public.ecr.aws/nginx/nginx:1.28 (failed)';
+
+  // Natural widths 10 + 30 + 126 and 4 borders: at 90 and 140 the action alone gives up room; at
+  // 60 it reaches the reason's width and both wrap.
+  it.each([
+    { width: 60, reasonWhole: false },
+    { width: 90, reasonWhole: true },
+    { width: 140, reasonWhole: true },
+  ])('at $width columns the columns that shrink evenly narrow the widest first, and every line fits', ({ width, reasonWhole }) => {
+    // Act
+    const out = fitTable(['ID', 'REASON', 'LAST ACTION'], [['shop/web', short, long]], { width, shrinkEvenly: [[1, 16], [2, 16]], wrap: [1, 2] });
+
+    // Assess: nothing is cut; the short reason stays on one line while the long action has room to give.
+    const lines = out.split('\n');
+    for (const l of lines) expect(textWidth(l)).toBeLessThanOrEqual(width);
+    expect(out).not.toContain('…');
+    expect(out.replace(/[│\s]+/g, ' ')).toContain('shop/web');
+    expect(lines.some((l) => l.includes(short))).toBe(reasonWhole);
+  });
+
+  it('keeps the line breaks a wrapped cell already has', () => {
+    const out = fitTable(['PHASE'], [['Converged\nECS ACTIVE 3/3']], { width: 40, wrap: [0] });
+    expect(out.split('\n').map((l) => l.replace(/[│\s]+$|^[│\s]+/g, ''))).toEqual(expect.arrayContaining(['Converged', 'ECS ACTIVE 3/3']));
   });
 });

@@ -131,8 +131,8 @@ const WRAPPED_FLOOR = 16;
 
 /**
  * The `-o wide` table in `width` columns, ids never cut. The first layout that fits wins:
- * 1. every column, REASON, LAST ACTION and OBSERVED wrapped inside their cells (down to 16
- *    columns each), nothing cut;
+ * 1. every column, REASON, LAST ACTION and OBSERVED wrapped inside their cells (the widest
+ *    narrowed first, down to 16 columns each), nothing cut;
  * 2. REASON and LAST ACTION under the table, whole (`shop/web: last action: ...`; the reason of a
  *    service not converged is already there);
  * 3. OBSERVED under the table too;
@@ -148,7 +148,7 @@ function renderWideTable(cells: readonly string[][], leadHead: readonly string[]
   const all = head.map((_, i) => i);
   const wrapped = [reason, action, observed];
   const floors = new Map(wrapped.map((i) => [i, Math.min(natural(i), WRAPPED_FLOOR)]));
-  if (tableWidth(all, floors) <= width) return fitTable(head, cells, { width, shrink: wrapped.map((i) => [i, floors.get(i) ?? 0] as const), wrap: wrapped });
+  if (tableWidth(all, floors) <= width) return fitTable(head, cells, { width, shrinkEvenly: wrapped.map((i) => [i, floors.get(i) ?? 0] as const), wrap: wrapped });
 
   const withoutReason = all.filter((i) => i !== reason && i !== action);
   const withoutObserved = withoutReason.filter((i) => i !== observed);
