@@ -27,6 +27,7 @@ const COMMANDS = new Map<string, () => Promise<() => Command>>([
   ['diff', async () => (await import('./commands/diff')).diffCommand],
   ['plan', async () => (await import('./commands/plan')).planCommand],
   ['delete', async () => (await import('./commands/delete')).deleteCommand],
+  ['purge', async () => (await import('./commands/purge')).purgeCommand],
   ['history', async () => (await import('./commands/history')).historyCommand],
   ['rollback', async () => (await import('./commands/rollback')).rollbackCommand],
   ['logs', async () => (await import('./commands/logs')).logsCommand],

@@ -316,7 +316,7 @@ export class EcsReconciler extends Construct {
 
   /**
    * Lets `grantee` write specs as pipelines do (`ecsr apply` with its ECS checks and `--wait`,
-   * `ecsr set image`, `ecsr delete`, `ecsr prune --confirm`): what {@link grantSpecRead} allows,
+   * `ecsr set image`, `ecsr delete`, `ecsr purge`, `ecsr prune --confirm`): what {@link grantSpecRead} allows,
    * plus PutItem, UpdateItem and DeleteItem on the spec table. Whoever holds it chooses what the
    * reconciler deploys, within the allow-lists (docs/deploy.md, "Allow-lists and the trust
    * boundary"); it includes no ECS write. Apply's checks outside ECS (ECR, IAM, Secrets Manager,

@@ -10,6 +10,7 @@ import { askYes, confirmOrRefuse } from '../../bin/commands/support/confirm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHandMadeService, spec, useCliStack } from './harness';
 import { ecsr } from '../support/cli-in-process';
+import { SpecTable } from '../../bin/commands/support/spec-table';
 
 const FAST = ['--interval', '200ms', '--stable-for', '30s'];
 /** Each case runs several CLI commands and passes: generous on a busy machine (not a measure). */
@@ -199,4 +200,97 @@ describe('the question before a destructive write', () => {
     await confirmOrRefuse('Delete shop/api?', 'mark shop/api absent', { yes: true, prompt: silent.prompt });
     expect(silent.printed()).toBe('');
   });
+});
+
+describe('ecsr purge removes the items of deleted specs', () => {
+  const harness = useCliStack('vp');
+  type Case = Awaited<ReturnType<typeof harness.aCase>>;
+
+  /** A case with `gone` deleted (absent, phase Deleted) and `going` marked absent but not deleted yet. */
+  async function withTombstone(): Promise<Case> {
+    const c = await harness.aCase();
+    const specs = `${spec(c.cluster, 'gone')}---\n${spec(c.cluster, 'kept')}`;
+    expect((await ecsr(['apply', '-f', c.file('a.yaml', specs)], { env: c.env })).code).toBe(0);
+    await c.pass();
+    expect((await ecsr(['delete', `${c.cluster}/gone`, '--yes'], { env: c.env })).code).toBe(0);
+    for (let i = 0; i < 10 && (await c.item('gone'))?.status?.phase !== 'Deleted'; i++) {
+      await c.pass();
+      harness.stack().sim.clock.advance(60);
+    }
+    expect((await c.item('gone'))?.status?.phase).toBe('Deleted');
+    // `going` is marked absent after the last pass: no pass has deleted its service yet.
+    expect((await ecsr(['apply', '-f', c.file('b.yaml', spec(c.cluster, 'going'))], { env: c.env })).code).toBe(0);
+    expect((await ecsr(['delete', `${c.cluster}/going`, '--yes'], { env: c.env })).code).toBe(0);
+    return c;
+  }
+
+  it('--dry-run lists the tombstone and the absent spec it keeps, and removes nothing', async () => {
+    // Prepare
+    const c = await withTombstone();
+    const before = await c.items();
+    // Act
+    const r = await ecsr(['purge', c.cluster, '--dry-run'], { env: c.env });
+    // Assess
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const observedAt = (await c.item('gone'))?.status?.observedAt as string;
+    expect(r.stdout).toBe(
+      [
+        `Purging removes 1 tombstone from cluster ${c.cluster} of table ${c.table} (specs marked absent whose service a pass deleted):`,
+        `  ${c.cluster}/gone  deleted, last seen ${observedAt}`,
+        `Kept ${c.cluster}/going: marked absent, but its service is not deleted yet (phase none: no pass has seen it).`,
+        'Nothing was removed (--dry-run).',
+        '',
+      ].join('\n'),
+    );
+    expect(await c.items()).toEqual(before);
+  }, SLOW);
+
+  it('refuses without a terminal and without --yes, naming --yes, and removes nothing', async () => {
+    const c = await withTombstone();
+    const before = await c.items();
+    const r = await ecsr(['purge'], { env: c.env, input: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`ecsr purge: stdin is not a terminal, so nothing was asked and nothing was written: pass --yes to remove 1 tombstone from table ${c.table} (--dry-run shows what it would do).\n`);
+    expect(await c.items()).toEqual(before);
+  }, SLOW);
+
+  it('--yes removes the tombstone alone, keeps the others, and records the removal in the history', async () => {
+    // Prepare
+    const c = await withTombstone();
+    // Act
+    const r = await ecsr(['purge', '--yes'], { env: c.env });
+    const history = await ecsr(['history', `${c.cluster}/gone`, '-o', 'json'], { env: c.env });
+    // Assess
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`Removed ${c.cluster}/gone.\n1 tombstone removed; their history is kept (ecsr history CLUSTER/SERVICE, docs/history.md).\n`);
+    expect(await c.item('gone')).toBeUndefined();
+    expect((await c.item('going'))?.state).toBe('absent');
+    expect((await c.item('kept'))?.state).not.toBe('absent');
+    expect(history.code).toBe(0);
+    const { revisions } = JSON.parse(history.stdout) as { revisions: { via?: string; removed?: boolean }[] };
+    expect(revisions.map((v) => v.via)).toEqual(expect.arrayContaining(['ecsr purge', 'ecsr delete']));
+    expect(revisions.find((v) => v.via === 'ecsr purge')?.removed).toBe(true);
+  }, SLOW);
+
+  it('keeps a tombstone brought back between the read and the removal (the DeleteItem is conditional)', async () => {
+    // Prepare: the spec is present again, as a person's edit would make it after purge's Scan.
+    const c = await withTombstone();
+    const table = new SpecTable(c.table, harness.stack().doc);
+    expect((await ecsr(['apply', '-f', c.file('c.yaml', spec(c.cluster, 'gone'))], { env: c.env })).code).toBe(0);
+    // Act
+    const outcome = await table.removeTombstone({ cluster: c.cluster, service: 'gone' });
+    // Assess
+    expect(outcome).toBe('changed');
+    expect((await c.item('gone'))?.state).not.toBe('absent');
+    expect((await c.item('gone'))?.status?.phase).toBe('Deleted');
+  }, SLOW);
+
+  it('says there is nothing to purge in a cluster without tombstones', async () => {
+    const c = await harness.aCase();
+    const r = await ecsr(['purge', c.cluster, '--yes'], { env: c.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`No tombstones in cluster ${c.cluster} of table ${c.table}: no spec marked absent has its service deleted (phase Deleted).\n`);
+  }, SLOW);
 });

@@ -97,6 +97,11 @@ export const EXAMPLES: ReadonlyMap<string, readonly Example[]> = new Map(Object.
     { line: 'reconcile', does: 'run one pass now, as the Lambda does' },
     { line: 'reconcile --dry-run --json', does: 'plan only, the summary as JSON' },
   ],
+  purge: [
+    { line: 'purge shop', does: 'list the deleted specs of cluster shop, ask, then remove their items' },
+    { line: 'purge --dry-run', does: 'only list the deleted specs of every cluster' },
+    { line: 'purge shop --yes', does: 'without asking' },
+  ],
   prune: [{ line: 'prune --confirm shop --for 30m', does: 'let passes delete owned services without a spec in a held cluster' }],
   local: [
     { line: 'local', does: 'the tour: embedded DynamoDB and a simulated Fargate cluster' },

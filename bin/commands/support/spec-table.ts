@@ -6,7 +6,7 @@
  * Source: Amazon DynamoDB API reference, UpdateItem (SET / REMOVE, ConditionExpression) and Scan
  * (ConsistentRead, pagination); the clients are the runtime's (`lambda/adapters/clients.ts`).
  */
-import { GetCommand, UpdateCommand, paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand, paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lambda/adapters/clients';
 import { isReservedItem, PARTITION_KEY, PRUNE_HOLD_PARTITION, pruneHoldOf, SORT_KEY, STATUS_ATTRIBUTE } from '../../../lambda/adapters/dynamo-spec-store';
 import { readHeartbeat, type LocalRunHeartbeat } from '../../../local/heartbeat';
@@ -499,6 +499,33 @@ export class SpecTable {
       return toEntry(out.Attributes ?? {});
     } catch (err) {
       if (isConditionalCheckFailed(err)) throw new CliError(`There is no spec ${this.id(key)} in table ${this.name}.`);
+      throw this.translate(err);
+    }
+  }
+
+  /**
+   * Removes the item of a deleted spec (`ecsr purge`): one DeleteItem, conditional on the item
+   * still being a tombstone (`state: absent` and its status phase `Deleted`), so a spec a person
+   * brought back (`state: present`) or one a pass has not finished deleting is never removed.
+   * The history revisions (reserved items) are not touched: they expire by their own retention.
+   * @returns `removed`, or `changed` when the item is no longer a tombstone (or is gone): nothing
+   *   was removed.
+   * @throws CliError when the table does not exist; the SDK error otherwise.
+   */
+  async removeTombstone(key: ServiceKey): Promise<'removed' | 'changed'> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.name,
+          Key: this.stored(key),
+          ConditionExpression: '#state = :absent AND #status.#phase = :deleted',
+          ExpressionAttributeNames: { '#state': 'state', '#status': STATUS_ATTRIBUTE, '#phase': 'phase' },
+          ExpressionAttributeValues: { ':absent': 'absent', ':deleted': 'Deleted' },
+        }),
+      );
+      return 'removed';
+    } catch (err) {
+      if (isConditionalCheckFailed(err)) return 'changed';
       throw this.translate(err);
     }
   }
